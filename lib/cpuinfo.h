@@ -1,0 +1,99 @@
+/*
+ * CPU and PMU detection from CPUID, written against a leaf-reader callback so the
+ * same code runs in the kernel (the CPUID instruction) and on the host (a dump file).
+ * Sources: SDM Vol. 2A CPUID; SDM Vol. 3B 20.2 (leaf 0xA); AMD APM Vol. 3 (CPUID
+ * 0x80000001, 0x80000022).
+ */
+#ifndef LIB_CPUINFO_H
+#define LIB_CPUINFO_H
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Fills regs[0..3] = EAX, EBX, ECX, EDX for (leaf, subleaf). Returns false when the
+ * source does not have that leaf (the decoder then treats it as all zero). */
+typedef bool (*cpuid_read_fn)(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
+
+enum pmu_kind {
+	PMU_NONE = 0,
+	PMU_INTEL_NETBURST,
+	PMU_INTEL_P6,
+	PMU_INTEL_ARCH,
+	PMU_AMD_LEGACY,
+	PMU_AMD_CORE,
+	PMU_AMD_PERFMON_V2,
+	PMU_KIND_COUNT
+};
+
+enum cpu_vendor { VENDOR_OTHER = 0, VENDOR_INTEL, VENDOR_AMD, VENDOR_HYGON };
+
+struct cpu_info {
+	char vendor_id[13];          /* "GenuineIntel" */
+	enum cpu_vendor vendor;
+	uint32_t max_leaf, max_ext_leaf;
+	uint32_t signature;          /* CPUID.1:EAX */
+	unsigned family, model, stepping;   /* display values (family+ext, model+ext rules) */
+	char brand[49];              /* trimmed of leading spaces; "" when absent */
+	bool hypervisor;             /* CPUID.1:ECX[31] */
+	char hv_vendor[13];          /* leaf 0x40000000 EBX/ECX/EDX, "" when absent */
+	/* features the kernel acts on */
+	bool tsc, rdtscp, invariant_tsc, msr, apic, x2apic, pdcm, aperfmperf;
+	bool smep, smap, umip, nx, pge, syscall, sysenter, lm;
+	bool ds, dtes64;             /* debug store (NetBurst PEBS seam) */
+	/* leaf 0x15/0x16, 0 when absent */
+	uint32_t tsc_ratio_den, tsc_ratio_num, crystal_hz;
+	uint32_t base_mhz, max_mhz, bus_mhz;
+	uint64_t tsc_hz;             /* derived from 0x15 when complete, else 0 */
+	/* topology basics */
+	bool htt;                    /* CPUID.1:EDX[28] */
+	unsigned logical_per_package;/* CPUID.1:EBX[23:16] when htt, else 1 */
+	unsigned threads_per_core;   /* leaf 0xB level 0 / AMD 0x8000001E, else derived, min 1 */
+	uint8_t initial_apic_id;     /* CPUID.1:EBX[31:24] */
+	/* cache line size from CPUID.1:EBX[15:8]*8 */
+	unsigned clflush_size;
+};
+
+struct pmu_caps {
+	enum pmu_kind kind;
+	unsigned version;            /* Intel leaf 0xA EAX[7:0]; AMD: 2 for PerfMonV2, else 0 */
+	unsigned gp_counters, gp_width;
+	unsigned fixed_counters, fixed_width;
+	uint32_t arch_events_len;    /* leaf 0xA EAX[31:24] */
+	uint32_t arch_events_unavail;/* leaf 0xA EBX: bit set = event NOT available */
+	uint32_t fixed_counter_mask; /* leaf 0xA ECX (v5), else (1<<fixed_counters)-1 */
+	bool fixed_count_quirk;      /* fixed count forced to 3 (Conroe-style leaf 0xA) */
+	bool amd_perfctr_core;       /* CPUID 0x80000001 ECX[23] */
+	bool amd_perfmon_v2;         /* CPUID 0x80000022 EAX[0] */
+	bool amd_lbr_v2;             /* CPUID 0x80000022 EAX[1] */
+	bool netburst_ht;            /* family 15 with more than one logical processor per package */
+	bool any_thread_deprecated;  /* leaf 0xA EDX[15] */
+};
+
+/* Decode everything; never fails (missing leaves read as zero). */
+void cpuinfo_decode(cpuid_read_fn read, void *ctx, struct cpu_info *ci, struct pmu_caps *pc);
+
+const char *pmu_kind_name(enum pmu_kind kind);   /* "intel-netburst", ..., "none" */
+
+/* Emit the detection report, one "key=value" line each, through a line callback
+ * (the line has no trailing newline). Order: cpu.vendor, cpu.family, cpu.model,
+ * cpu.stepping, cpu.brand, cpu.hypervisor, cpu.invariant_tsc, cpu.tsc_hz, cpu.base_mhz,
+ * cpu.threads_per_core, cpu.logical_per_package, pmu.kind, pmu.version,
+ * pmu.gp_counters, pmu.gp_width, pmu.fixed_counters, pmu.fixed_width, and then
+ * vendor-specific pmu.* lines. */
+typedef void (*cpuinfo_line_fn)(void *ctx, const char *line);
+void cpuinfo_report(const struct cpu_info *ci, const struct pmu_caps *pc,
+		    cpuinfo_line_fn emit, void *ctx);
+
+/* Host side: a CPUID dump in the AIDA64/InstLatx64 text format, first CPU only. */
+#define CPUID_DUMP_MAX 512
+struct cpuid_dump_entry { uint32_t leaf, subleaf, regs[4]; };
+struct cpuid_dump {
+	unsigned count;
+	struct cpuid_dump_entry e[CPUID_DUMP_MAX];
+};
+/* Parse text (not NUL-terminated necessarily). Returns number of entries, or -1 with
+ * a message in err when no CPUID line was found. */
+int cpuid_dump_parse(struct cpuid_dump *d, const char *text, unsigned long len,
+		     char *err, unsigned long errlen);
+bool cpuid_dump_read(void *dump, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
+
+#endif

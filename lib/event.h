@@ -1,0 +1,69 @@
+/*
+ * The event language: perf generic names, libpfm4 names with modifiers, raw forms.
+ * Parsing and encoding are pure (no hardware); the PMU backends allocate and program.
+ */
+#ifndef LIB_EVENT_H
+#define LIB_EVENT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "lib/cpuinfo.h"
+
+#define EV_NAME_MAX 128
+#define EV_MAX_EVENTS 32        /* events in one measurement plan */
+
+enum ev_class {
+	EV_CLASS_GP,            /* Intel/AMD event-select counter (may also fit a fixed counter) */
+	EV_CLASS_NETBURST,      /* ESCR + CCCR pair */
+	EV_CLASS_TSC,           /* time-stamp counter, always available */
+	EV_CLASS_APERF,         /* IA32_APERF (CPUID.6:ECX[0]) */
+	EV_CLASS_MPERF,         /* IA32_MPERF */
+};
+
+/* A core PMU model as libpfm4 names it ("skl", "netburst", "amd64_fam17h", "core", ...). */
+struct pmu_model {
+	const char *pfm_name;
+	const char *desc;
+	enum pmu_kind kind;
+	unsigned table;         /* index into the generated libpfm4 tables, or ~0u for none */
+};
+
+/* Look up by libpfm4 PMU name; NULL if unknown. */
+const struct pmu_model *pmu_model_by_name(const char *name);
+/* The model for a detected CPU: libpfm4's (vendor, family, model) match, else the
+ * architectural-events model (Intel) or the family model (AMD); never NULL. */
+const struct pmu_model *pmu_model_for_cpu(const struct cpu_info *ci, const struct pmu_caps *pc);
+/* Capabilities a model implies when no CPUID is at hand (host tool --pmu NAME). */
+void pmu_model_default_caps(const struct pmu_model *m, struct pmu_caps *pc);
+
+struct ev_encoding {
+	enum ev_class cls;
+	char name[EV_NAME_MAX];     /* the text the user wrote */
+	/* EV_CLASS_GP: the full event-select value as the kernel writes it: EN (bit 22) set,
+	 * INT (bit 20) clear; AMD event-select bits 35:32 included. */
+	uint64_t evtsel;
+	uint32_t gp_mask;           /* GP counters allowed (bit i = counter i); 0 = none */
+	uint32_t fixed_mask;        /* fixed counters that count exactly this event */
+	/* EV_CLASS_NETBURST */
+	uint16_t nb_event;          /* index into the NetBurst event table */
+	uint32_t nb_escr;           /* ESCR value for logical processor 0 (T0_OS/T0_USR) */
+	uint32_t nb_cccr;           /* CCCR value: enable, compare, complement, threshold, edge,
+	                               active thread; ESCR select filled in by allocation */
+	bool nb_usr, nb_os;         /* privilege levels requested */
+	bool nb_both_threads;       /* count both logical processors */
+};
+
+/*
+ * Parse one event for model m with capabilities pc. Returns 0, or -1 with a specific
+ * message in err ("unknown event 'FOO' for PMU skl (did you mean 'BAR'?)",
+ * "thr=16 out of range 0-15", ...).
+ */
+int event_parse(const struct pmu_model *m, const struct pmu_caps *pc, const char *text,
+		struct ev_encoding *out, char *err, size_t errlen);
+
+/* Split an events= list at commas that are not inside cpu/.../ or p4/.../.
+ * Returns count, or -1 (err) when more than max. Pieces are copied into names[]. */
+int event_split_list(const char *list, char names[][EV_NAME_MAX], unsigned max,
+		     char *err, size_t errlen);
+
+#endif

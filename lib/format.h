@@ -1,0 +1,25 @@
+/* Freestanding printf family, shared by the kernel and the host tools. */
+#ifndef LIB_FORMAT_H
+#define LIB_FORMAT_H
+#include <stdarg.h>
+#include <stddef.h>
+
+/* Character sink: called once per output character. */
+typedef void (*fmt_putc_fn)(void *ctx, char c);
+
+/*
+ * Conversions: %d %i %u %x %X %o %c %s %p %%, length modifiers hh h l ll z,
+ * flags '-' '0' '+' ' ' '#', field width and precision, both possibly '*'.
+ * %p prints 0x followed by 16 hex digits. A NULL %s prints "(null)".
+ * Returns the number of characters produced.
+ */
+int fmt_vformat(fmt_putc_fn putc, void *ctx, const char *fmt, va_list ap);
+int fmt_format(fmt_putc_fn putc, void *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* snprintf semantics: always NUL-terminates when size > 0, returns the untruncated length. */
+int bp_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int bp_snprintf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

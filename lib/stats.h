@@ -1,0 +1,26 @@
+/* Integer statistics over repetitions (no floating point in the kernel). */
+#ifndef LIB_STATS_H
+#define LIB_STATS_H
+#include <stdint.h>
+
+/* Fixed point: values with _milli are x1000, rounded to nearest. */
+struct stats {
+	unsigned n;                 /* samples used after trimming */
+	unsigned trimmed;           /* samples dropped (both ends together) */
+	int64_t min, max;
+	int64_t median_milli;       /* mean of the two middle samples when n is even */
+	int64_t mean_milli;
+	int64_t stddev_milli;       /* sample standard deviation (n-1), 0 when n < 2 */
+};
+
+/* Sorts samples in place. trim_pct percent of n (rounded down) is dropped at each end.
+ * Exact for |values| < 2^40 and n <= 100000 (128-bit intermediates). */
+void stats_compute(int64_t *samples, unsigned n, unsigned trim_pct, struct stats *out);
+
+/* Integer square root, floor. */
+uint64_t isqrt_u128(unsigned __int128 v);
+
+/* Format a _milli value as "12.345" (trailing zeros kept: 3 decimals), "-0.500". */
+int stats_fmt_milli(char *buf, unsigned long len, int64_t milli);
+
+#endif

@@ -1,0 +1,32 @@
+/* String helpers: libc's on the host, lib/string.c in the freestanding kernel. */
+#ifndef LIB_STR_H
+#define LIB_STR_H
+#include <stddef.h>
+#include <stdint.h>
+#if __STDC_HOSTED__
+#include <string.h>
+#else
+void *memcpy(void *dst, const void *src, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
+void *memset(void *dst, int c, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+size_t strnlen(const char *s, size_t max);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strchr(const char *s, int c);
+#endif
+
+/* Not in libc, so defined in lib/strutil.c for both builds. */
+int str_casecmp(const char *a, const char *b);
+int str_ncasecmp(const char *a, const char *b, size_t n);
+/* Copy at most size-1 chars and NUL-terminate; returns strlen(src). */
+size_t str_copy(char *dst, const char *src, size_t size);
+/* Parse an unsigned number: decimal, 0x hex or 0b binary; whole string must match.
+ * Returns 0 on success, -1 on syntax error or overflow. */
+int str_to_u64(const char *s, size_t len, uint64_t *out);
+/* Shell-style glob with * and ?, case-sensitive. */
+int str_glob_match(const char *pattern, const char *s);
+/* Levenshtein distance, capped at 255; for "did you mean" hints. */
+unsigned str_edit_distance(const char *a, const char *b);
+#endif
