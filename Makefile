@@ -23,8 +23,10 @@ KNASMFLAGS := -f elf64 -g -F dwarf
 KERNEL_C   := $(wildcard kernel/*.c arch/x86/*.c arch/x86/pmu/*.c drivers/*.c lib/*.c payloads/*.c)
 KERNEL_ASM := $(wildcard arch/x86/*.asm payloads/*.asm kernel/*.asm)
 KERNEL_GEN := $(B)/gen/pfm_tables.c
+# The libpfm4-derived event tables are generated when their generator exists.
+PFM_GEN    := $(if $(wildcard scripts/gen/gen-pfm-tables.c),pfm_tables)
 KERNEL_OBJ := $(KERNEL_C:%.c=$(B)/kernel/%.o) $(KERNEL_ASM:%.asm=$(B)/kernel/%.asm.o) \
-	$(B)/kernel/gen/pfm_tables.o
+	$(PFM_GEN:%=$(B)/kernel/gen/%.o)
 
 $(B)/kernel/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -73,7 +75,7 @@ HCFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -I$(B)/gen -DBAREPERF_VER
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined -MMD -MP
 HOST_ONLY_KERNEL := lib/string.c
 HOST_LIB_C   := $(filter-out $(HOST_ONLY_KERNEL),$(wildcard lib/*.c)) $(wildcard arch/x86/pmu/*.c)
-HOST_LIB_OBJ := $(HOST_LIB_C:%.c=$(B)/host/obj/%.o) $(B)/host/obj/gen/pfm_tables.o
+HOST_LIB_OBJ := $(HOST_LIB_C:%.c=$(B)/host/obj/%.o) $(PFM_GEN:%=$(B)/host/obj/gen/%.o)
 HOST_TOOLS   := $(patsubst scripts/host/%.c,$(B)/host/%,$(wildcard scripts/host/*.c))
 UNIT_TESTS   := $(patsubst tests/unit/%.c,$(B)/host/tests/%,$(wildcard tests/unit/test_*.c))
 TEST_SUPPORT := $(patsubst %.c,$(B)/host/obj/%.o,$(filter-out tests/unit/test_%,$(wildcard tests/unit/*.c)))
