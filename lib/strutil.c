@@ -1,0 +1,151 @@
+/* String helpers that libc lacks, for both the kernel and the host. ASCII only. */
+#include <stdint.h>
+#include "lib/str.h"
+
+static unsigned char ascii_lower(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') ? (unsigned char)(c - 'A' + 'a') : c;
+}
+
+int str_ncasecmp(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ca = ascii_lower((unsigned char)a[i]);
+		unsigned char cb = ascii_lower((unsigned char)b[i]);
+		if (ca != cb || ca == '\0')
+			return (int)ca - (int)cb;
+	}
+	return 0;
+}
+
+int str_casecmp(const char *a, const char *b)
+{
+	return str_ncasecmp(a, b, SIZE_MAX);
+}
+
+size_t str_copy(char *dst, const char *src, size_t size)
+{
+	size_t len = strlen(src);
+
+	if (size > 0) {
+		size_t n = len < size - 1 ? len : size - 1;
+		memcpy(dst, src, n);
+		dst[n] = '\0';
+	}
+	return len;
+}
+
+static int digit_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return 99;
+}
+
+int str_to_u64(const char *s, size_t len, uint64_t *out)
+{
+	unsigned base = 10;
+	size_t i = 0;
+	uint64_t v = 0;
+
+	if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	} else if (len >= 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
+		base = 2;
+		i = 2;
+	}
+	if (i == len)
+		return -1;      /* empty, or a prefix with no digits */
+	for (; i < len; i++) {
+		int d = digit_value(s[i]);
+		if (d >= (int)base)
+			return -1;
+		if (v > (UINT64_MAX - (uint64_t)d) / base)
+			return -1;
+		v = v * base + (uint64_t)d;
+	}
+	*out = v;
+	return 0;
+}
+
+int str_glob_match(const char *pattern, const char *s)
+{
+	/* Greedy matching that backtracks only to the most recent '*': enough, since a
+	 * later '*' can absorb whatever an earlier one would have. */
+	const char *star = NULL, *star_s = NULL;
+
+	while (*s) {
+		if (*pattern == '*') {
+			star = ++pattern;
+			star_s = s;
+		} else if (*pattern == '?' || *pattern == *s) {
+			pattern++;
+			s++;
+		} else if (star) {
+			pattern = star;
+			s = ++star_s;
+		} else {
+			return 0;
+		}
+	}
+	while (*pattern == '*')
+		pattern++;
+	return *pattern == '\0';
+}
+
+#define EDIT_CAP 255u
+#define EDIT_BAND (2 * EDIT_CAP + 1)
+
+static uint8_t sat_inc(uint8_t v)
+{
+	return v < EDIT_CAP ? (uint8_t)(v + 1) : (uint8_t)EDIT_CAP;
+}
+
+static uint8_t min3(uint8_t a, uint8_t b, uint8_t c)
+{
+	uint8_t m = a < b ? a : b;
+	return m < c ? m : c;
+}
+
+unsigned str_edit_distance(const char *a, const char *b)
+{
+	/* Levenshtein over a diagonal band: cell (i, j) is at least |i - j|, so cells more
+	 * than EDIT_CAP off the diagonal are already capped and need no storage. Row
+	 * entry k holds column j = i + k - EDIT_CAP. */
+	uint8_t prev[EDIT_BAND], cur[EDIT_BAND];
+	size_t la = strlen(a), lb = strlen(b);
+
+	if ((la > lb ? la - lb : lb - la) >= EDIT_CAP)
+		return EDIT_CAP;
+	for (size_t k = 0; k < EDIT_BAND; k++) {
+		size_t j = k;   /* row 0: column j = k - EDIT_CAP */
+		prev[k] = (j >= EDIT_CAP && j - EDIT_CAP <= lb) ? (uint8_t)(j - EDIT_CAP) : EDIT_CAP;
+	}
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t k = 0; k < EDIT_BAND; k++) {
+			/* j = i + k - EDIT_CAP, outside [0, lb] means out of the table */
+			if (i + k < EDIT_CAP || i + k - EDIT_CAP > lb) {
+				cur[k] = EDIT_CAP;
+				continue;
+			}
+			size_t j = i + k - EDIT_CAP;
+			if (j == 0) {
+				cur[k] = i < EDIT_CAP ? (uint8_t)i : EDIT_CAP;
+				continue;
+			}
+			uint8_t diag = prev[k];
+			if (a[i - 1] != b[j - 1])
+				diag = sat_inc(diag);
+			uint8_t up = k + 1 < EDIT_BAND ? sat_inc(prev[k + 1]) : EDIT_CAP;
+			uint8_t left = k > 0 ? sat_inc(cur[k - 1]) : EDIT_CAP;
+			cur[k] = min3(diag, up, left);
+		}
+		memcpy(prev, cur, sizeof(prev));
+	}
+	return prev[lb + EDIT_CAP - la];
+}

@@ -1,0 +1,277 @@
+/* lib/format.c against the host C library's snprintf, which defines the expected output
+ * for every conversion bareperf shares with C; %p and unknown conversions differ by design. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <limits.h>
+#include <cmocka.h>
+#include "lib/format.h"
+
+static const long long sample_values[] = {
+	0, 1, -1, 7, 8, 9, 10, -10, 15, 16, 127, 128, -128, 255, 256, 0x7fff, -0x8000,
+	65535, 65536, INT_MAX, INT_MIN, (long long)UINT_MAX, 12345678901LL, -987654321012LL,
+	INT64_MAX, INT64_MIN, (long long)0x8000000000000000ull + 1,
+};
+
+static const char *const flag_sets[] = {
+	"", "-", "0", "+", " ", "#", "-0", "+0", " 0", "#0", "-+", "- ", "-#", "+ ", "#+",
+	"-0+", "0+ #", "-0+ #", "0#",
+};
+static const char *const widths[] = { "", "1", "5", "12", "25" };
+static const char *const precisions[] = { "", ".", ".0", ".1", ".3", ".12", ".22", ".30" };
+static const char *const lengths[] = { "", "hh", "h", "l", "ll", "z", "j", "t" };
+static const char convs[] = "diuxXo";
+
+static int mismatches;
+
+static void compare(const char *fmt, const char *want, int want_n, const char *got, int got_n)
+{
+	if (strcmp(want, got) != 0 || want_n != got_n) {
+		if (mismatches < 20)
+			print_error("format \"%s\": libc \"%s\" (%d), bareperf \"%s\" (%d)\n",
+				    fmt, want, want_n, got, got_n);
+		mismatches++;
+	}
+}
+
+/* Passes v as the type the length modifier says and compares both implementations. */
+static void check_integer(const char *fmt, const char *len, long long v)
+{
+	char want[256], got[256];
+	int want_n, got_n;
+
+	if (len[0] == '\0' || len[0] == 'h') {
+		want_n = snprintf(want, sizeof(want), fmt, (int)v);
+		got_n = bp_snprintf(got, sizeof(got), fmt, (int)v);
+	} else if (len[0] == 'z') {
+		want_n = snprintf(want, sizeof(want), fmt, (size_t)v);
+		got_n = bp_snprintf(got, sizeof(got), fmt, (size_t)v);
+	} else if (len[0] == 'j') {
+		want_n = snprintf(want, sizeof(want), fmt, (intmax_t)v);
+		got_n = bp_snprintf(got, sizeof(got), fmt, (intmax_t)v);
+	} else if (len[0] == 't') {
+		want_n = snprintf(want, sizeof(want), fmt, (ptrdiff_t)v);
+		got_n = bp_snprintf(got, sizeof(got), fmt, (ptrdiff_t)v);
+	} else if (len[0] == 'l' && len[1] == '\0') {
+		want_n = snprintf(want, sizeof(want), fmt, (long)v);
+		got_n = bp_snprintf(got, sizeof(got), fmt, (long)v);
+	} else {
+		want_n = snprintf(want, sizeof(want), fmt, v);
+		got_n = bp_snprintf(got, sizeof(got), fmt, v);
+	}
+	compare(fmt, want, want_n, got, got_n);
+}
+
+static void test_integer_table(void **state)
+{
+	(void)state;
+	char fmt[64];
+	unsigned cases = 0;
+
+	mismatches = 0;
+	for (size_t f = 0; f < sizeof(flag_sets) / sizeof(flag_sets[0]); f++)
+	for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++)
+	for (size_t p = 0; p < sizeof(precisions) / sizeof(precisions[0]); p++)
+	for (size_t l = 0; l < sizeof(lengths) / sizeof(lengths[0]); l++)
+	for (size_t c = 0; convs[c]; c++) {
+		snprintf(fmt, sizeof(fmt), "[%%%s%s%s%s%c]", flag_sets[f], widths[w],
+			 precisions[p], lengths[l], convs[c]);
+		for (size_t v = 0; v < sizeof(sample_values) / sizeof(sample_values[0]); v++) {
+			check_integer(fmt, lengths[l], sample_values[v]);
+			cases++;
+		}
+	}
+	print_message("%u integer cases compared with libc\n", cases);
+	assert_int_equal(mismatches, 0);
+}
+
+static void test_star_width_precision(void **state)
+{
+	(void)state;
+	static const int stars[] = { -30, -7, -1, 0, 1, 3, 9, 40 };
+	char want[256], got[256];
+
+	mismatches = 0;
+	for (size_t w = 0; w < sizeof(stars) / sizeof(stars[0]); w++)
+	for (size_t p = 0; p < sizeof(stars) / sizeof(stars[0]); p++)
+	for (size_t v = 0; v < sizeof(sample_values) / sizeof(sample_values[0]); v++) {
+		long long x = sample_values[v];
+		int wn = snprintf(want, sizeof(want), "%*.*lld|%-*.*llx|%0*lld|%*s|%.*s",
+				  stars[w], stars[p], x, stars[w], stars[p], x, stars[w], x,
+				  stars[p], "abc", stars[w] < 0 ? 0 : stars[w], "truncated");
+		int gn = bp_snprintf(got, sizeof(got), "%*.*lld|%-*.*llx|%0*lld|%*s|%.*s",
+				     stars[w], stars[p], x, stars[w], stars[p], x, stars[w], x,
+				     stars[p], "abc", stars[w] < 0 ? 0 : stars[w], "truncated");
+		compare("star", want, wn, got, gn);
+	}
+	assert_int_equal(mismatches, 0);
+}
+
+static void test_text_conversions(void **state)
+{
+	(void)state;
+	static const char *const fmts[] = {
+		"%s", "%10s", "%-10s", "%.2s", "%10.2s", "%-10.0s", "%.40s", "%1s", "<%s>",
+	};
+	static const char *const strs[] = { "", "a", "hello", "a longer string of text" };
+	char want[128], got[128];
+
+	mismatches = 0;
+	for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++)
+		for (size_t s = 0; s < sizeof(strs) / sizeof(strs[0]); s++) {
+			int wn = snprintf(want, sizeof(want), fmts[f], strs[s]);
+			int gn = bp_snprintf(got, sizeof(got), fmts[f], strs[s]);
+			compare(fmts[f], want, wn, got, gn);
+		}
+	static const char *const cfmts[] = { "%c", "%3c", "%-3c|", "x%cy" };
+	static const int chars[] = { 'A', 'z', ' ', '%', 0x1ff /* converts to 0xff */ };
+	for (size_t f = 0; f < sizeof(cfmts) / sizeof(cfmts[0]); f++)
+		for (size_t c = 0; c < sizeof(chars) / sizeof(chars[0]); c++) {
+			int wn = snprintf(want, sizeof(want), cfmts[f], chars[c]);
+			int gn = bp_snprintf(got, sizeof(got), cfmts[f], chars[c]);
+			compare(cfmts[f], want, wn, got, gn);
+		}
+	int wn = snprintf(want, sizeof(want), "100%% %d%%", 5);
+	int gn = bp_snprintf(got, sizeof(got), "100%% %d%%", 5);
+	compare("percent", want, wn, got, gn);
+	assert_int_equal(mismatches, 0);
+}
+
+/* Formats (and arguments) that -Wformat would reject go through a variable so the compiler lets them pass. */
+static int format_runtime(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = bp_vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+static void test_null_string_and_nul_char(void **state)
+{
+	(void)state;
+	char buf[32];
+	const char *null_str = NULL;
+
+	assert_int_equal(format_runtime(buf, sizeof(buf), "[%s]", null_str), 8);
+	assert_string_equal(buf, "[(null)]");
+	/* %.Ns must not read past N characters of an unterminated array. */
+	char unterminated[3] = { 'a', 'b', 'c' };
+	assert_int_equal(bp_snprintf(buf, sizeof(buf), "%.3s", unterminated), 3);
+	assert_string_equal(buf, "abc");
+	/* A NUL character counts and is stored. */
+	assert_int_equal(bp_snprintf(buf, sizeof(buf), "a%cb", 0), 3);
+	assert_int_equal(buf[0], 'a');
+	assert_int_equal(buf[1], '\0');
+	assert_int_equal(buf[2], 'b');
+}
+
+static void test_pointer(void **state)
+{
+	(void)state;
+	char buf[64];
+
+	assert_int_equal(bp_snprintf(buf, sizeof(buf), "%p", (void *)0x1234), 18);
+	assert_string_equal(buf, "0x0000000000001234");
+	bp_snprintf(buf, sizeof(buf), "%p", (void *)NULL);
+	assert_string_equal(buf, "0x0000000000000000");
+	bp_snprintf(buf, sizeof(buf), "%p", (void *)UINTPTR_MAX);
+	assert_string_equal(buf, "0xffffffffffffffff");
+	bp_snprintf(buf, sizeof(buf), "[%20p]", (void *)0xabcdefull);
+	assert_string_equal(buf, "[  0x0000000000abcdef]");
+	bp_snprintf(buf, sizeof(buf), "[%-20p]", (void *)0xffffffff80001000ull);
+	assert_string_equal(buf, "[0xffffffff80001000  ]");
+	/* A real address agrees with libc's digits. */
+	int local;
+	char want[64];
+	snprintf(want, sizeof(want), "0x%016llx", (unsigned long long)(uintptr_t)&local);
+	bp_snprintf(buf, sizeof(buf), "%p", (void *)&local);
+	assert_string_equal(buf, want);
+}
+
+static void test_unknown_conversion(void **state)
+{
+	(void)state;
+	char buf[64];
+	const char *fmt;
+
+	fmt = "%q";
+	assert_int_equal(format_runtime(buf, sizeof(buf), fmt, 42), 2);
+	assert_string_equal(buf, "%q");
+	/* The unknown conversion consumes nothing: %d still gets the first argument. */
+	fmt = "a%qb%d";
+	format_runtime(buf, sizeof(buf), fmt, 42);
+	assert_string_equal(buf, "a%qb42");
+	fmt = "%-08.3lk|%*w|%d";
+	format_runtime(buf, sizeof(buf), fmt, 7);
+	assert_string_equal(buf, "%-08.3lk|%*w|7");
+	fmt = "end%";
+	assert_int_equal(format_runtime(buf, sizeof(buf), fmt), 4);
+	assert_string_equal(buf, "end%");
+	fmt = "end%5";
+	format_runtime(buf, sizeof(buf), fmt);
+	assert_string_equal(buf, "end%5");
+}
+
+static void test_truncation_and_return(void **state)
+{
+	(void)state;
+	char buf[8];
+
+	memset(buf, 'x', sizeof(buf));
+	assert_int_equal(bp_snprintf(buf, 5, "%s=%d", "abc", 12345), 9);
+	assert_string_equal(buf, "abc=");
+	assert_int_equal(buf[5], 'x');         /* nothing written past size */
+	memset(buf, 'x', sizeof(buf));
+	assert_int_equal(bp_snprintf(buf, 1, "hello"), 5);
+	assert_int_equal(buf[0], '\0');
+	assert_int_equal(buf[1], 'x');
+	assert_int_equal(bp_snprintf(NULL, 0, "%lld", (long long)INT64_MIN), 20);
+	assert_int_equal(bp_snprintf(buf, sizeof(buf), "%s", "1234567"), 7);
+	assert_string_equal(buf, "1234567");
+	assert_int_equal(bp_snprintf(buf, sizeof(buf), "%s", "12345678"), 8);
+	assert_string_equal(buf, "1234567");
+}
+
+struct collect {
+	char text[64];
+	unsigned calls;
+};
+
+static void collect_putc(void *ctx, char c)
+{
+	struct collect *cl = ctx;
+	if (cl->calls < sizeof(cl->text) - 1)
+		cl->text[cl->calls] = c;
+	cl->calls++;
+}
+
+static void test_fmt_format_sink(void **state)
+{
+	(void)state;
+	struct collect cl = { .calls = 0 };
+
+	int n = fmt_format(collect_putc, &cl, "%s:%05d:%#x", "cpu", -42, 255u);
+	assert_int_equal(n, 14);
+	assert_int_equal(cl.calls, 14);
+	cl.text[cl.calls] = '\0';
+	assert_string_equal(cl.text, "cpu:-0042:0xff");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_integer_table),
+		cmocka_unit_test(test_star_width_precision),
+		cmocka_unit_test(test_text_conversions),
+		cmocka_unit_test(test_null_string_and_nul_char),
+		cmocka_unit_test(test_pointer),
+		cmocka_unit_test(test_unknown_conversion),
+		cmocka_unit_test(test_truncation_and_return),
+		cmocka_unit_test(test_fmt_format_sink),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

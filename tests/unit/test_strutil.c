@@ -1,0 +1,228 @@
+/* lib/strutil.c: case-insensitive compare, bounded copy, number parsing, glob, edit distance. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <fnmatch.h>
+#include <cmocka.h>
+#include "lib/str.h"
+
+static int sign_of(int v)
+{
+	return (v > 0) - (v < 0);
+}
+
+static void test_casecmp(void **state)
+{
+	(void)state;
+	assert_int_equal(str_casecmp("Cycles", "cYCLES"), 0);
+	assert_true(str_casecmp("abc", "abd") < 0);
+	assert_true(str_casecmp("ABD", "abc") > 0);
+	assert_true(str_casecmp("ab", "abc") < 0);
+	assert_true(str_casecmp("abc", "AB") > 0);
+	assert_int_equal(str_casecmp("", ""), 0);
+	assert_int_equal(str_ncasecmp("skl::INST", "SKL::cycles", 5), 0);
+	assert_true(str_ncasecmp("skl::INST", "SKL::cycles", 6) > 0);
+	assert_int_equal(str_ncasecmp("a", "b", 0), 0);
+	/* The sign agrees with the C library's strcasecmp over many ASCII pairs. */
+	static const char *const words[] = { "", "a", "A", "ab", "aB", "b", "[", "_", "Z", "z",
+					     "mem_", "MEM_chain", "mem_Chain", "\x7f", "0x3F8" };
+	size_t nw = sizeof(words) / sizeof(words[0]);
+	for (size_t i = 0; i < nw; i++)
+		for (size_t j = 0; j < nw; j++)
+			assert_int_equal(sign_of(str_casecmp(words[i], words[j])),
+					 sign_of(strcasecmp(words[i], words[j])));
+}
+
+static void test_copy(void **state)
+{
+	(void)state;
+	char buf[6];
+
+	memset(buf, 'x', sizeof(buf));
+	assert_int_equal(str_copy(buf, "hello world", 6), 11);
+	assert_string_equal(buf, "hello");
+	assert_int_equal(str_copy(buf, "hi", 6), 2);
+	assert_string_equal(buf, "hi");
+	memset(buf, 'x', sizeof(buf));
+	assert_int_equal(str_copy(buf, "abc", 0), 3);
+	assert_int_equal(buf[0], 'x');
+	assert_int_equal(str_copy(buf, "abc", 1), 3);
+	assert_int_equal(buf[0], '\0');
+	assert_int_equal(buf[1], 'x');
+}
+
+static int parse(const char *s, uint64_t *out)
+{
+	*out = 0xdeadbeef;
+	return str_to_u64(s, strlen(s), out);
+}
+
+static void test_to_u64(void **state)
+{
+	(void)state;
+	uint64_t v;
+
+	assert_int_equal(parse("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(parse("115200", &v), 0);
+	assert_int_equal(v, 115200);
+	assert_int_equal(parse("0x3f8", &v), 0);
+	assert_int_equal(v, 0x3f8);
+	assert_int_equal(parse("0X3F8", &v), 0);
+	assert_int_equal(v, 0x3f8);
+	assert_int_equal(parse("0b1011", &v), 0);
+	assert_int_equal(v, 11);
+	assert_int_equal(parse("007", &v), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(parse("18446744073709551615", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(parse("0xffffffffffffffff", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(parse("0b1111111111111111111111111111111111111111111111111111111111111111",
+			       &v), 0);
+	assert_true(v == UINT64_MAX);
+
+	static const char *const bad[] = {
+		"", "0x", "0b", "-1", "+1", " 1", "1 ", "12a", "0x1g", "0b102", "1.5",
+		"18446744073709551616", "99999999999999999999", "0x10000000000000000",
+		"0b11111111111111111111111111111111111111111111111111111111111111111", "x10",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(bad[i], &v), -1);
+		assert_true(v == 0xdeadbeef);   /* untouched on error */
+	}
+	/* Only len characters are looked at: "1234" with len 2 is 12, and a NUL inside
+	 * the counted span is a syntax error. */
+	assert_int_equal(str_to_u64("1234", 2, &v), 0);
+	assert_int_equal(v, 12);
+	assert_int_equal(str_to_u64("12\0" "4", 4, &v), -1);
+
+	/* Every value that strtoull accepts in decimal round-trips. */
+	srand(7);
+	for (int i = 0; i < 10000; i++) {
+		uint64_t x = ((uint64_t)rand() << 42) ^ ((uint64_t)rand() << 21) ^ (uint64_t)rand();
+		char text[32];
+		snprintf(text, sizeof(text), i % 2 ? "%llu" : "0x%llx", (unsigned long long)x);
+		assert_int_equal(parse(text, &v), 0);
+		assert_true(v == x);
+	}
+}
+
+static void test_glob(void **state)
+{
+	(void)state;
+	assert_true(str_glob_match("mem_*", "mem_chain"));
+	assert_true(str_glob_match("mem_*", "mem_"));
+	assert_false(str_glob_match("mem_*", "me"));
+	assert_true(str_glob_match("*", ""));
+	assert_true(str_glob_match("", ""));
+	assert_false(str_glob_match("", "a"));
+	assert_true(str_glob_match("a?c", "abc"));
+	assert_false(str_glob_match("a?c", "ac"));
+	assert_true(str_glob_match("*chain*", "add_chain_long"));
+	assert_true(str_glob_match("a*b*c", "axxbyyc"));
+	assert_false(str_glob_match("a*b*c", "axxbyy"));
+	assert_true(str_glob_match("*ab", "aaab"));
+	assert_false(str_glob_match("Mem_*", "mem_chain"));   /* case-sensitive */
+
+	/* Agreement with fnmatch on every pattern/string pair from a small alphabet. */
+	static const char *const pats[] = { "*", "?", "a*", "*a", "a?b", "*ab*", "a*a*a", "??",
+					    "*?*", "b*a?", "ab", "a**b", "" };
+	static const char *const strs[] = { "", "a", "b", "ab", "ba", "aab", "abab", "aaa",
+					    "bab", "abba", "aaaa", "baab" };
+	for (size_t p = 0; p < sizeof(pats) / sizeof(pats[0]); p++)
+		for (size_t s = 0; s < sizeof(strs) / sizeof(strs[0]); s++) {
+			int want = fnmatch(pats[p], strs[s], 0) == 0;
+			if (str_glob_match(pats[p], strs[s]) != want)
+				fail_msg("glob '%s' on '%s': want %d", pats[p], strs[s], want);
+		}
+}
+
+/* Full-matrix Levenshtein, the textbook definition, for comparison. */
+static unsigned levenshtein_reference(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned *d = calloc((la + 1) * (lb + 1), sizeof(*d));
+	assert_non_null(d);
+	for (size_t i = 0; i <= la; i++)
+		d[i * (lb + 1)] = (unsigned)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned best = d[(i - 1) * (lb + 1) + j - 1] + (a[i - 1] != b[j - 1]);
+			unsigned del = d[(i - 1) * (lb + 1) + j] + 1;
+			unsigned ins = d[i * (lb + 1) + j - 1] + 1;
+			if (del < best)
+				best = del;
+			if (ins < best)
+				best = ins;
+			d[i * (lb + 1) + j] = best;
+		}
+	unsigned r = d[la * (lb + 1) + lb];
+	free(d);
+	return r > 255 ? 255 : r;
+}
+
+static void random_word(char *buf, size_t len, const char *alphabet)
+{
+	size_t na = strlen(alphabet);
+	for (size_t i = 0; i < len; i++)
+		buf[i] = alphabet[(size_t)rand() % na];
+	buf[len] = '\0';
+}
+
+static void test_edit_distance(void **state)
+{
+	(void)state;
+	assert_int_equal(str_edit_distance("reps", "reps"), 0);
+	assert_int_equal(str_edit_distance("rep", "reps"), 1);
+	assert_int_equal(str_edit_distance("kitten", "sitting"), 3);
+	assert_int_equal(str_edit_distance("", "warmup"), 6);
+	assert_int_equal(str_edit_distance("iters", ""), 5);
+	assert_int_equal(str_edit_distance("flaw", "lawn"), 2);
+
+	srand(11);
+	char a[700], b[700];
+	for (int i = 0; i < 3000; i++) {
+		random_word(a, (size_t)rand() % 12, "abc");
+		random_word(b, (size_t)rand() % 12, "abc");
+		assert_int_equal(str_edit_distance(a, b), levenshtein_reference(a, b));
+	}
+	/* Long strings exercise the band and the cap at 255. */
+	for (int i = 0; i < 40; i++) {
+		random_word(a, 200 + (size_t)rand() % 400, "ab");
+		random_word(b, 200 + (size_t)rand() % 400, "abcd");
+		assert_int_equal(str_edit_distance(a, b), levenshtein_reference(a, b));
+	}
+	memset(a, 'x', 600);
+	a[600] = '\0';
+	assert_int_equal(str_edit_distance(a, ""), 255);
+	assert_int_equal(str_edit_distance("", a), 255);
+	memset(b, 'y', 300);
+	b[300] = '\0';
+	assert_int_equal(str_edit_distance(a + 300, b), 255);     /* 300 substitutions */
+	b[250] = '\0';
+	assert_int_equal(str_edit_distance(a + 350, b), 250);
+	memcpy(b, a, 400);
+	b[400] = '\0';
+	b[17] = 'q';
+	assert_int_equal(str_edit_distance(a, b), 201);     /* 200 deletions + 1 */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_casecmp),
+		cmocka_unit_test(test_copy),
+		cmocka_unit_test(test_to_u64),
+		cmocka_unit_test(test_glob),
+		cmocka_unit_test(test_edit_distance),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
