@@ -1,0 +1,77 @@
+/*
+ * Event tables generated from libpfm4 4.13 by scripts/gen/gen-pfm-tables.c into
+ * build/gen/pfm_tables.c. The generator asks libpfm4 (public API only) for each x86
+ * core PMU's events and unit masks and records how libpfm4 encodes them; lib/event.c
+ * reproduces the encodings from these facts. Strings are offsets into pfmt_strings,
+ * bit sets are offsets into pfmt_words (one bit per unit mask of the event).
+ */
+#ifndef LIB_PFM_TABLES_H
+#define LIB_PFM_TABLES_H
+#include <stdint.h>
+
+enum pfmt_vendor { PFMT_INTEL = 0, PFMT_AMD = 1 };
+
+/* Modifiers an event accepts (libpfm4 attribute names in comments). */
+#define PFMT_MOD_U       0x0001u   /* u: user (CPL>0) */
+#define PFMT_MOD_K       0x0002u   /* k: kernel (CPL0) */
+#define PFMT_MOD_E       0x0004u   /* e: edge detect */
+#define PFMT_MOD_I       0x0008u   /* i: invert cmask */
+#define PFMT_MOD_C       0x0010u   /* c: counter mask */
+#define PFMT_MOD_T       0x0020u   /* t: any thread (Intel) */
+#define PFMT_MOD_H       0x0040u   /* h: host only (AMD fam10h+) */
+#define PFMT_MOD_G       0x0080u   /* g: guest only (AMD fam10h+) */
+#define PFMT_MOD_INTX    0x0100u   /* intx: in transaction (Intel TSX) */
+#define PFMT_MOD_INTXCP  0x0200u   /* intxcp: in transaction, checkpointed */
+#define PFMT_MOD_LDLAT   0x0400u   /* ldlat: needs PEBS load latency; not supported here */
+#define PFMT_MOD_FETHR   0x0800u   /* fe_thres: needs the frontend MSR; not supported here */
+
+/* Event flags */
+#define PFMT_EV_NEEDS_UMASK 0x01u  /* libpfm4 rejects the event without a unit mask */
+#define PFMT_EV_EXTRA_REG   0x02u  /* encoding needs a second register (offcore, ldlat) */
+
+/* Unit-mask flags */
+#define PFMT_UM_DFL         0x01u  /* applied when no unit mask of its group is given */
+#define PFMT_UM_SOLO_BAD    0x02u  /* libpfm4 rejects this unit mask on its own */
+#define PFMT_UM_EXTRA_REG   0x04u  /* needs a second register */
+#define PFMT_UM_OVERRIDE    0x08u  /* bits 7:0 of .bits replace the event select */
+
+struct pfmt_model {
+	uint32_t name, desc;        /* pfmt_strings offsets */
+	uint8_t vendor;             /* enum pfmt_vendor */
+	uint8_t kind;               /* enum pmu_kind */
+	uint8_t gp_counters, fixed_counters;
+	uint32_t first_event;
+	uint16_t nevents;
+};
+
+struct pfmt_event {
+	uint32_t name;
+	/* Intel: event-select bits 31:0 libpfm4 presets (event, maybe umask);
+	 * AMD: the 12-bit event number (bits 11:8 go to event-select 35:32). */
+	uint32_t code;
+	uint32_t first_umask;
+	uint16_t numasks;
+	uint16_t mods;              /* PFMT_MOD_* */
+	uint8_t flags;              /* PFMT_EV_* */
+};
+
+struct pfmt_umask {
+	uint32_t name;
+	uint32_t bits;              /* event-select bits this unit mask sets (umask, hidden cmask/inv/edge) */
+	uint32_t keep;              /* pfmt_words offset: default umasks still applied with this one */
+	uint32_t compat;            /* pfmt_words offset: umasks libpfm4 accepts together with this one */
+	uint8_t flags;              /* PFMT_UM_* */
+	uint8_t modhw;              /* PFMT_MOD_E/I/C fixed by this unit mask (user may not change) */
+};
+
+extern const char pfmt_strings[];
+extern const uint32_t pfmt_words[];
+extern const struct pfmt_model pfmt_models[];
+extern const struct pfmt_event pfmt_events[];
+extern const struct pfmt_umask pfmt_umasks[];
+extern const unsigned pfmt_nmodels;
+
+/* Words in a unit-mask bit set of an event with n unit masks. */
+#define PFMT_SET_WORDS(n) (((n) + 31u) / 32u)
+
+#endif

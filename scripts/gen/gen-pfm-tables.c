@@ -1,0 +1,494 @@
+/*
+ * Writes build/gen/pfm_tables.c: the events and unit masks of every x86 core PMU
+ * libpfm4 knows, with what lib/event.c needs to reproduce libpfm4's encodings.
+ *
+ * Only libpfm4's public API is used. The attribute list gives names, unit-mask codes,
+ * default flags and the modifiers each event takes; what the API does not expose
+ * (unit-mask groups, exclusivity, modifiers a unit mask hardwires) is measured by
+ * encoding probes through pfm_get_os_event_encoding:
+ *   - each unit mask alone: accepted? which defaults does libpfm4 add (fully
+ *     qualified string)? does the result need a second register?
+ *   - each pair of unit masks: accepted together?
+ *   - each unit mask with e/i/c set against its hidden value: hardwired?
+ * Each PMU is forced with LIBPFM_FORCE_PMU and libpfm4 reinitialised in-process.
+ */
+#include <perfmon/pfmlib.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "lib/cpuinfo.h"
+#include "lib/pfm_tables.h"
+
+#define EVSEL_EVENT_MASK  0x000000ffull
+#define EVSEL_USR         (1ull << 16)
+#define EVSEL_OS          (1ull << 17)
+#define EVSEL_EDGE        (1ull << 18)
+#define EVSEL_INT         (1ull << 20)
+#define EVSEL_EN          (1ull << 22)
+#define EVSEL_INV         (1ull << 23)
+#define EVSEL_CMASK_SHIFT 24
+#define EVSEL_IGNORED     (EVSEL_EN | EVSEL_INT | EVSEL_USR | EVSEL_OS)
+
+/* Models whose tables are written elsewhere or that cannot boot bareperf. */
+static const char *const skipped_pmus[] = {
+	"netburst", "netburst_p",   /* hand-tabled by arch/x86/pmu/netburst*.c */
+	"knc",                      /* Knights Corner: a coprocessor, no UEFI boot */
+	"ix86arch",                 /* filled from the host's CPUID, empty here */
+};
+
+static const struct { const char *prefix; enum pmu_kind kind; } amd_kinds[] = {
+	{ "amd64_k7", PMU_AMD_LEGACY },
+	{ "amd64_k8", PMU_AMD_LEGACY },
+	{ "amd64_fam10h", PMU_AMD_LEGACY },
+	{ "amd64_fam11h", PMU_AMD_LEGACY },
+	{ "amd64_fam12h", PMU_AMD_LEGACY },
+	{ "amd64_fam14h", PMU_AMD_LEGACY },
+	{ "amd64_fam15h", PMU_AMD_CORE },
+	{ "amd64_fam16h", PMU_AMD_CORE },
+	{ "amd64_fam17h", PMU_AMD_CORE },
+	{ "amd64_fam19h_zen3", PMU_AMD_CORE },
+	{ "amd64_fam19h_zen4", PMU_AMD_PERFMON_V2 },
+};
+
+static const struct { const char *name; unsigned bit; } mod_names[] = {
+	{ "u", PFMT_MOD_U }, { "k", PFMT_MOD_K }, { "e", PFMT_MOD_E }, { "i", PFMT_MOD_I },
+	{ "c", PFMT_MOD_C }, { "t", PFMT_MOD_T }, { "h", PFMT_MOD_H }, { "g", PFMT_MOD_G },
+	{ "intx", PFMT_MOD_INTX }, { "intxcp", PFMT_MOD_INTXCP },
+	{ "ldlat", PFMT_MOD_LDLAT }, { "fe_thres", PFMT_MOD_FETHR },
+};
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "gen-pfm-tables: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
+}
+
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return p;
+	size_t n = *cap ? *cap : 1024;
+	while (n < need)
+		n *= 2;
+	p = realloc(p, n * elem);
+	if (!p)
+		die("out of memory");
+	*cap = n;
+	return p;
+}
+
+/* ---------------------------------------------------------------- pools */
+static char *strpool;
+static size_t strpool_len, strpool_cap;
+static uint32_t *str_hash;       /* open addressing: offset+1, 0 = empty */
+static size_t str_hash_cap;
+
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 1469598103934665603ull;
+	while (n--)
+		h = (h ^ *s++) * 1099511628211ull;
+	return h;
+}
+
+static uint32_t str_intern(const char *s)
+{
+	size_t len = strlen(s);
+	if (!str_hash) {
+		str_hash_cap = 1 << 18;
+		str_hash = calloc(str_hash_cap, sizeof(*str_hash));
+	}
+	size_t i = hash_bytes(s, len) & (str_hash_cap - 1);
+	for (; str_hash[i]; i = (i + 1) & (str_hash_cap - 1))
+		if (!strcmp(strpool + str_hash[i] - 1, s))
+			return str_hash[i] - 1;
+	strpool = grow(strpool, &strpool_cap, strpool_len + len + 1, 1);
+	uint32_t off = strpool_len;
+	memcpy(strpool + off, s, len + 1);
+	strpool_len += len + 1;
+	str_hash[i] = off + 1;
+	return off;
+}
+
+static uint32_t *words;
+static size_t nwords, words_cap;
+static uint32_t *set_hash;
+static size_t set_hash_cap;
+
+static uint32_t set_intern(const uint32_t *set, unsigned n)
+{
+	if (!set_hash) {
+		set_hash_cap = 1 << 18;
+		set_hash = calloc(set_hash_cap, sizeof(*set_hash));
+	}
+	size_t i = hash_bytes(set, n * 4) & (set_hash_cap - 1);
+	for (; set_hash[i]; i = (i + 1) & (set_hash_cap - 1)) {
+		uint32_t off = set_hash[i] - 1;
+		if (off + n <= nwords && !memcmp(words + off, set, n * 4))
+			return off;
+	}
+	words = grow(words, &words_cap, nwords + n, 4);
+	uint32_t off = nwords;
+	memcpy(words + off, set, n * 4);
+	nwords += n;
+	set_hash[i] = off + 1;
+	return off;
+}
+
+static struct pfmt_model models[128];
+static unsigned nmodels;
+static struct pfmt_event *events;
+static size_t nevents, events_cap;
+static struct pfmt_umask *umasks;
+static size_t numasks, umasks_cap;
+
+/* ---------------------------------------------------------------- probes */
+struct probe {
+	int ok;
+	int count;            /* codes libpfm4 produced */
+	uint64_t val;         /* codes[0] without EN/INT/USR/OS */
+	char fstr[1024];
+};
+
+static void probe(struct probe *p, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int len = vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (len < 0 || (size_t)len >= sizeof(text))
+		die("event string too long: %s", text);
+	uint64_t codes[4] = { 0 };
+	char *fstr = NULL;
+	pfm_pmu_encode_arg_t arg;
+	memset(&arg, 0, sizeof(arg));
+	arg.size = sizeof(arg);
+	arg.codes = codes;
+	arg.count = 4;
+	arg.fstr = &fstr;
+	int r = pfm_get_os_event_encoding(text, PFM_PLM0 | PFM_PLM3, PFM_OS_NONE, &arg);
+	p->ok = r == PFM_SUCCESS;
+	p->count = p->ok ? arg.count : 0;
+	p->val = p->ok ? codes[0] & ~EVSEL_IGNORED : 0;
+	snprintf(p->fstr, sizeof(p->fstr), "%s", fstr ? fstr : "");
+	free(fstr);
+}
+
+/* Whether the fully qualified string names unit mask um (a field between colons
+ * with no '='), after the "pmu::EVENT" part. */
+static int fstr_has_umask(const char *fstr, const char *um)
+{
+	const char *p = strstr(fstr, "::");
+	p = p ? p + 2 : fstr;
+	p = strchr(p, ':');
+	size_t n = strlen(um);
+	while (p) {
+		p++;
+		const char *end = strchr(p, ':');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == n && !strncasecmp(p, um, n))
+			return 1;
+		p = end;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- one model */
+struct um_info {
+	char name[128];
+	uint64_t code;
+	int dfl;
+};
+
+static void set_bit(uint32_t *set, unsigned i) { set[i / 32] |= 1u << (i % 32); }
+
+static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_vendor vendor)
+{
+	struct um_info um[256];
+	unsigned nu = 0, mods = 0;
+	for (int a = 0; a < ei->nattrs; a++) {
+		pfm_event_attr_info_t ai;
+		memset(&ai, 0, sizeof(ai));
+		ai.size = sizeof(ai);
+		if (pfm_get_event_attr_info(ei->idx, a, PFM_OS_NONE, &ai) != PFM_SUCCESS)
+			die("%s::%s: attribute %d unreadable", pmu, ei->name, a);
+		if (ai.type == PFM_ATTR_UMASK) {
+			if (nu == 256)
+				die("%s::%s: too many unit masks", pmu, ei->name);
+			snprintf(um[nu].name, sizeof(um[nu].name), "%s", ai.name);
+			um[nu].code = ai.code;
+			um[nu].dfl = ai.is_dfl;
+			nu++;
+			continue;
+		}
+		unsigned m;
+		for (m = 0; m < sizeof(mod_names) / sizeof(mod_names[0]); m++)
+			if (!strcmp(ai.name, mod_names[m].name))
+				break;
+		if (m == sizeof(mod_names) / sizeof(mod_names[0]))
+			die("%s::%s: unknown modifier '%s'", pmu, ei->name, ai.name);
+		mods |= mod_names[m].bit;
+	}
+
+	struct pfmt_event ev = {
+		.name = str_intern(ei->name),
+		.code = (uint32_t)ei->code,
+		.first_umask = numasks,
+		.numasks = nu,
+		.mods = mods,
+	};
+	struct probe base, p;
+	probe(&base, "%s::%s", pmu, ei->name);
+	if (!base.ok)
+		ev.flags |= PFMT_EV_NEEDS_UMASK;
+	if (base.count > 1)
+		ev.flags |= PFMT_EV_EXTRA_REG;
+
+	unsigned sw = PFMT_SET_WORDS(nu);
+	uint32_t keep[8], compat[256][8];
+	memset(compat, 0, sizeof(compat));
+	for (unsigned i = 0; i < nu; i++) {
+		for (unsigned j = i + 1; j < nu; j++) {
+			probe(&p, "%s::%s:%s:%s", pmu, ei->name, um[i].name, um[j].name);
+			if (p.ok) {
+				set_bit(compat[i], j);
+				set_bit(compat[j], i);
+			}
+		}
+	}
+	umasks = grow(umasks, &umasks_cap, numasks + nu, sizeof(*umasks));
+	for (unsigned i = 0; i < nu; i++) {
+		struct pfmt_umask u = { .name = str_intern(um[i].name) };
+		struct probe solo;
+		probe(&solo, "%s::%s:%s", pmu, ei->name, um[i].name);
+
+		memset(keep, 0, sizeof(keep));
+		if (um[i].dfl)
+			u.flags |= PFMT_UM_DFL;
+		if (!solo.ok)
+			u.flags |= PFMT_UM_SOLO_BAD;
+		if (solo.count > 1)
+			u.flags |= PFMT_UM_EXTRA_REG;
+		for (unsigned j = 0; j < nu; j++)
+			if (j != i && um[j].dfl && solo.ok && fstr_has_umask(solo.fstr, um[j].name))
+				set_bit(keep, j);
+		/* Intel attribute codes are the unit-mask code shifted right by 8 (hidden
+		 * cmask/inv/edge bits come along); a code-override unit mask keeps the event
+		 * select in bits 7:0 instead, which the solo encoding shows. */
+		uint64_t bits = um[i].code << 8;
+		if (vendor == PFMT_INTEL && solo.ok &&
+		    (solo.val & EVSEL_EVENT_MASK) != (ei->code & EVSEL_EVENT_MASK)) {
+			bits = um[i].code;
+			u.flags |= PFMT_UM_OVERRIDE;
+		}
+		/* Offcore-response unit masks select bits of a second MSR. */
+		if (bits >> 32) {
+			u.flags |= PFMT_UM_EXTRA_REG;
+			bits = 0;
+		}
+		u.bits = (uint32_t)bits;
+		/* Hardwired modifiers: setting one against the unit mask's value fails. */
+		if (solo.ok) {
+			unsigned cm = (solo.val >> EVSEL_CMASK_SHIFT) & 0xff;
+			struct { unsigned bit; const char *fmt; unsigned v; } hw[] = {
+				{ PFMT_MOD_E, "e=%u", !(solo.val & EVSEL_EDGE) },
+				{ PFMT_MOD_I, "i=%u", !(solo.val & EVSEL_INV) },
+				{ PFMT_MOD_C, "c=%u", (cm + 1) & 0xff },
+			};
+			for (unsigned h = 0; h < 3; h++) {
+				if (!(mods & hw[h].bit))
+					continue;
+				char mod[32];
+				snprintf(mod, sizeof(mod), hw[h].fmt, hw[h].v);
+				probe(&p, "%s::%s:%s:%s", pmu, ei->name, um[i].name, mod);
+				if (!p.ok)
+					u.modhw |= hw[h].bit;
+			}
+		}
+		u.keep = set_intern(keep, sw);
+		u.compat = set_intern(compat[i], sw);
+		umasks[numasks + i] = u;
+	}
+	numasks += nu;
+	events = grow(events, &events_cap, nevents + 1, sizeof(*events));
+	events[nevents++] = ev;
+}
+
+static int same_event(const struct pfmt_event *a, const struct pfmt_event *b)
+{
+	if (a->name != b->name || a->code != b->code || a->numasks != b->numasks ||
+	    a->mods != b->mods || a->flags != b->flags)
+		return 0;
+	for (unsigned i = 0; i < a->numasks; i++) {
+		const struct pfmt_umask *x = &umasks[a->first_umask + i];
+		const struct pfmt_umask *y = &umasks[b->first_umask + i];
+		if (x->name != y->name || x->bits != y->bits || x->keep != y->keep ||
+		    x->compat != y->compat || x->flags != y->flags || x->modhw != y->modhw)
+			return 0;
+	}
+	return 1;
+}
+
+static void gen_model(int pmu_id, const pfm_pmu_info_t *pi)
+{
+	setenv("LIBPFM_FORCE_PMU", pi->name, 1);
+	pfm_terminate();
+	if (pfm_initialize() != PFM_SUCCESS)
+		die("pfm_initialize with LIBPFM_FORCE_PMU=%s failed", pi->name);
+	pfm_pmu_info_t info;
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	if (pfm_get_pmu_info(pmu_id, &info) != PFM_SUCCESS || !info.is_present)
+		die("could not force PMU %s", pi->name);
+
+	enum pfmt_vendor vendor = strncmp(pi->name, "amd64", 5) ? PFMT_INTEL : PFMT_AMD;
+	enum pmu_kind kind = PMU_INTEL_ARCH;
+	if (vendor == PFMT_AMD) {
+		kind = PMU_NONE;
+		for (unsigned i = 0; i < sizeof(amd_kinds) / sizeof(amd_kinds[0]); i++)
+			if (!strncmp(pi->name, amd_kinds[i].prefix, strlen(amd_kinds[i].prefix)))
+				kind = amd_kinds[i].kind;
+		if (kind == PMU_NONE)
+			die("AMD PMU %s has no kind in amd_kinds[]", pi->name);
+	}
+	size_t first = nevents, first_um = numasks;
+	for (int e = info.first_event; e != -1; e = pfm_get_event_next(e)) {
+		pfm_event_info_t ei;
+		memset(&ei, 0, sizeof(ei));
+		ei.size = sizeof(ei);
+		if (pfm_get_event_info(e, PFM_OS_NONE, &ei) != PFM_SUCCESS)
+			die("%s: event %d unreadable", pi->name, e);
+		gen_event(pi->name, &ei, vendor);
+	}
+	struct pfmt_model *m = &models[nmodels++];
+	*m = (struct pfmt_model){
+		.name = str_intern(pi->name),
+		.desc = str_intern(pi->desc),
+		.vendor = vendor,
+		.kind = kind,
+		.gp_counters = info.num_cntrs,
+		.fixed_counters = info.num_fixed_cntrs,
+		.first_event = first,
+		.nevents = nevents - first,
+	};
+	/* Many models share a table (hsw/hsw_ep, K8 revisions): point at the first copy. */
+	for (unsigned k = 0; k + 1 < nmodels; k++) {
+		const struct pfmt_model *o = &models[k];
+		if (o->nevents != m->nevents)
+			continue;
+		unsigned i;
+		for (i = 0; i < m->nevents; i++)
+			if (!same_event(&events[o->first_event + i], &events[first + i]))
+				break;
+		if (i == m->nevents) {
+			m->first_event = o->first_event;
+			nevents = first;
+			numasks = first_um;
+			break;
+		}
+	}
+	fprintf(stderr, "gen-pfm-tables: %-26s %4u events%s\n", pi->name, m->nevents,
+		m->first_event != first ? " (shared table)" : "");
+}
+
+/* ---------------------------------------------------------------- output */
+static void put_string_pool(void)
+{
+	printf("const char pfmt_strings[] =\n\t\"");
+	unsigned col = 0;
+	for (size_t i = 0; i < strpool_len; i++) {
+		unsigned char c = strpool[i];
+		if (c == 0)
+			col += printf("\\0");
+		else if (c == '"' || c == '\\')
+			col += printf("\\%c", c);
+		else if (c < 32 || c > 126)
+			col += printf("\\%03o", c);
+		else
+			col += printf("%c", c);
+		/* break after a NUL so no hex/octal escape runs into the next line */
+		if (c == 0 && col > 90 && i + 1 < strpool_len) {
+			printf("\"\n\t\"");
+			col = 0;
+		}
+	}
+	printf("\";\n\n");
+}
+
+int main(void)
+{
+	if (pfm_initialize() != PFM_SUCCESS)
+		die("pfm_initialize failed");
+	if (PFM_MAJ_VERSION(pfm_get_version()) != 4)
+		die("libpfm4 expected, found version 0x%x", pfm_get_version());
+
+	int ids[PFM_PMU_MAX];
+	pfm_pmu_info_t infos[PFM_PMU_MAX];
+	unsigned n = 0;
+	for (int p = 0; p < PFM_PMU_MAX; p++) {
+		pfm_pmu_info_t pi;
+		memset(&pi, 0, sizeof(pi));
+		pi.size = sizeof(pi);
+		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || pi.type != PFM_PMU_TYPE_CORE)
+			continue;
+		unsigned s;
+		for (s = 0; s < sizeof(skipped_pmus) / sizeof(skipped_pmus[0]); s++)
+			if (!strcmp(pi.name, skipped_pmus[s]))
+				break;
+		if (s < sizeof(skipped_pmus) / sizeof(skipped_pmus[0]))
+			continue;
+		ids[n] = p;
+		infos[n++] = pi;
+	}
+	for (unsigned i = 0; i < n; i++)
+		gen_model(ids[i], &infos[i]);
+
+	printf("/* Generated by scripts/gen/gen-pfm-tables.c from libpfm4 %d.%d. Do not edit. */\n",
+	       PFM_MAJ_VERSION(pfm_get_version()), PFM_MIN_VERSION(pfm_get_version()));
+	printf("#include \"lib/pfm_tables.h\"\n\n");
+	put_string_pool();
+
+	printf("const uint32_t pfmt_words[] = {");
+	for (size_t i = 0; i < nwords; i++)
+		printf("%s0x%x,", i % 10 ? " " : "\n\t", words[i]);
+	printf("\n\t0\n};\n\n");
+
+	printf("const struct pfmt_model pfmt_models[] = {\n");
+	for (unsigned i = 0; i < nmodels; i++) {
+		const struct pfmt_model *m = &models[i];
+		printf("\t{ .name = %u, .desc = %u, .vendor = %u, .kind = %u, .gp_counters = %u, "
+		       ".fixed_counters = %u, .first_event = %u, .nevents = %u }, /* %s */\n",
+		       m->name, m->desc, m->vendor, m->kind, m->gp_counters, m->fixed_counters,
+		       m->first_event, m->nevents, strpool + m->name);
+	}
+	printf("};\nconst unsigned pfmt_nmodels = %u;\n\n", nmodels);
+
+	/* Positional initializers keep the file small; field order is struct pfmt_event's. */
+	printf("const struct pfmt_event pfmt_events[] = {\n");
+	for (size_t i = 0; i < nevents; i++) {
+		const struct pfmt_event *e = &events[i];
+		printf("\t{%u,0x%x,%u,%u,0x%x,%u},\n", e->name, e->code, e->first_umask,
+		       e->numasks, e->mods, e->flags);
+	}
+	printf("};\n\n");
+	printf("const struct pfmt_umask pfmt_umasks[] = {\n");
+	for (size_t i = 0; i < numasks; i++) {
+		const struct pfmt_umask *u = &umasks[i];
+		printf("\t{%u,0x%x,%u,%u,%u,%u},\n", u->name, u->bits, u->keep, u->compat,
+		       u->flags, u->modhw);
+	}
+	printf("\t{0,0,0,0,0,0}\n};\n");
+	fprintf(stderr, "gen-pfm-tables: %u models, %zu events, %zu unit masks, %zu strings bytes, %zu set words\n",
+		nmodels, nevents, numasks, strpool_len, nwords);
+	return 0;
+}
