@@ -13,6 +13,7 @@
 
 #define CFG_LIST_MAX   1024     /* bytes for list-valued keys */
 #define CFG_SIZES_MAX  32
+#define CFG_PAYLOADS_DEFAULT "*"    /* every payload in the catalogue */
 
 enum cfg_mode { CFG_MODE_RUN = 0, CFG_MODE_SELFTEST, CFG_MODE_DETECT };
 enum cfg_format { CFG_FORMAT_BOTH = 0, CFG_FORMAT_HUMAN, CFG_FORMAT_MACHINE };

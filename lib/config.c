@@ -1,0 +1,766 @@
+/*
+ * bareperf.cfg / command-line configuration: a table of keys, each with a parser that
+ * either stores a checked value or says what is wrong, and a printer for the report.
+ * docs/config.md is the user's reference for the same table.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "lib/config.h"
+#include "lib/format.h"
+#include "lib/str.h"
+
+#define CFG_KEY_MAX     32      /* longest key kept for messages and lookup */
+#define CFG_EXCERPT     48      /* bytes of user text quoted in a message */
+#define CFG_MSG_MAX     320
+#define CFG_SUGGEST_MAX 2       /* "did you mean" up to this edit distance */
+
+#define SIZE_K 1024ull
+#define SIZE_M (1024ull * 1024)
+#define SIZE_G (1024ull * 1024 * 1024)
+#define SIZE_MIN (4 * SIZE_K)
+#define SIZE_MAX_BYTES SIZE_G
+
+#define BAUD_BASE 115200u       /* 16550 UART: 1.8432 MHz / 16, baud = BASE / divisor */
+
+struct cfg_word {
+	const char *word;
+	unsigned value;
+};
+
+struct cfg_key;
+/* Checks and stores one value; on failure writes the reason to why and returns -1. */
+typedef int (*cfg_parse_fn)(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+			    size_t len, char *why, size_t whylen);
+/* Writes the value as config_report prints it. */
+typedef void (*cfg_show_fn)(const struct cfg_key *k, const struct bp_config *cfg, char *buf,
+			    size_t buflen);
+
+struct cfg_key {
+	const char *name;
+	cfg_parse_fn parse;
+	cfg_show_fn show;
+	size_t offset;                  /* field in struct bp_config */
+	unsigned width;                 /* its size in bytes (numbers and words) */
+	uint64_t min, max;              /* numbers */
+	const struct cfg_word *words;   /* words, NULL-terminated */
+};
+
+#define FIELD(f) .offset = offsetof(struct bp_config, f), \
+		 .width = sizeof(((struct bp_config *)0)->f)
+
+/* ------------------------------------------------------------ small helpers */
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+static bool ends_entry(char c)
+{
+	return is_blank(c) || c == '\n' || c == ';' || c == '#';
+}
+
+/* Quotes at most CFG_EXCERPT bytes of user text, cut at a UTF-8 character boundary. */
+static const char *excerpt(const char *s, size_t len, char *buf, size_t buflen)
+{
+	size_t n = len;
+	const char *more = "";
+
+	if (n > CFG_EXCERPT) {
+		n = CFG_EXCERPT;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+		more = "...";
+	}
+	bp_snprintf(buf, buflen, "%.*s%s", (int)n, s, more);
+	return buf;
+}
+
+static void store_uint(struct bp_config *cfg, const struct cfg_key *k, uint64_t v)
+{
+	unsigned char *p = (unsigned char *)cfg + k->offset;
+
+	switch (k->width) {
+	case 1: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
+	case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+	case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+	default: memcpy(p, &v, 8); break;
+	}
+}
+
+static uint64_t load_uint(const struct bp_config *cfg, const struct cfg_key *k)
+{
+	const unsigned char *p = (const unsigned char *)cfg + k->offset;
+
+	switch (k->width) {
+	case 1: { uint8_t x; memcpy(&x, p, 1); return x; }
+	case 2: { uint16_t x; memcpy(&x, p, 2); return x; }
+	case 4: { uint32_t x; memcpy(&x, p, 4); return x; }
+	default: { uint64_t x; memcpy(&x, p, 8); return x; }
+	}
+}
+
+/* True when s is written like a number (so a parse failure can only be overflow). */
+static bool looks_numeric(const char *s, size_t len)
+{
+	const char *digits = "0123456789";
+	size_t i = 0;
+
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		digits = "0123456789abcdefABCDEF";
+		i = 2;
+	} else if (len > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
+		digits = "01";
+		i = 2;
+	}
+	if (i == len)
+		return false;
+	for (; i < len; i++)
+		if (s[i] == '\0' || !strchr(digits, s[i]))
+			return false;
+	return true;
+}
+
+/* Splits a comma list: returns the length of the next item starting at *pos and moves
+ * *pos past its comma; *more is false after the last item. */
+static size_t list_next(const char *v, size_t len, size_t *pos, bool *more)
+{
+	size_t start = *pos, i = start;
+
+	while (i < len && v[i] != ',')
+		i++;
+	*more = i < len;
+	*pos = i + 1;
+	return i - start;
+}
+
+static bool word_equal(const char *word, const char *v, size_t len)
+{
+	return strlen(word) == len && str_ncasecmp(word, v, len) == 0;
+}
+
+/* ------------------------------------------------------------ key kinds */
+
+/* Checks a number against the key's range without storing it. */
+static int check_number(const struct cfg_key *k, const char *v, size_t len, uint64_t *out,
+			char *why, size_t whylen)
+{
+	char ex[CFG_EXCERPT + 4];
+	const char *problem = NULL;
+
+	if (str_to_u64(v, len, out) != 0)
+		problem = looks_numeric(v, len) ? "out of range" : "is not a number";
+	else if (*out < k->min || *out > k->max)
+		problem = "out of range";
+	if (problem) {
+		bp_snprintf(why, whylen, "%s=%s %s (%llu..%llu)", k->name,
+			    excerpt(v, len, ex, sizeof(ex)), problem, (unsigned long long)k->min,
+			    (unsigned long long)k->max);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_number(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+			size_t len, char *why, size_t whylen)
+{
+	uint64_t n;
+
+	if (check_number(k, v, len, &n, why, whylen) != 0)
+		return -1;
+	store_uint(cfg, k, n);
+	return 0;
+}
+
+static void show_number(const struct cfg_key *k, const struct bp_config *cfg, char *buf,
+			size_t buflen)
+{
+	bp_snprintf(buf, buflen, "%llu", (unsigned long long)load_uint(cfg, k));
+}
+
+static int parse_word(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+		      size_t len, char *why, size_t whylen)
+{
+	char ex[CFG_EXCERPT + 4], value[CFG_KEY_MAX];
+	const char *nearest = NULL;
+	unsigned best = CFG_SUGGEST_MAX + 1;
+
+	for (const struct cfg_word *w = k->words; w->word; w++) {
+		if (word_equal(w->word, v, len)) {
+			store_uint(cfg, k, w->value);
+			return 0;
+		}
+	}
+	if (len < sizeof(value)) {
+		memcpy(value, v, len);
+		value[len] = '\0';
+		for (const struct cfg_word *w = k->words; w->word; w++) {
+			unsigned d = str_edit_distance(w->word, value);
+			if (d < best && d < strlen(w->word)) {
+				best = d;
+				nearest = w->word;
+			}
+		}
+	}
+	int n = bp_snprintf(why, whylen, "%s=%s is not one of ", k->name,
+			    excerpt(v, len, ex, sizeof(ex)));
+	for (const struct cfg_word *w = k->words; w->word && n >= 0 && (size_t)n < whylen; w++)
+		n += bp_snprintf(why + n, whylen - (size_t)n, "%s%s", w == k->words ? "" : "|",
+				 w->word);
+	if (nearest && n >= 0 && (size_t)n < whylen)
+		bp_snprintf(why + n, whylen - (size_t)n, " (did you mean '%s'?)", nearest);
+	return -1;
+}
+
+static void show_word(const struct cfg_key *k, const struct bp_config *cfg, char *buf,
+		      size_t buflen)
+{
+	uint64_t v = load_uint(cfg, k);
+
+	for (const struct cfg_word *w = k->words; w->word; w++) {
+		if (w->value == v) {
+			bp_snprintf(buf, buflen, "%s", w->word);
+			return;
+		}
+	}
+	bp_snprintf(buf, buflen, "%llu", (unsigned long long)v);
+}
+
+/* payloads= and events=: stored as written; the payload catalogue and the event parser
+ * judge the names. Only the shape of the list is checked here. */
+static int parse_list(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+		      size_t len, char *why, size_t whylen)
+{
+	char ex[CFG_EXCERPT + 4];
+
+	if (len >= CFG_LIST_MAX) {
+		bp_snprintf(why, whylen, "%s list is too long (%zu characters, at most %u)",
+			    k->name, len, CFG_LIST_MAX - 1);
+		return -1;
+	}
+	size_t pos = 0;
+	bool more = true;
+	while (more) {
+		if (list_next(v, len, &pos, &more) == 0) {
+			bp_snprintf(why, whylen, "%s=%s has an empty item (write name,name,...)",
+				    k->name, excerpt(v, len, ex, sizeof(ex)));
+			return -1;
+		}
+	}
+	char *dst = (char *)cfg + k->offset;
+	memcpy(dst, v, len);
+	dst[len] = '\0';
+	return 0;
+}
+
+/* A value that contains a separator is quoted so the report reads back as the same value. */
+static void show_list(const struct cfg_key *k, const struct bp_config *cfg, char *buf,
+		      size_t buflen)
+{
+	const char *s = (const char *)cfg + k->offset;
+	bool quote = false;
+
+	for (const char *p = s; *p; p++)
+		if (ends_entry(*p))
+			quote = true;
+	bp_snprintf(buf, buflen, quote ? "\"%s\"" : "%s", s);
+}
+
+/* One size: a number with an optional K, M or G suffix (powers of 1024). */
+static int parse_one_size(const char *v, size_t len, uint64_t *out)
+{
+	uint64_t unit = 1, n;
+
+	if (len > 1) {
+		switch (v[len - 1]) {
+		case 'k': case 'K': unit = SIZE_K; break;
+		case 'm': case 'M': unit = SIZE_M; break;
+		case 'g': case 'G': unit = SIZE_G; break;
+		default: break;
+		}
+	}
+	if (unit != 1)
+		len--;
+	if (str_to_u64(v, len, &n) != 0)
+		return looks_numeric(v, len) ? 1 : -1;
+	if (n > UINT64_MAX / unit)
+		return 1;
+	*out = n * unit;
+	return 0;
+}
+
+static int parse_sizes(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+		       size_t len, char *why, size_t whylen)
+{
+	char ex[CFG_EXCERPT + 4], item_ex[CFG_EXCERPT + 4];
+	uint64_t sizes[CFG_SIZES_MAX];
+	unsigned count = 0;
+	size_t pos = 0;
+	bool more = true;
+
+	while (more) {
+		size_t start = pos;
+		size_t ilen = list_next(v, len, &pos, &more);
+		const char *item = v + start;
+		uint64_t bytes = 0;
+		if (count == CFG_SIZES_MAX) {
+			bp_snprintf(why, whylen, "%s= has more than %u sizes", k->name, CFG_SIZES_MAX);
+			return -1;
+		}
+		if (ilen == 0) {
+			bp_snprintf(why, whylen, "%s=%s has an empty item (write 4K,64K,...)",
+				    k->name, excerpt(v, len, ex, sizeof(ex)));
+			return -1;
+		}
+		int r = parse_one_size(item, ilen, &bytes);
+		if (r < 0) {
+			bp_snprintf(why, whylen,
+				    "%s=%s: '%s' is not a size (a number with optional K, M or G suffix)",
+				    k->name, excerpt(v, len, ex, sizeof(ex)),
+				    excerpt(item, ilen, item_ex, sizeof(item_ex)));
+			return -1;
+		}
+		if (r > 0 || bytes < SIZE_MIN || bytes > SIZE_MAX_BYTES) {
+			bp_snprintf(why, whylen, "%s=%s: '%s' out of range (4K..1G)", k->name,
+				    excerpt(v, len, ex, sizeof(ex)),
+				    excerpt(item, ilen, item_ex, sizeof(item_ex)));
+			return -1;
+		}
+		sizes[count++] = bytes;
+	}
+	memcpy(cfg->sizes, sizes, count * sizeof(sizes[0]));
+	cfg->nsizes = count;
+	return 0;
+}
+
+static void show_sizes(const struct cfg_key *k, const struct bp_config *cfg, char *buf,
+		       size_t buflen)
+{
+	size_t n = 0;
+
+	(void)k;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < cfg->nsizes && i < CFG_SIZES_MAX && n < buflen; i++) {
+		uint64_t b = cfg->sizes[i];
+		const char *sep = i ? "," : "";
+		int w;
+		if (b != 0 && b % SIZE_G == 0)
+			w = bp_snprintf(buf + n, buflen - n, "%s%lluG", sep, (unsigned long long)(b / SIZE_G));
+		else if (b != 0 && b % SIZE_M == 0)
+			w = bp_snprintf(buf + n, buflen - n, "%s%lluM", sep, (unsigned long long)(b / SIZE_M));
+		else if (b != 0 && b % SIZE_K == 0)
+			w = bp_snprintf(buf + n, buflen - n, "%s%lluK", sep, (unsigned long long)(b / SIZE_K));
+		else
+			w = bp_snprintf(buf + n, buflen - n, "%s%llu", sep, (unsigned long long)b);
+		n += (size_t)w;
+	}
+}
+
+/* The four PC COM ports' conventional I/O bases. */
+static const struct cfg_word com_ports[] = {
+	{ "com1", 0x3f8 }, { "com2", 0x2f8 }, { "com3", 0x3e8 }, { "com4", 0x2e8 }, { NULL, 0 },
+};
+
+static int parse_port(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+		      size_t len, char *why, size_t whylen)
+{
+	char ex[CFG_EXCERPT + 4];
+	uint64_t n;
+
+	for (const struct cfg_word *w = com_ports; w->word; w++) {
+		if (word_equal(w->word, v, len)) {
+			cfg->serial_port = (uint16_t)w->value;
+			return 0;
+		}
+	}
+	if (str_to_u64(v, len, &n) != 0 || n < k->min || n > k->max) {
+		bp_snprintf(why, whylen,
+			    "%s=%s is not com1..com4 or an I/O port number (0x%llx..0x%llx)",
+			    k->name, excerpt(v, len, ex, sizeof(ex)), (unsigned long long)k->min,
+			    (unsigned long long)k->max);
+		return -1;
+	}
+	cfg->serial_port = (uint16_t)n;
+	return 0;
+}
+
+static void show_port(const struct cfg_key *k, const struct bp_config *cfg, char *buf,
+		      size_t buflen)
+{
+	(void)k;
+	bp_snprintf(buf, buflen, "0x%x", cfg->serial_port);
+}
+
+static int parse_baud(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+		      size_t len, char *why, size_t whylen)
+{
+	char ex[CFG_EXCERPT + 4];
+	uint64_t n;
+
+	if (check_number(k, v, len, &n, why, whylen) != 0)
+		return -1;
+	if (BAUD_BASE % n != 0) {
+		bp_snprintf(why, whylen,
+			    "%s=%s does not divide %u (the UART's base rate); try 115200, 57600, "
+			    "38400, 19200 or 9600", k->name, excerpt(v, len, ex, sizeof(ex)),
+			    BAUD_BASE);
+		return -1;
+	}
+	cfg->serial_baud = (uint32_t)n;
+	return 0;
+}
+
+static int parse_trace(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+		       size_t len, char *why, size_t whylen)
+{
+	char ex[CFG_EXCERPT + 4], item_ex[CFG_EXCERPT + 4];
+	bool trace_msr = cfg->trace_msr;
+	size_t pos = 0;
+	bool more = true;
+
+	while (more) {
+		size_t start = pos;
+		size_t ilen = list_next(v, len, &pos, &more);
+		if (word_equal("msr", v + start, ilen)) {
+			trace_msr = true;
+		} else if (word_equal("none", v + start, ilen)) {
+			trace_msr = false;
+		} else {
+			bp_snprintf(why, whylen, "%s=%s: '%s' is not a trace item (msr|none)",
+				    k->name, excerpt(v, len, ex, sizeof(ex)),
+				    excerpt(v + start, ilen, item_ex, sizeof(item_ex)));
+			return -1;
+		}
+	}
+	cfg->trace_msr = trace_msr;
+	return 0;
+}
+
+static void show_trace(const struct cfg_key *k, const struct bp_config *cfg, char *buf,
+		       size_t buflen)
+{
+	(void)k;
+	bp_snprintf(buf, buflen, "%s", cfg->trace_msr ? "msr" : "none");
+}
+
+/* ------------------------------------------------------------ the keys */
+
+static const struct cfg_word mode_words[] = {
+	{ "run", CFG_MODE_RUN }, { "selftest", CFG_MODE_SELFTEST }, { "detect", CFG_MODE_DETECT },
+	{ NULL, 0 },
+};
+static const struct cfg_word cpl_words[] = {
+	{ "0", CFG_CPL0 }, { "3", CFG_CPL3 }, { "both", CFG_CPL0 | CFG_CPL3 },
+	{ "0,3", CFG_CPL0 | CFG_CPL3 }, { "3,0", CFG_CPL0 | CFG_CPL3 }, { NULL, 0 },
+};
+static const struct cfg_word format_words[] = {
+	{ "both", CFG_FORMAT_BOTH }, { "human", CFG_FORMAT_HUMAN },
+	{ "machine", CFG_FORMAT_MACHINE }, { NULL, 0 },
+};
+static const struct cfg_word insn_count_words[] = {
+	{ "step", true }, { "off", false }, { NULL, 0 },
+};
+static const struct cfg_word thread_words[] = {
+	{ "0", 0 }, { "1", 1 }, { "both", 2 }, { NULL, 0 },
+};
+static const struct cfg_word yes_no_words[] = {
+	{ "yes", true }, { "no", false }, { NULL, 0 },
+};
+
+#define NUMBER(lo, hi) .parse = parse_number, .show = show_number, .min = (lo), .max = (hi)
+#define WORDS(w) .parse = parse_word, .show = show_word, .words = (w)
+
+static const struct cfg_key cfg_keys[] = {
+	{ .name = "mode",            FIELD(mode),           WORDS(mode_words) },
+	{ .name = "payloads",        FIELD(payloads),       .parse = parse_list, .show = show_list },
+	{ .name = "events",          FIELD(events),         .parse = parse_list, .show = show_list },
+	{ .name = "cpl",             FIELD(cpls),           WORDS(cpl_words) },
+	{ .name = "reps",            FIELD(reps),           NUMBER(1, 100000) },
+	{ .name = "warmup",          FIELD(warmup),         NUMBER(0, 10000) },
+	{ .name = "iters",           FIELD(iters),          NUMBER(1, 1000000000000ull) },
+	{ .name = "sizes",           FIELD(sizes),          .parse = parse_sizes, .show = show_sizes },
+	{ .name = "format",          FIELD(format),         WORDS(format_words) },
+	{ .name = "serial.port",     FIELD(serial_port),    .parse = parse_port, .show = show_port,
+	  .min = 1, .max = 0xffff },
+	{ .name = "serial.baud",     FIELD(serial_baud),    .parse = parse_baud, .show = show_number,
+	  .min = 1, .max = BAUD_BASE },
+	{ .name = "trace",           FIELD(trace_msr),      .parse = parse_trace, .show = show_trace },
+	{ .name = "trim",            FIELD(trim_pct),       NUMBER(0, 25) },
+	{ .name = "watchdog",        FIELD(watchdog_ms),    NUMBER(1, 600000) },
+	{ .name = "insn_count",      FIELD(single_step),    WORDS(insn_count_words) },
+	{ .name = "netburst.thread", FIELD(nb_thread),      WORDS(thread_words) },
+	{ .name = "exit",            FIELD(exit_when_done), WORDS(yes_no_words) },
+};
+#define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
+
+void config_defaults(struct bp_config *cfg)
+{
+	static const uint64_t default_sizes[] = {
+		4 * SIZE_K, 16 * SIZE_K, 64 * SIZE_K, 256 * SIZE_K,
+		1 * SIZE_M, 4 * SIZE_M, 16 * SIZE_M, 64 * SIZE_M,
+	};
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mode = CFG_MODE_RUN;
+	str_copy(cfg->payloads, CFG_PAYLOADS_DEFAULT, sizeof(cfg->payloads));
+	str_copy(cfg->events, "cycles,instructions", sizeof(cfg->events));
+	cfg->cpls = CFG_CPL0 | CFG_CPL3;
+	cfg->reps = 11;
+	cfg->warmup = 2;
+	cfg->iters = 1000;
+	cfg->nsizes = sizeof(default_sizes) / sizeof(default_sizes[0]);
+	memcpy(cfg->sizes, default_sizes, sizeof(default_sizes));
+	cfg->format = CFG_FORMAT_BOTH;
+	cfg->serial_port = 0x3f8;
+	cfg->serial_baud = BAUD_BASE;
+	cfg->trace_msr = false;
+	cfg->trim_pct = 0;
+	cfg->watchdog_ms = 2000;
+	cfg->single_step = true;
+	cfg->nb_thread = 0;
+	cfg->exit_when_done = true;
+}
+
+/* ------------------------------------------------------------ the parser */
+
+struct cfg_parser {
+	const char *origin;
+	config_error_fn err;
+	void *ctx;
+	int errors;
+};
+
+static void report(struct cfg_parser *p, unsigned line, const char *why)
+{
+	char msg[CFG_MSG_MAX];
+
+	p->errors++;
+	if (!p->err)
+		return;
+	if (line)
+		bp_snprintf(msg, sizeof(msg), "%s line %u: %s", p->origin, line, why);
+	else
+		bp_snprintf(msg, sizeof(msg), "%s: %s", p->origin, why);
+	p->err(p->ctx, msg);
+}
+
+static const struct cfg_key *find_key(const char *key, size_t len)
+{
+	for (size_t i = 0; i < CFG_NKEYS; i++)
+		if (strlen(cfg_keys[i].name) == len && strncmp(cfg_keys[i].name, key, len) == 0)
+			return &cfg_keys[i];
+	return NULL;
+}
+
+static void unknown_key(struct cfg_parser *p, unsigned line, const char *key, size_t len)
+{
+	char why[CFG_MSG_MAX], ex[CFG_EXCERPT + 4], name[CFG_KEY_MAX];
+	const char *nearest = NULL;
+	unsigned best = CFG_SUGGEST_MAX + 1;
+
+	if (len < sizeof(name)) {
+		memcpy(name, key, len);
+		name[len] = '\0';
+		for (size_t i = 0; i < CFG_NKEYS; i++) {
+			unsigned d = str_edit_distance(cfg_keys[i].name, name);
+			if (d < best && d < len) {
+				best = d;
+				nearest = cfg_keys[i].name;
+			}
+		}
+	}
+	if (nearest)
+		bp_snprintf(why, sizeof(why), "unknown key '%s' (did you mean '%s'?)",
+			    excerpt(key, len, ex, sizeof(ex)), nearest);
+	else
+		bp_snprintf(why, sizeof(why), "unknown key '%s' (see docs/config.md for the keys)",
+			    excerpt(key, len, ex, sizeof(ex)));
+	report(p, line, why);
+}
+
+static void apply_entry(struct cfg_parser *p, struct bp_config *cfg, unsigned line,
+			const char *key, size_t klen, bool has_eq, const char *v, size_t vlen,
+			bool too_long)
+{
+	char why[CFG_MSG_MAX], ex[CFG_EXCERPT + 4];
+
+	if (klen == 0) {
+		bp_snprintf(why, sizeof(why), "'=%s' has no key (key=value)",
+			    excerpt(v, vlen, ex, sizeof(ex)));
+		report(p, line, why);
+		return;
+	}
+	const struct cfg_key *k = find_key(key, klen);
+	if (!k) {
+		unknown_key(p, line, key, klen);
+		return;
+	}
+	if (!has_eq || vlen == 0) {
+		bp_snprintf(why, sizeof(why), "'%s' needs a value (key=value)", k->name);
+		report(p, line, why);
+		return;
+	}
+	if (too_long) {
+		bp_snprintf(why, sizeof(why), "'%s' value is too long (more than %u characters)",
+			    k->name, CFG_LIST_MAX);
+		report(p, line, why);
+		return;
+	}
+	/* Parsers store nothing unless the whole value is good: a bad entry leaves the
+	 * previous value in place. */
+	if (k->parse(k, cfg, v, vlen, why, sizeof(why)) != 0)
+		report(p, line, why);
+}
+
+/* Rejects text that is not UTF-8 (or has control characters other than tab, CR, LF).
+ * Trailing NULs, as a C string's terminator, end the text. */
+static bool check_text(struct cfg_parser *p, const char *text, size_t *len)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t n = *len, i = 0;
+	unsigned line = 1;
+	char why[CFG_MSG_MAX];
+
+	while (n > 0 && s[n - 1] == '\0')
+		n--;
+	while (i < n) {
+		unsigned char c = s[i];
+		size_t extra = 0;
+		uint32_t cp = c, min_cp = 0;
+		if (c == '\n')
+			line++;
+		if (c < 0x80) {
+			if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+				bp_snprintf(why, sizeof(why),
+					    "not a text file (control byte 0x%02x at offset %zu); "
+					    "source ignored", c, i);
+				report(p, line, why);
+				return false;
+			}
+			i++;
+			continue;
+		}
+		if ((c & 0xe0) == 0xc0) {
+			extra = 1;
+			cp = c & 0x1f;
+			min_cp = 0x80;
+		} else if ((c & 0xf0) == 0xe0) {
+			extra = 2;
+			cp = c & 0x0f;
+			min_cp = 0x800;
+		} else if ((c & 0xf8) == 0xf0) {
+			extra = 3;
+			cp = c & 0x07;
+			min_cp = 0x10000;
+		}
+		bool ok = extra > 0;
+		for (size_t j = 1; ok && j <= extra; j++) {
+			if (i + j >= n || (s[i + j] & 0xc0) != 0x80)
+				ok = false;
+			else
+				cp = (cp << 6) | (s[i + j] & 0x3f);
+		}
+		/* Overlong forms, UTF-16 surrogates and values past U+10FFFF are not UTF-8. */
+		if (!ok || cp < min_cp || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) {
+			bp_snprintf(why, sizeof(why),
+				    "not a text file (invalid UTF-8 byte 0x%02x at offset %zu); "
+				    "source ignored", c, i);
+			report(p, line, why);
+			return false;
+		}
+		i += extra + 1;
+	}
+	*len = n;
+	return true;
+}
+
+int config_apply(struct bp_config *cfg, const char *origin, const char *text, size_t len,
+		 config_error_fn err, void *ctx)
+{
+	struct cfg_parser p = { .origin = origin ? origin : "config", .err = err, .ctx = ctx };
+	char value[CFG_LIST_MAX + 1];
+	unsigned line = 1;
+	size_t i = 0;
+
+	if (!text)
+		len = 0;
+	if (!check_text(&p, text, &len))
+		return p.errors;
+	if (len >= 3 && (unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb &&
+	    (unsigned char)text[2] == 0xbf)
+		i = 3;          /* UTF-8 byte-order mark */
+
+	while (i < len) {
+		char c = text[i];
+		if (c == '\n') {
+			line++;
+			i++;
+			continue;
+		}
+		if (is_blank(c) || c == ';') {
+			i++;
+			continue;
+		}
+		if (c == '#') {
+			while (i < len && text[i] != '\n')
+				i++;
+			continue;
+		}
+
+		/* key, then optional blanks, '=', blanks, value */
+		const char *key = text + i;
+		size_t klen = 0;
+		while (i < len && !ends_entry(text[i]) && text[i] != '=') {
+			i++;
+			klen++;
+		}
+		size_t j = i;
+		while (j < len && is_blank(text[j]))
+			j++;
+		bool has_eq = j < len && text[j] == '=';
+		size_t vlen = 0, vtotal = 0;
+		bool quoted = false;
+		if (has_eq) {
+			i = j + 1;
+			while (i < len && is_blank(text[i]))
+				i++;
+			/* Double quotes group characters, separators included; they are not
+			 * part of the value. */
+			while (i < len && text[i] != '\n' && (quoted || !ends_entry(text[i]))) {
+				if (text[i] == '"') {
+					quoted = !quoted;
+				} else {
+					if (vtotal < CFG_LIST_MAX)
+						value[vlen++] = text[i];
+					vtotal++;
+				}
+				i++;
+			}
+		}
+		if (quoted) {
+			char why[CFG_MSG_MAX], ex[CFG_EXCERPT + 4];
+			bp_snprintf(why, sizeof(why), "unterminated quote in '%s' (close it with \" "
+				    "on the same line)", excerpt(key, klen, ex, sizeof(ex)));
+			report(&p, line, why);
+			continue;
+		}
+		value[vlen] = '\0';
+		apply_entry(&p, cfg, line, key, klen, has_eq, value, vlen, vtotal > vlen);
+	}
+	return p.errors;
+}
+
+void config_report(const struct bp_config *cfg, void (*emit)(void *ctx, const char *line),
+		   void *ctx)
+{
+	char value[CFG_LIST_MAX + 8];
+	char line[CFG_LIST_MAX + 40];
+
+	for (size_t i = 0; i < CFG_NKEYS; i++) {
+		const struct cfg_key *k = &cfg_keys[i];
+		k->show(k, cfg, value, sizeof(value));
+		bp_snprintf(line, sizeof(line), "cfg.%s=%s", k->name, value);
+		emit(ctx, line);
+	}
+}
