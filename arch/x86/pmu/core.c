@@ -1,0 +1,348 @@
+/*
+ * Backend selection, the counter matcher and free-running slots the event-select
+ * backends share, and the trace=msr decoder for every PMU MSR bareperf writes.
+ */
+#include "arch/x86/pmu/core.h"
+#include "arch/x86/msr-index.h"
+#include "arch/x86/pmu/netburst.h"
+#include "lib/format.h"
+#include "lib/str.h"
+
+extern const struct pmu_backend pmu_backend_netburst;
+
+static const struct pmu_backend *const backends[PMU_KIND_COUNT] = {
+	[PMU_NONE]           = NULL,
+	[PMU_INTEL_NETBURST] = &pmu_backend_netburst,
+	[PMU_INTEL_P6]       = &pmu_backend_intel_p6,
+	[PMU_INTEL_ARCH]     = &pmu_backend_intel_arch,
+	[PMU_AMD_LEGACY]     = &pmu_backend_amd_legacy,
+	[PMU_AMD_CORE]       = &pmu_backend_amd_core,
+	[PMU_AMD_PERFMON_V2] = &pmu_backend_amd_perfmon_v2,
+};
+
+const struct pmu_backend *pmu_backend_for(enum pmu_kind kind)
+{
+	if ((unsigned)kind >= PMU_KIND_COUNT)
+		return NULL;
+	return backends[kind];
+}
+
+/* ---------------------------------------------------------------- counter matching */
+
+/* Kuhn's augmenting path from event k; owner[c] is the event holding candidate bit c. */
+static bool match_augment(const uint32_t *cand, unsigned k, int *owner, uint32_t *visited)
+{
+	/* Fixed counters first so that an event that fits one leaves GP counters free. */
+	static const unsigned order_passes[2][2] = { { PMU_CAND_FIXED_SHIFT, 32 }, { 0, PMU_CAND_FIXED_SHIFT } };
+	for (unsigned p = 0; p < 2; p++) {
+		for (unsigned c = order_passes[p][0]; c < order_passes[p][1]; c++) {
+			uint32_t bit = 1u << c;
+			if (!(cand[k] & bit) || (*visited & bit))
+				continue;
+			*visited |= bit;
+			if (owner[c] < 0 || match_augment(cand, (unsigned)owner[c], owner, visited)) {
+				owner[c] = (int)k;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+int pmu_match_counters(const uint32_t *cand, unsigned n, int *counter)
+{
+	int owner[32];
+	for (unsigned c = 0; c < 32; c++)
+		owner[c] = -1;
+	for (unsigned k = 0; k < n; k++) {
+		counter[k] = -1;
+		if (!cand[k])
+			continue;
+		uint32_t visited = 0;
+		if (!match_augment(cand, k, owner, &visited))
+			return (int)k;
+	}
+	for (unsigned c = 0; c < 32; c++)
+		if (owner[c] >= 0)
+			counter[owner[c]] = (int)c;
+	return -1;
+}
+
+bool pmu_slot_free_running(struct pmu_slot *s, const struct ev_encoding *e)
+{
+	static const struct { enum ev_class cls; enum pmu_slot_type type; uint32_t msr; } map[] = {
+		{ EV_CLASS_TSC,   SLOT_TSC,   MSR_IA32_TSC },
+		{ EV_CLASS_APERF, SLOT_APERF, MSR_IA32_APERF },
+		{ EV_CLASS_MPERF, SLOT_MPERF, MSR_IA32_MPERF },
+	};
+	for (unsigned i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		if (map[i].cls != e->cls)
+			continue;
+		memset(s, 0, sizeof(*s));
+		s->type = map[i].type;
+		s->ctr_msr = map[i].msr;
+		s->rdpmc_index = ~0u;
+		s->width = 64;
+		return true;
+	}
+	return false;
+}
+
+int pmu_check_class(const char *pmu_name, const struct ev_encoding *e,
+		    char *err, size_t errlen)
+{
+	if (e->cls == EV_CLASS_NETBURST) {
+		bp_snprintf(err, errlen, "event '%s' is a NetBurst ESCR/CCCR event; this PMU is %s",
+			    e->name, pmu_name);
+		return -1;
+	}
+	if (e->cls != EV_CLASS_GP && e->cls != EV_CLASS_TSC && e->cls != EV_CLASS_APERF &&
+	    e->cls != EV_CLASS_MPERF) {
+		bp_snprintf(err, errlen, "event '%s' has unknown class %d", e->name, (int)e->cls);
+		return -1;
+	}
+	return 0;
+}
+
+int pmu_wrmsr(struct pmu_state *st, uint32_t msr, uint64_t val)
+{
+	int vec = st->io.write(st->io.ctx, msr, val);
+	if (vec)
+		st->last_fault = (uint64_t)vec;
+	return vec ? -1 : 0;
+}
+
+int pmu_rdmsr(struct pmu_state *st, uint32_t msr, uint64_t *val)
+{
+	int vec = st->io.read(st->io.ctx, msr, val);
+	if (vec)
+		st->last_fault = (uint64_t)vec;
+	return vec ? -1 : 0;
+}
+
+int pmu_read_slot(struct pmu_state *st, unsigned i, uint64_t *val)
+{
+	if (i >= st->nslots)
+		return -1;
+	return pmu_rdmsr(st, st->slot[i].ctr_msr, val);
+}
+
+/* ---------------------------------------------------------------- trace=msr decoding */
+
+struct sink { char *buf; size_t len, pos; };
+
+static void put(struct sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct sink *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	size_t room = s->pos < s->len ? s->len - s->pos : 0;
+	int n = bp_vsnprintf(room ? s->buf + s->pos : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		s->pos += (size_t)n;
+}
+
+enum msr_decoder { DEC_NONE, DEC_INTEL_EVTSEL, DEC_FIXED_CTRL, DEC_INTEL_GLOBAL, DEC_PERF_CAP,
+		   DEC_AMD_EVTSEL, DEC_AMD_GLOBAL };
+
+struct msr_name {
+	uint32_t first;
+	uint8_t count, stride;      /* count MSRs first, first + stride, ...; name gets the index */
+	const char *name;
+	enum msr_decoder dec;
+};
+
+static const struct msr_name msr_names[] = {
+	{ .first = MSR_IA32_TSC, .count = 1, .stride = 1, .name = "TSC", .dec = DEC_NONE },
+	{ .first = MSR_IA32_MPERF, .count = 1, .stride = 1, .name = "MPERF", .dec = DEC_NONE },
+	{ .first = MSR_IA32_APERF, .count = 1, .stride = 1, .name = "APERF", .dec = DEC_NONE },
+	{ .first = MSR_IA32_PMC0, .count = PMU_MAX_GP, .stride = 1, .name = "PMC", .dec = DEC_NONE },
+	{ .first = MSR_IA32_PERFEVTSEL0, .count = PMU_MAX_GP, .stride = 1, .name = "PERFEVTSEL",
+	  .dec = DEC_INTEL_EVTSEL },
+	{ .first = MSR_IA32_A_PMC0, .count = PMU_MAX_GP, .stride = 1, .name = "A_PMC", .dec = DEC_NONE },
+	{ .first = MSR_IA32_FIXED_CTR0, .count = PMU_MAX_FIXED, .stride = 1, .name = "FIXED_CTR",
+	  .dec = DEC_NONE },
+	{ .first = MSR_IA32_PERF_CAPABILITIES, .count = 1, .stride = 1, .name = "PERF_CAPABILITIES",
+	  .dec = DEC_PERF_CAP },
+	{ .first = MSR_IA32_FIXED_CTR_CTRL, .count = 1, .stride = 1, .name = "FIXED_CTR_CTRL",
+	  .dec = DEC_FIXED_CTRL },
+	{ .first = MSR_IA32_PERF_GLOBAL_STATUS, .count = 1, .stride = 1, .name = "PERF_GLOBAL_STATUS",
+	  .dec = DEC_INTEL_GLOBAL },
+	{ .first = MSR_IA32_PERF_GLOBAL_CTRL, .count = 1, .stride = 1, .name = "PERF_GLOBAL_CTRL",
+	  .dec = DEC_INTEL_GLOBAL },
+	{ .first = MSR_IA32_PERF_GLOBAL_OVF_CTRL, .count = 1, .stride = 1, .name = "PERF_GLOBAL_OVF_CTRL",
+	  .dec = DEC_INTEL_GLOBAL },
+	{ .first = MSR_IA32_PERF_GLOBAL_STATUS_SET, .count = 1, .stride = 1,
+	  .name = "PERF_GLOBAL_STATUS_SET", .dec = DEC_INTEL_GLOBAL },
+	{ .first = MSR_IA32_PERF_GLOBAL_INUSE, .count = 1, .stride = 1, .name = "PERF_GLOBAL_INUSE",
+	  .dec = DEC_NONE },
+	{ .first = MSR_K7_EVNTSEL0, .count = AMD_LEGACY_COUNTERS, .stride = 1, .name = "K7_EVNTSEL",
+	  .dec = DEC_AMD_EVTSEL },
+	{ .first = MSR_K7_PERFCTR0, .count = AMD_LEGACY_COUNTERS, .stride = 1, .name = "K7_PERFCTR",
+	  .dec = DEC_NONE },
+	{ .first = MSR_F15H_PERF_CTL0, .count = PMU_MAX_GP, .stride = 2, .name = "PERF_CTL",
+	  .dec = DEC_AMD_EVTSEL },
+	{ .first = MSR_F15H_PERF_CTR0, .count = PMU_MAX_GP, .stride = 2, .name = "PERF_CTR",
+	  .dec = DEC_NONE },
+	{ .first = MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, .count = 1, .stride = 1,
+	  .name = "PERF_CNTR_GLOBAL_STATUS", .dec = DEC_AMD_GLOBAL },
+	{ .first = MSR_AMD64_PERF_CNTR_GLOBAL_CTL, .count = 1, .stride = 1,
+	  .name = "PERF_CNTR_GLOBAL_CTL", .dec = DEC_AMD_GLOBAL },
+	{ .first = MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR, .count = 1, .stride = 1,
+	  .name = "PERF_CNTR_GLOBAL_STATUS_CLR", .dec = DEC_AMD_GLOBAL },
+};
+
+/* Flag bits shared by Intel and AMD event selects, in bit order. */
+static const struct { uint64_t bit; const char *name; } evtsel_flags[] = {
+	{ ARCH_PERFMON_EVENTSEL_USR, "usr" },   { ARCH_PERFMON_EVENTSEL_OS, "os" },
+	{ ARCH_PERFMON_EVENTSEL_EDGE, "edge" }, { ARCH_PERFMON_EVENTSEL_PC, "pc" },
+	{ ARCH_PERFMON_EVENTSEL_INT, "int" },   { ARCH_PERFMON_EVENTSEL_ANY, "any" },
+	{ ARCH_PERFMON_EVENTSEL_ENABLE, "en" }, { ARCH_PERFMON_EVENTSEL_INV, "inv" },
+};
+
+static void decode_evtsel(struct sink *s, uint64_t v, bool amd)
+{
+	uint64_t known = 0xffffffffULL;
+	if (amd) {
+		put(s, " event=0x%03llx", (unsigned long long)AMD64_EVENTSEL_EVENT_GET(v));
+		known |= AMD64_EVENTSEL_EVENT_HI_MASK | AMD64_EVENTSEL_GUESTONLY | AMD64_EVENTSEL_HOSTONLY;
+	} else {
+		put(s, " event=0x%02llx", (unsigned long long)(v & ARCH_PERFMON_EVENTSEL_EVENT_MASK));
+	}
+	put(s, " umask=0x%02llx", (unsigned long long)((v & ARCH_PERFMON_EVENTSEL_UMASK_MASK) >>
+						     ARCH_PERFMON_EVENTSEL_UMASK_SHIFT));
+	for (unsigned i = 0; i < sizeof(evtsel_flags) / sizeof(evtsel_flags[0]); i++)
+		if (v & evtsel_flags[i].bit)
+			put(s, " %s", evtsel_flags[i].name);
+	if (v & ARCH_PERFMON_EVENTSEL_CMASK_MASK)
+		put(s, " cmask=%llu", (unsigned long long)((v & ARCH_PERFMON_EVENTSEL_CMASK_MASK) >>
+							   ARCH_PERFMON_EVENTSEL_CMASK_SHIFT));
+	if (amd && (v & AMD64_EVENTSEL_GUESTONLY))
+		put(s, " guestonly");
+	if (amd && (v & AMD64_EVENTSEL_HOSTONLY))
+		put(s, " hostonly");
+	if (v & ~known)
+		put(s, " reserved=0x%llx", (unsigned long long)(v & ~known));
+}
+
+static void decode_fixed_ctrl(struct sink *s, uint64_t v)
+{
+	static const char *const bit_names[FIXED_CTR_CTRL_BITS] = { "os", "usr", "any", "pmi" };
+	if (!v) {
+		put(s, " all off");
+		return;
+	}
+	for (unsigned i = 0; i < 16 && (v >> (i * FIXED_CTR_CTRL_BITS)); i++) {
+		uint64_t f = FIXED_CTR_CTRL_GET(v, i);
+		put(s, " fixed%u=", i);
+		if (!f)
+			put(s, "off");
+		for (unsigned b = 0, first = 1; b < FIXED_CTR_CTRL_BITS; b++) {
+			if (!(f & (1ULL << b)))
+				continue;
+			put(s, "%s%s", first ? "" : ",", bit_names[b]);
+			first = 0;
+		}
+	}
+}
+
+static void decode_global(struct sink *s, uint64_t v, bool amd)
+{
+	static const struct { unsigned bit; const char *name; } intel_bits[] = {
+		{ 55, "trace_topa_pmi" }, { 58, "lbr_frz" }, { 59, "ctr_frz" }, { 60, "asci" },
+		{ 61, "ovf_uncore" }, { 62, "ovf_buf" }, { 63, "cond_chgd" },
+	};
+	static const struct { unsigned bit; const char *name; } amd_bits[] = {
+		{ 58, "lbrs_frozen" }, { 59, "pmc_frozen" },
+	};
+	if (!v) {
+		put(s, " none");
+		return;
+	}
+	for (unsigned b = 0; b < 32; b++)
+		if (v & (1ULL << b))
+			put(s, " pmc%u", b);
+	for (unsigned b = 32; b < 64; b++) {
+		if (!(v & (1ULL << b)))
+			continue;
+		const char *name = NULL;
+		if (amd) {
+			for (unsigned i = 0; i < sizeof(amd_bits) / sizeof(amd_bits[0]); i++)
+				if (amd_bits[i].bit == b)
+					name = amd_bits[i].name;
+		} else if (b < 48) {
+			put(s, " fixed%u", b - GLOBAL_CTRL_FIXED_SHIFT);
+			continue;
+		} else {
+			for (unsigned i = 0; i < sizeof(intel_bits) / sizeof(intel_bits[0]); i++)
+				if (intel_bits[i].bit == b)
+					name = intel_bits[i].name;
+		}
+		if (name)
+			put(s, " %s", name);
+		else
+			put(s, " bit%u", b);
+	}
+}
+
+static const struct msr_name *msr_lookup(uint32_t msr, unsigned *index)
+{
+	for (unsigned i = 0; i < sizeof(msr_names) / sizeof(msr_names[0]); i++) {
+		const struct msr_name *n = &msr_names[i];
+		if (msr < n->first || (msr - n->first) % n->stride)
+			continue;
+		uint32_t k = (msr - n->first) / n->stride;
+		if (k < n->count) {
+			*index = k;
+			return n;
+		}
+	}
+	return NULL;
+}
+
+static int describe_own(uint32_t msr, uint64_t val, char *buf, size_t len)
+{
+	unsigned index;
+	const struct msr_name *n = msr_lookup(msr, &index);
+	if (!n)
+		return -1;
+	struct sink s = { buf, len, 0 };
+	if (n->count > 1)
+		put(&s, "%s%u", n->name, index);
+	else
+		put(&s, "%s", n->name);
+	put(&s, " 0x%x <- 0x%08llx", msr, (unsigned long long)val);
+	switch (n->dec) {
+	case DEC_NONE: break;
+	case DEC_INTEL_EVTSEL: decode_evtsel(&s, val, false); break;
+	case DEC_AMD_EVTSEL: decode_evtsel(&s, val, true); break;
+	case DEC_FIXED_CTRL: decode_fixed_ctrl(&s, val); break;
+	case DEC_INTEL_GLOBAL: decode_global(&s, val, false); break;
+	case DEC_AMD_GLOBAL: decode_global(&s, val, true); break;
+	case DEC_PERF_CAP:
+		if (val & PERF_CAP_FW_WRITE)
+			put(&s, " fw_write");
+		break;
+	}
+	return (int)s.pos;
+}
+
+int pmu_msr_describe_kind(enum pmu_kind kind, uint32_t msr, uint64_t val, char *buf, size_t len)
+{
+	int n;
+	/* On NetBurst 0x300-0x311 are its counters, elsewhere 0x309-0x30c are IA32_FIXED_CTRx. */
+	if (kind == PMU_INTEL_NETBURST && (n = netburst_msr_describe(msr, val, buf, len)) >= 0)
+		return n;
+	if ((n = describe_own(msr, val, buf, len)) >= 0)
+		return n;
+	if ((n = netburst_msr_describe(msr, val, buf, len)) >= 0)
+		return n;
+	return bp_snprintf(buf, len, "MSR 0x%x <- 0x%08llx", msr, (unsigned long long)val);
+}
+
+/* Without a kind, the architectural meaning wins for the MSRs NetBurst also uses. */
+int pmu_msr_describe(uint32_t msr, uint64_t val, char *buf, size_t len)
+{
+	return pmu_msr_describe_kind(PMU_NONE, msr, val, buf, len);
+}
