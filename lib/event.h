@@ -44,13 +44,16 @@ struct ev_encoding {
 	uint64_t evtsel;
 	uint32_t gp_mask;           /* GP counters allowed (bit i = counter i); 0 = none */
 	uint32_t fixed_mask;        /* fixed counters that count exactly this event */
-	/* EV_CLASS_NETBURST */
-	uint16_t nb_event;          /* index into the NetBurst event table */
-	uint32_t nb_escr;           /* ESCR value for logical processor 0 (T0_OS/T0_USR) */
-	uint32_t nb_cccr;           /* CCCR value: enable, compare, complement, threshold, edge,
-	                               active thread; ESCR select filled in by allocation */
+	/* EV_CLASS_NETBURST (arch/x86/pmu/netburst.h) */
+	uint16_t nb_event;          /* index into nb_event_table (its ESCRs, CCCR select) */
+	uint32_t nb_escr;           /* ESCR value for logical processor 0: event select, event
+	                               mask (replay_event's virtual bits removed), tag, and
+	                               T0_OS/T0_USR; never T1_* (the backend sets those) */
+	uint32_t nb_cccr;           /* CCCR value as libpfm4 encodes it: enable, the event's
+	                               ESCR select, active thread 11b, compare/complement/
+	                               threshold/edge; never overflow/interrupt bits */
 	bool nb_usr, nb_os;         /* privilege levels requested */
-	bool nb_both_threads;       /* count both logical processors */
+	bool nb_both_threads;       /* count both logical processors (HT only) */
 };
 
 /*
