@@ -581,6 +581,8 @@ static bool parse_cpuid_line(const char *p, const char *end, struct cpuid_dump_e
 {
 	int i;
 
+	while (end > p && end[-1] == '\r')       /* CRLF files */
+		end--;
 	p = skip_blanks(p, end);
 	if (end - p < 6 || memcmp(p, "CPUID", 5) != 0 || (p[5] != ' ' && p[5] != '\t'))
 		return false;

@@ -76,9 +76,12 @@ const char *pmu_kind_name(enum pmu_kind kind);   /* "intel-netburst", ..., "none
 /* Emit the detection report, one "key=value" line each, through a line callback
  * (the line has no trailing newline). Order: cpu.vendor, cpu.family, cpu.model,
  * cpu.stepping, cpu.brand, cpu.hypervisor, cpu.invariant_tsc, cpu.tsc_hz, cpu.base_mhz,
- * cpu.threads_per_core, cpu.logical_per_package, pmu.kind, pmu.version,
- * pmu.gp_counters, pmu.gp_width, pmu.fixed_counters, pmu.fixed_width, and then
- * vendor-specific pmu.* lines. */
+ * cpu.threads_per_core, cpu.logical_per_package, cpu.signature, cpu.max_leaf,
+ * cpu.max_ext_leaf, cpu.features (comma-separated names of the bools above), pmu.kind,
+ * pmu.version, pmu.gp_counters, pmu.gp_width, pmu.fixed_counters, pmu.fixed_width, and
+ * then vendor-specific pmu.* lines (arch: arch_events_len, arch_events_unavail,
+ * fixed_counter_mask, fixed_quirk, any_thread_deprecated; NetBurst: netburst_ht;
+ * AMD: amd_perfctr_core, amd_perfmon_v2, amd_lbr_v2). Booleans print yes/no. */
 typedef void (*cpuinfo_line_fn)(void *ctx, const char *line);
 void cpuinfo_report(const struct cpu_info *ci, const struct pmu_caps *pc,
 		    cpuinfo_line_fn emit, void *ctx);
@@ -91,9 +94,13 @@ struct cpuid_dump {
 	struct cpuid_dump_entry e[CPUID_DUMP_MAX];
 };
 /* Parse text (not NUL-terminated necessarily). Returns number of entries, or -1 with
- * a message in err when no CPUID line was found. */
+ * a message in err when no CPUID line was found. Untagged repeats of a leaf are its
+ * subleaves 0, 1, 2...; a second leaf 0 line ends the first CPU; past CPUID_DUMP_MAX
+ * lines the rest is dropped. */
 int cpuid_dump_parse(struct cpuid_dump *d, const char *text, unsigned long len,
 		     char *err, unsigned long errlen);
+/* A cpuid_read_fn over a parsed dump: exact (leaf, subleaf), or for a leaf listed once
+ * at subleaf 0, that line whatever the subleaf (such leaves ignore ECX). */
 bool cpuid_dump_read(void *dump, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
 
 #endif
