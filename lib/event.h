@@ -33,6 +33,9 @@ const struct pmu_model *pmu_model_by_name(const char *name);
 /* The model for a detected CPU: libpfm4's (vendor, family, model) match, else the
  * architectural-events model (Intel) or the family model (AMD); never NULL. */
 const struct pmu_model *pmu_model_for_cpu(const struct cpu_info *ci, const struct pmu_caps *pc);
+/* Every known model, for listings: index 0 .. pmu_model_count()-1. */
+unsigned pmu_model_count(void);
+const struct pmu_model *pmu_model_at(unsigned i);
 /* Capabilities a model implies when no CPUID is at hand (host tool --pmu NAME). */
 void pmu_model_default_caps(const struct pmu_model *m, struct pmu_caps *pc);
 

@@ -1,0 +1,899 @@
+/*
+ * The event language: perf generic names, libpfm4 names with modifiers (tables from
+ * build/gen/pfm_tables.c), raw rXXXX and cpu/.../ forms; NetBurst goes to
+ * arch/x86/pmu/netburst*.c. Event-select layout: SDM Vol. 3B 20.2.1.1 Figure 20-6
+ * (Intel), AMD APM Vol. 2 13.2.1 Figure 13-7 (PerfEvtSeln, bits 35:32, 41:40).
+ */
+#include <stdarg.h>
+#include "lib/event.h"
+#include "lib/format.h"
+#include "lib/pfm_tables.h"
+#include "lib/str.h"
+#include "arch/x86/pmu/netburst.h"
+
+#define EVSEL_EVENT_MASK   0x000000ffull
+#define EVSEL_UMASK_MASK   0x0000ff00ull
+#define EVSEL_USR          (1ull << 16)
+#define EVSEL_OS           (1ull << 17)
+#define EVSEL_EDGE         (1ull << 18)
+#define EVSEL_PC           (1ull << 19)
+#define EVSEL_INT          (1ull << 20)
+#define EVSEL_ANY          (1ull << 21)     /* Intel AnyThread */
+#define EVSEL_EN           (1ull << 22)
+#define EVSEL_INV          (1ull << 23)
+#define EVSEL_CMASK_SHIFT  24
+#define EVSEL_CMASK_MASK   (0xffull << EVSEL_CMASK_SHIFT)
+#define EVSEL_CMASK(v)     ((uint64_t)(v) << EVSEL_CMASK_SHIFT)
+#define EVSEL_IN_TX        (1ull << 32)     /* Intel TSX, Haswell+ */
+#define EVSEL_IN_TXCP      (1ull << 33)
+#define AMD64_EVENTSEL_EVENT_HI_SHIFT 32    /* event bits 11:8 in evtsel 35:32 */
+#define AMD64_EVENTSEL_EVENT_HI_MASK  (0xfull << AMD64_EVENTSEL_EVENT_HI_SHIFT)
+#define AMD64_EVENTSEL_GUEST (1ull << 40)
+#define AMD64_EVENTSEL_HOST  (1ull << 41)
+
+/* ---------------------------------------------------------------- errors */
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err && errlen)
+		bp_vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void upper_copy(char *dst, const char *src, size_t n, size_t size)
+{
+	size_t i;
+	for (i = 0; i < n && i + 1 < size; i++)
+		dst[i] = (src[i] >= 'a' && src[i] <= 'z') ? src[i] - 'a' + 'A' : src[i];
+	dst[i] = 0;
+}
+
+/* ---------------------------------------------------------------- models */
+/* Models with no libpfm4 table here: NetBurst is hand-tabled by its backend, the P6
+ * family and ix86arch are not built into a 64-bit libpfm4. */
+static const struct pmu_model hand_models[] = {
+	{ .pfm_name = "netburst", .desc = "Pentium4", .kind = PMU_INTEL_NETBURST, .table = ~0u },
+	{ .pfm_name = "netburst_p", .desc = "Pentium4 (Prescott)", .kind = PMU_INTEL_NETBURST, .table = ~0u },
+	{ .pfm_name = "ix86arch", .desc = "Intel X86 architectural PMU", .kind = PMU_INTEL_ARCH, .table = ~0u },
+	{ .pfm_name = "p6", .desc = "Intel P6 Processor Family", .kind = PMU_INTEL_P6, .table = ~0u },
+	{ .pfm_name = "ppro", .desc = "Pentium Pro", .kind = PMU_INTEL_P6, .table = ~0u },
+	{ .pfm_name = "pii", .desc = "Pentium II", .kind = PMU_INTEL_P6, .table = ~0u },
+	{ .pfm_name = "pm", .desc = "Pentium M", .kind = PMU_INTEL_P6, .table = ~0u },
+	{ .pfm_name = "coreduo", .desc = "Intel Core Duo/Core Solo", .kind = PMU_INTEL_ARCH, .table = ~0u },
+};
+#define NHAND (sizeof(hand_models) / sizeof(hand_models[0]))
+#define PFM_MODELS_MAX 64
+
+/* Filled on first use from the generated table (no static constructors). */
+static struct pmu_model pfm_models[PFM_MODELS_MAX];
+static unsigned npfm_models;
+
+static void models_init(void)
+{
+	if (npfm_models)
+		return;
+	for (unsigned i = 0; i < pfmt_nmodels && i < PFM_MODELS_MAX; i++) {
+		pfm_models[i].pfm_name = pfmt_strings + pfmt_models[i].name;
+		pfm_models[i].desc = pfmt_strings + pfmt_models[i].desc;
+		pfm_models[i].kind = (enum pmu_kind)pfmt_models[i].kind;
+		pfm_models[i].table = i;
+	}
+	npfm_models = pfmt_nmodels < PFM_MODELS_MAX ? pfmt_nmodels : PFM_MODELS_MAX;
+}
+
+unsigned pmu_model_count(void)
+{
+	models_init();
+	return npfm_models + NHAND;
+}
+
+const struct pmu_model *pmu_model_at(unsigned i)
+{
+	models_init();
+	if (i < npfm_models)
+		return &pfm_models[i];
+	i -= npfm_models;
+	return i < NHAND ? &hand_models[i] : NULL;
+}
+
+static const struct pmu_model *model_by_name_n(const char *name, size_t n)
+{
+	for (unsigned i = 0; i < pmu_model_count(); i++) {
+		const struct pmu_model *m = pmu_model_at(i);
+		if (strlen(m->pfm_name) == n && !str_ncasecmp(m->pfm_name, name, n))
+			return m;
+	}
+	return NULL;
+}
+
+const struct pmu_model *pmu_model_by_name(const char *name)
+{
+	return model_by_name_n(name, strlen(name));
+}
+
+/* Display family 6 model numbers -> libpfm4 model (SDM Vol. 4 Table 2-1, Linux
+ * arch/x86/include/asm/intel-family.h). */
+struct cpu_match { uint8_t model; const char *pmu; };
+static const struct cpu_match intel_fam6[] = {
+	{ 0x0e, "coreduo" },
+	{ 0x0f, "core" }, { 0x16, "core" }, { 0x17, "core" }, { 0x1d, "core" },
+	{ 0x1c, "atom" }, { 0x26, "atom" }, { 0x27, "atom" }, { 0x35, "atom" }, { 0x36, "atom" },
+	{ 0x1a, "nhm" }, { 0x1e, "nhm" }, { 0x1f, "nhm" }, { 0x2e, "nhm_ex" },
+	{ 0x25, "wsm" }, { 0x2c, "wsm_dp" }, { 0x2f, "wsm_dp" },
+	{ 0x2a, "snb" }, { 0x2d, "snb_ep" }, { 0x3a, "ivb" }, { 0x3e, "ivb_ep" },
+	{ 0x3c, "hsw" }, { 0x45, "hsw" }, { 0x46, "hsw" }, { 0x3f, "hsw_ep" },
+	{ 0x3d, "bdw" }, { 0x47, "bdw" }, { 0x4f, "bdw_ep" }, { 0x56, "bdw_ep" },
+	{ 0x4e, "skl" }, { 0x5e, "skl" }, { 0x8e, "skl" }, { 0x9e, "skl" }, { 0xa5, "skl" },
+	{ 0xa6, "skl" }, { 0x55, "skx" },
+	{ 0x37, "slm" }, { 0x4a, "slm" }, { 0x4c, "slm" }, { 0x4d, "slm" }, { 0x5a, "slm" },
+	{ 0x5d, "slm" }, { 0x5c, "glm" }, { 0x5f, "glm" }, { 0x7a, "glm" },
+	{ 0x86, "tmt" }, { 0x96, "tmt" }, { 0x9c, "tmt" },
+	{ 0x57, "knl" }, { 0x85, "knm" },
+	{ 0x7d, "icl" }, { 0x7e, "icl" }, { 0xa7, "icl" }, { 0x8c, "icl" }, { 0x8d, "icl" },
+	{ 0x6a, "icx" }, { 0x6c, "icx" }, { 0x8f, "spr" }, { 0xcf, "spr" },
+	{ 0x01, "ppro" }, { 0x03, "pii" }, { 0x05, "pii" }, { 0x06, "pii" }, { 0x07, "p6" },
+	{ 0x08, "p6" }, { 0x0a, "p6" }, { 0x0b, "p6" }, { 0x09, "pm" }, { 0x0d, "pm" },
+};
+
+static const char *amd_model_name(unsigned family, unsigned model)
+{
+	switch (family) {
+	case 0x06: return "amd64_k7";
+	case 0x0f:  /* K8 revisions by model range (AMD Revision Guide for family 0Fh) */
+		if (model >= 0x68) return "amd64_k8_revg";
+		if (model >= 0x40) return "amd64_k8_revf";
+		if (model >= 0x20) return "amd64_k8_reve";
+		if (model >= 0x10) return "amd64_k8_revd";
+		return "amd64_k8_revc";
+	case 0x10:
+		if (model >= 0x08) return "amd64_fam10h_istanbul";
+		if (model >= 0x04) return "amd64_fam10h_shanghai";
+		return "amd64_fam10h_barcelona";
+	case 0x11: return "amd64_fam11h_turion";
+	case 0x12: return "amd64_fam12h_llano";
+	case 0x14: return "amd64_fam14h_bobcat";
+	case 0x15: return "amd64_fam15h_interlagos";
+	case 0x16: return "amd64_fam16h";
+	case 0x17: return model >= 0x30 ? "amd64_fam17h_zen2" : "amd64_fam17h_zen1";
+	case 0x18: return "amd64_fam17h_zen1";      /* Hygon Dhyana */
+	case 0x19:  /* Zen 4: Genoa 10h-1Fh, Raphael/Phoenix 60h-7Fh, Bergamo A0h-AFh */
+		if ((model >= 0x10 && model <= 0x1f) || (model >= 0x60 && model <= 0x7f) ||
+		    (model >= 0xa0 && model <= 0xaf))
+			return "amd64_fam19h_zen4";
+		return "amd64_fam19h_zen3";
+	default:
+		return family > 0x19 ? "amd64_fam19h_zen4" : NULL;
+	}
+}
+
+const struct pmu_model *pmu_model_for_cpu(const struct cpu_info *ci, const struct pmu_caps *pc)
+{
+	const char *name = NULL;
+	if (ci->vendor == VENDOR_INTEL) {
+		if (ci->family == 15)
+			name = "netburst";
+		else if (ci->family == 6) {
+			for (unsigned i = 0; i < sizeof(intel_fam6) / sizeof(intel_fam6[0]); i++)
+				if (intel_fam6[i].model == ci->model)
+					name = intel_fam6[i].pmu;
+			if (ci->model == 0x55 && ci->stepping >= 5)
+				name = "clx";   /* Cascade Lake / Cooper Lake share Skylake-X's model */
+		}
+		if (!name)
+			name = pc->kind == PMU_INTEL_P6 ? "p6" : "ix86arch";
+	} else if (ci->vendor == VENDOR_AMD || ci->vendor == VENDOR_HYGON) {
+		name = amd_model_name(ci->family, ci->model);
+	}
+	const struct pmu_model *m = name ? pmu_model_by_name(name) : NULL;
+	if (m)
+		return m;
+	/* Unknown vendor or family: the kind decides. */
+	switch (pc->kind) {
+	case PMU_INTEL_NETBURST: return pmu_model_by_name("netburst");
+	case PMU_INTEL_P6: return pmu_model_by_name("p6");
+	case PMU_AMD_LEGACY: return pmu_model_by_name("amd64_k8_revg");
+	case PMU_AMD_CORE: return pmu_model_by_name("amd64_fam17h_zen2");
+	case PMU_AMD_PERFMON_V2: return pmu_model_by_name("amd64_fam19h_zen4");
+	default: return pmu_model_by_name("ix86arch");
+	}
+}
+
+/* Architectural perfmon version each Intel libpfm4 model implies (SDM Vol. 3B 20.2). */
+static const struct { const char *pmu; uint8_t version; } intel_versions[] = {
+	{ "coreduo", 1 }, { "core", 2 }, { "atom", 3 }, { "nhm", 3 }, { "nhm_ex", 3 },
+	{ "wsm", 3 }, { "wsm_dp", 3 }, { "snb", 3 }, { "snb_ep", 3 }, { "ivb", 3 },
+	{ "ivb_ep", 3 }, { "hsw", 3 }, { "hsw_ep", 3 }, { "bdw", 3 }, { "bdw_ep", 3 },
+	{ "slm", 3 }, { "knl", 3 }, { "knm", 3 }, { "skl", 4 }, { "skx", 4 }, { "clx", 4 },
+	{ "glm", 4 }, { "tmt", 5 }, { "icl", 5 }, { "icx", 5 }, { "spr", 5 }, { "ix86arch", 2 },
+};
+
+void pmu_model_default_caps(const struct pmu_model *m, struct pmu_caps *pc)
+{
+	memset(pc, 0, sizeof(*pc));
+	pc->kind = m->kind;
+	const struct pfmt_model *t = m->table != ~0u ? &pfmt_models[m->table] : NULL;
+	switch (m->kind) {
+	case PMU_INTEL_NETBURST:
+		pc->gp_counters = 18;
+		pc->gp_width = 40;
+		break;
+	case PMU_INTEL_P6:
+		pc->gp_counters = 2;
+		pc->gp_width = 40;
+		break;
+	case PMU_INTEL_ARCH:
+		pc->version = 2;
+		for (unsigned i = 0; i < sizeof(intel_versions) / sizeof(intel_versions[0]); i++)
+			if (!strcmp(intel_versions[i].pmu, m->pfm_name))
+				pc->version = intel_versions[i].version;
+		pc->gp_counters = t ? t->gp_counters : 4;
+		/* libpfm4 counts the PEBS-era 8 counters of a core with HT off; 4 per thread */
+		if (pc->gp_counters > 8)
+			pc->gp_counters = 8;
+		pc->gp_width = 48;
+		pc->fixed_counters = t ? t->fixed_counters : 3;
+		if (pc->version < 2)
+			pc->fixed_counters = 0;
+		pc->fixed_width = 48;
+		pc->fixed_counter_mask = (1u << pc->fixed_counters) - 1;
+		pc->arch_events_len = 7;
+		break;
+	case PMU_AMD_LEGACY:
+	case PMU_AMD_CORE:
+	case PMU_AMD_PERFMON_V2:
+		pc->gp_counters = t ? t->gp_counters : 4;
+		pc->gp_width = 48;
+		pc->amd_perfctr_core = m->kind != PMU_AMD_LEGACY;
+		pc->amd_perfmon_v2 = m->kind == PMU_AMD_PERFMON_V2;
+		pc->version = pc->amd_perfmon_v2 ? 2 : 0;
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---------------------------------------------------------------- encodings */
+static bool is_amd(const struct pmu_model *m)
+{
+	return m->kind == PMU_AMD_LEGACY || m->kind == PMU_AMD_CORE || m->kind == PMU_AMD_PERFMON_V2;
+}
+
+static uint32_t gp_all(const struct pmu_caps *pc)
+{
+	unsigned n = pc->gp_counters > 32 ? 32 : pc->gp_counters;
+	return n == 32 ? ~0u : (1u << n) - 1;
+}
+
+static bool fixed_present(const struct pmu_caps *pc, unsigned i)
+{
+	return i < pc->fixed_counters || (pc->fixed_counter_mask >> i & 1);
+}
+
+/* Fill the class-GP fields: EN set, INT clear, counters that can take it. */
+static int finish_gp(const struct pmu_model *m, const struct pmu_caps *pc, uint64_t sel,
+		     struct ev_encoding *out, char *err, size_t errlen)
+{
+	out->cls = EV_CLASS_GP;
+	out->evtsel = (sel | EVSEL_EN) & ~EVSEL_INT;
+	out->gp_mask = gp_all(pc);
+	out->fixed_mask = 0;
+	if (m->kind != PMU_INTEL_ARCH)
+		return 0;
+	/* Fixed counters count exactly one event each and take no edge/inv/cmask
+	 * (SDM Vol. 3B 20.2.2, Table 20-2). */
+	uint64_t filter = sel & ~(EVSEL_USR | EVSEL_OS | EVSEL_EN | EVSEL_INT | EVSEL_ANY);
+	int fixed = -1;
+	if (filter == 0x00c0)
+		fixed = 0;
+	else if (filter == 0x003c)
+		fixed = 1;
+	else if (filter == 0x0300)
+		fixed = 2;
+	if (fixed == 2)
+		out->gp_mask = 0;   /* 0x0300 is a pseudo-encoding: fixed counter 2 only */
+	if (fixed >= 0 && fixed_present(pc, (unsigned)fixed))
+		out->fixed_mask = 1u << fixed;
+	if (!out->gp_mask && !out->fixed_mask)
+		return fail(err, errlen, "%s needs fixed counter 2 (reference cycles), which this CPU lacks",
+			    out->name);
+	return 0;
+}
+
+/* Privilege modifiers shared by generic names and raw forms: ":u", ":k", ":uk"... */
+static int parse_plm_suffix(const char *s, uint64_t *plm, const char *what, char *err, size_t errlen)
+{
+	*plm = 0;
+	if (!*s) {
+		*plm = EVSEL_USR | EVSEL_OS;
+		return 0;
+	}
+	while (*s == ':') {
+		s++;
+		const char *start = s;
+		while (*s && *s != ':')
+			s++;
+		size_t n = (size_t)(s - start);
+		if (n == 0)
+			return fail(err, errlen, "%s: empty modifier after ':'", what);
+		for (size_t i = 0; i < n; i++) {
+			if (start[i] == 'u')
+				*plm |= EVSEL_USR;
+			else if (start[i] == 'k')
+				*plm |= EVSEL_OS;
+			else
+				return fail(err, errlen, "%s: unknown modifier '%.*s' (this form takes u and k)",
+					    what, (int)n, start);
+		}
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- generic names */
+enum generic_id { GEN_CYCLES, GEN_INSTRUCTIONS, GEN_REF_CYCLES, GEN_BRANCHES, GEN_BRANCH_MISSES,
+		  GEN_CACHE_REFS, GEN_CACHE_MISSES, GEN_COUNT };
+static const char *const generic_names[GEN_COUNT] = {
+	[GEN_CYCLES] = "cycles", [GEN_INSTRUCTIONS] = "instructions", [GEN_REF_CYCLES] = "ref-cycles",
+	[GEN_BRANCHES] = "branches", [GEN_BRANCH_MISSES] = "branch-misses",
+	[GEN_CACHE_REFS] = "cache-references", [GEN_CACHE_MISSES] = "cache-misses",
+};
+/* Event-select codes as Linux perf maps them; 0 = not available on that PMU. */
+static const uint64_t intel_arch_map[GEN_COUNT] = {       /* SDM Vol. 3B Table 20-1 */
+	[GEN_CYCLES] = 0x003c, [GEN_INSTRUCTIONS] = 0x00c0, [GEN_REF_CYCLES] = 0x0300,
+	[GEN_BRANCHES] = 0x00c4, [GEN_BRANCH_MISSES] = 0x00c5,
+	[GEN_CACHE_REFS] = 0x4f2e, [GEN_CACHE_MISSES] = 0x412e,
+};
+/* CPUID.0AH:EBX bit that says the architectural event is unavailable. */
+static const int8_t intel_arch_bit[GEN_COUNT] = {
+	[GEN_CYCLES] = 0, [GEN_INSTRUCTIONS] = 1, [GEN_REF_CYCLES] = -1, [GEN_BRANCHES] = 5,
+	[GEN_BRANCH_MISSES] = 6, [GEN_CACHE_REFS] = 3, [GEN_CACHE_MISSES] = 4,
+};
+static const uint64_t p6_map[GEN_COUNT] = {              /* Linux p6_perfmon_event_map */
+	[GEN_CYCLES] = 0x0079, [GEN_INSTRUCTIONS] = 0x00c0, [GEN_BRANCHES] = 0x00c4,
+	[GEN_BRANCH_MISSES] = 0x00c5, [GEN_CACHE_REFS] = 0x0f2e, [GEN_CACHE_MISSES] = 0x012e,
+};
+static const uint64_t amd_map[GEN_COUNT] = {             /* K7..fam16h */
+	[GEN_CYCLES] = 0x0076, [GEN_INSTRUCTIONS] = 0x00c0, [GEN_BRANCHES] = 0x00c2,
+	[GEN_BRANCH_MISSES] = 0x00c3, [GEN_CACHE_REFS] = 0x0080, [GEN_CACHE_MISSES] = 0x0081,
+};
+static const uint64_t amd_zen_map[GEN_COUNT] = {         /* Linux amd_zen1/2/3 maps */
+	[GEN_CYCLES] = 0x0076, [GEN_INSTRUCTIONS] = 0x00c0, [GEN_BRANCHES] = 0x00c2,
+	[GEN_BRANCH_MISSES] = 0x00c3, [GEN_CACHE_REFS] = 0xff60, [GEN_CACHE_MISSES] = 0x0964,
+};
+static const uint64_t amd_zen4_map[GEN_COUNT] = {        /* Linux amd_zen4_perfmon_event_map */
+	[GEN_CYCLES] = 0x0076, [GEN_INSTRUCTIONS] = 0x00c0, [GEN_REF_CYCLES] = 0x100000120ull,
+	[GEN_BRANCHES] = 0x00c2, [GEN_BRANCH_MISSES] = 0x00c3,
+	[GEN_CACHE_REFS] = 0xff60, [GEN_CACHE_MISSES] = 0x0964,
+};
+static const char *const netburst_map[GEN_COUNT] = {     /* Linux p4_general_events */
+	[GEN_CYCLES] = "global_power_events:RUNNING",
+	[GEN_INSTRUCTIONS] = "instr_retired:NBOGUSNTAG:NBOGUSTAG",
+	[GEN_BRANCHES] = "branch_retired:MMNP:MMNM:MMTP:MMTM",
+	[GEN_BRANCH_MISSES] = "mispred_branch_retired:NBOGUS",
+	[GEN_CACHE_REFS] = "bsq_cache_reference",
+};
+
+static int parse_generic(const struct pmu_model *m, const struct pmu_caps *pc, unsigned id,
+			 const char *mods, struct ev_encoding *out, char *err, size_t errlen)
+{
+	if (m->kind == PMU_INTEL_NETBURST) {
+		if (!netburst_map[id])
+			return fail(err, errlen, "%s is not available on NetBurst", generic_names[id]);
+		char buf[EV_NAME_MAX * 2];
+		bp_snprintf(buf, sizeof(buf), "%s%s", netburst_map[id], mods);
+		int r = netburst_event_parse(buf, pc, out, err, errlen);
+		str_copy(out->name, generic_names[id], sizeof(out->name));
+		return r;
+	}
+	uint64_t plm;
+	if (parse_plm_suffix(mods, &plm, generic_names[id], err, errlen))
+		return -1;
+	const uint64_t *map;
+	bool zen = !str_ncasecmp(m->pfm_name, "amd64_fam17h", 12) ||
+		   !str_ncasecmp(m->pfm_name, "amd64_fam19h", 12);
+	switch (m->kind) {
+	case PMU_INTEL_ARCH: map = intel_arch_map; break;
+	case PMU_INTEL_P6: map = p6_map; break;
+	case PMU_AMD_PERFMON_V2: map = amd_zen4_map; break;
+	case PMU_AMD_LEGACY:
+	case PMU_AMD_CORE: map = zen ? (!strcmp(m->pfm_name, "amd64_fam19h_zen4") ? amd_zen4_map : amd_zen_map)
+				    : amd_map; break;
+	default:
+		return fail(err, errlen, "%s: no PMU to count it on (PMU kind %s)", generic_names[id],
+			    pmu_kind_name(m->kind));
+	}
+	if (!map[id])
+		return fail(err, errlen, "%s is not available on PMU %s", generic_names[id], m->pfm_name);
+	if (m->kind == PMU_INTEL_ARCH && intel_arch_bit[id] >= 0 && pc->arch_events_len) {
+		unsigned bit = (unsigned)intel_arch_bit[id];
+		if (bit >= pc->arch_events_len || (pc->arch_events_unavail >> bit & 1))
+			return fail(err, errlen, "%s: architectural event %u not available on this CPU "
+				    "(CPUID.0AH:EBX bit %u)", generic_names[id], bit, bit);
+	}
+	/* The maps hold event-select values (AMD event bits 11:8 already at 35:32). */
+	return finish_gp(m, pc, map[id] | plm, out, err, errlen);
+}
+
+/* ---------------------------------------------------------------- raw forms */
+static uint64_t raw_allowed(const struct pmu_model *m)
+{
+	uint64_t ok = EVSEL_EVENT_MASK | EVSEL_UMASK_MASK | EVSEL_EDGE | EVSEL_INV | EVSEL_CMASK_MASK;
+	if (m->kind == PMU_INTEL_ARCH)
+		ok |= EVSEL_ANY | EVSEL_IN_TX | EVSEL_IN_TXCP;
+	if (is_amd(m)) {
+		ok |= AMD64_EVENTSEL_EVENT_HI_MASK;
+		if (m->kind != PMU_AMD_LEGACY || str_ncasecmp(m->pfm_name, "amd64_k", 7))
+			ok |= AMD64_EVENTSEL_HOST | AMD64_EVENTSEL_GUEST;
+	}
+	return ok;
+}
+
+static int parse_rXXXX(const struct pmu_model *m, const struct pmu_caps *pc, const char *text,
+		       struct ev_encoding *out, char *err, size_t errlen)
+{
+	const char *colon = strchr(text, ':');
+	size_t n = colon ? (size_t)(colon - text) : strlen(text);
+	uint64_t v = 0;
+	if (n < 2 || n > 17)
+		return fail(err, errlen, "raw event '%s': expected r followed by 1-16 hex digits", text);
+	for (size_t i = 1; i < n; i++) {
+		char c = text[i];
+		unsigned d;
+		if (c >= '0' && c <= '9') d = c - '0';
+		else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+		else
+			return fail(err, errlen, "raw event '%.*s': '%c' is not a hex digit", (int)n, text, c);
+		v = v << 4 | d;
+	}
+	uint64_t plm;
+	if (parse_plm_suffix(colon ? colon : "", &plm, text, err, errlen))
+		return -1;
+	uint64_t bad = v & ~raw_allowed(m);
+	if (bad)
+		return fail(err, errlen, "raw event '%.*s': reserved bits 0x%llx set for PMU %s "
+			    "(USR/OS come from :u/:k)", (int)n, text, (unsigned long long)bad, m->pfm_name);
+	return finish_gp(m, pc, v | plm, out, err, errlen);
+}
+
+/* cpu/event=0x3c,umask=0,cmask=1,inv,edge,any/ with optional :u/:k after */
+static int parse_cpu_raw(const struct pmu_model *m, const struct pmu_caps *pc, const char *text,
+			 struct ev_encoding *out, char *err, size_t errlen)
+{
+	const char *body = text + 4;
+	const char *end = strchr(body, '/');
+	if (!end)
+		return fail(err, errlen, "'%s': missing closing '/'", text);
+	uint64_t sel = 0;
+	const char *p = body;
+	while (p < end) {
+		const char *comma = p;
+		while (comma < end && *comma != ',')
+			comma++;
+		const char *eq = p;
+		while (eq < comma && *eq != '=')
+			eq++;
+		size_t klen = (size_t)(eq - p);
+		uint64_t v = 1;
+		if (klen == 0)
+			return fail(err, errlen, "'%s': empty key", text);
+		if (eq < comma && str_to_u64(eq + 1, (size_t)(comma - eq - 1), &v))
+			return fail(err, errlen, "'%s': bad number '%.*s' for %.*s", text,
+				    (int)(comma - eq - 1), eq + 1, (int)klen, p);
+		struct { const char *key; uint64_t max; unsigned shift; uint64_t flag; } keys[] = {
+			{ "event", is_amd(m) ? 0xfff : 0xff, 0, 0 },
+			{ "umask", 0xff, 8, 0 },
+			{ "cmask", 0xff, EVSEL_CMASK_SHIFT, 0 },
+			{ "inv", 1, 0, EVSEL_INV },
+			{ "edge", 1, 0, EVSEL_EDGE },
+			{ "any", 1, 0, EVSEL_ANY },
+		};
+		unsigned k;
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (strlen(keys[k].key) == klen && !strncmp(keys[k].key, p, klen))
+				break;
+		if (k == sizeof(keys) / sizeof(keys[0]))
+			return fail(err, errlen, "'%s': unknown key '%.*s' (keys: event, umask, cmask, inv, edge, any)",
+				    text, (int)klen, p);
+		if (v > keys[k].max)
+			return fail(err, errlen, "'%s': %s=%llu out of range 0-%llu", text, keys[k].key,
+				    (unsigned long long)v, (unsigned long long)keys[k].max);
+		if (keys[k].flag == EVSEL_ANY && m->kind != PMU_INTEL_ARCH)
+			return fail(err, errlen, "'%s': 'any' (AnyThread) is Intel architectural only", text);
+		if (keys[k].flag)
+			sel = v ? sel | keys[k].flag : sel & ~keys[k].flag;
+		else if (k == 0)
+			sel = (sel & ~(EVSEL_EVENT_MASK | AMD64_EVENTSEL_EVENT_HI_MASK)) | (v & 0xff) |
+			      ((v >> 8) << AMD64_EVENTSEL_EVENT_HI_SHIFT);
+		else
+			sel = (sel & ~(0xffull << keys[k].shift)) | v << keys[k].shift;
+		p = comma < end ? comma + 1 : end;
+	}
+	uint64_t plm;
+	if (parse_plm_suffix(end + 1, &plm, text, err, errlen))
+		return -1;
+	return finish_gp(m, pc, sel | plm, out, err, errlen);
+}
+
+/* ---------------------------------------------------------------- libpfm4 names */
+static const struct { const char *name; unsigned bit; bool integer; } pfm_mods[] = {
+	{ "u", PFMT_MOD_U, false }, { "k", PFMT_MOD_K, false }, { "e", PFMT_MOD_E, false },
+	{ "i", PFMT_MOD_I, false }, { "c", PFMT_MOD_C, true }, { "t", PFMT_MOD_T, false },
+	{ "h", PFMT_MOD_H, false }, { "g", PFMT_MOD_G, false }, { "intx", PFMT_MOD_INTX, false },
+	{ "intxcp", PFMT_MOD_INTXCP, false }, { "ldlat", PFMT_MOD_LDLAT, true },
+	{ "fe_thres", PFMT_MOD_FETHR, true },
+};
+#define NPFM_MODS (sizeof(pfm_mods) / sizeof(pfm_mods[0]))
+
+static bool set_has(uint32_t off, unsigned i) { return pfmt_words[off + i / 32] >> (i % 32) & 1; }
+
+static const char *umask_name(const struct pfmt_umask *u) { return pfmt_strings + u->name; }
+
+/* Closest name for "did you mean"; "" when nothing is close. */
+static const char *closest(const char *want, const struct pfmt_event *evs, unsigned nev)
+{
+	char a[EV_NAME_MAX], b[EV_NAME_MAX];
+	upper_copy(a, want, strlen(want), sizeof(a));
+	const char *best = "";
+	unsigned bestd = 255;
+	for (unsigned i = 0; i < nev; i++) {
+		const char *name = pfmt_strings + evs[i].name;
+		upper_copy(b, name, strlen(name), sizeof(b));
+		unsigned d = str_edit_distance(a, b);
+		if (d < bestd) {
+			bestd = d;
+			best = name;
+		}
+	}
+	size_t len = strlen(want);
+	return bestd <= (len > 9 ? len / 3 : 3) ? best : "";
+}
+
+static const char *closest_umask(const char *want, size_t n, const struct pfmt_event *ev)
+{
+	char a[EV_NAME_MAX], b[EV_NAME_MAX];
+	upper_copy(a, want, n, sizeof(a));
+	const char *best = "";
+	unsigned bestd = 255;
+	for (unsigned i = 0; i < ev->numasks; i++) {
+		const char *name = umask_name(&pfmt_umasks[ev->first_umask + i]);
+		upper_copy(b, name, strlen(name), sizeof(b));
+		unsigned d = str_edit_distance(a, b);
+		if (d < bestd) {
+			bestd = d;
+			best = name;
+		}
+	}
+	return bestd <= (n > 9 ? n / 3 : 2) ? best : "";
+}
+
+static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const char *text,
+		     struct ev_encoding *out, char *err, size_t errlen)
+{
+	const char *p = text;
+	const char *sep = strchr(text, ':');
+	if (sep && sep[1] == ':') {
+		const struct pmu_model *pm = model_by_name_n(text, (size_t)(sep - text));
+		if (!pm) {
+			/* List a few close names. */
+			char list[160] = "";
+			size_t used = 0;
+			char a[64], b[64];
+			upper_copy(a, text, (size_t)(sep - text), sizeof(a));
+			for (unsigned pass = 1; pass <= 4 && used < 100; pass++)
+				for (unsigned i = 0; i < pmu_model_count(); i++) {
+					const char *name = pmu_model_at(i)->pfm_name;
+					upper_copy(b, name, strlen(name), sizeof(b));
+					unsigned d = str_edit_distance(a, b);
+					if (d == pass && used < 100)
+						used += bp_snprintf(list + used, sizeof(list) - used, "%s'%s'",
+								    used ? ", " : "", name);
+				}
+			return fail(err, errlen, "unknown PMU '%.*s'%s%s%s", (int)(sep - text), text,
+				    used ? " (close: " : " (see bareperf-encode --list-pmus)", list, used ? ")" : "");
+		}
+		if (pm != m)
+			return fail(err, errlen, "'%s' is for PMU %s, but the PMU in use is %s", text,
+				    pm->pfm_name, m->pfm_name);
+		p = sep + 2;
+	}
+	if (m->kind == PMU_INTEL_NETBURST)
+		return netburst_event_parse(p, pc, out, err, errlen);
+	if (m->table == ~0u)
+		return fail(err, errlen, "unknown event '%s': PMU %s has no libpfm4 event table here "
+			    "(use generic names or raw rXXXX)", text, m->pfm_name);
+
+	const struct pfmt_model *tm = &pfmt_models[m->table];
+	const struct pfmt_event *evs = &pfmt_events[tm->first_event];
+	const char *colon = strchr(p, ':');
+	size_t nlen = colon ? (size_t)(colon - p) : strlen(p);
+	if (nlen == 0)
+		return fail(err, errlen, "'%s': missing event name", text);
+	const struct pfmt_event *ev = NULL;
+	for (unsigned i = 0; i < tm->nevents && !ev; i++) {
+		const char *name = pfmt_strings + evs[i].name;
+		if (strlen(name) == nlen && !str_ncasecmp(name, p, nlen))
+			ev = &evs[i];
+	}
+	if (!ev) {
+		char want[EV_NAME_MAX];
+		str_copy(want, p, nlen + 1 < sizeof(want) ? nlen + 1 : sizeof(want));
+		const char *hint = closest(want, evs, tm->nevents);
+		return fail(err, errlen, "unknown event '%s' for PMU %s%s%s%s", want, m->pfm_name,
+			    *hint ? " (did you mean '" : "", hint, *hint ? "'?)" : "");
+	}
+	const char *evname = pfmt_strings + ev->name;
+	const struct pfmt_umask *ums = &pfmt_umasks[ev->first_umask];
+
+	/* Collect unit masks and modifiers. */
+	uint32_t chosen[8] = { 0 };          /* bit set over this event's unit masks */
+	unsigned nchosen = 0, first_um = 0;
+	unsigned given = 0;                   /* PFMT_MOD_* the user set */
+	uint64_t modval[NPFM_MODS] = { 0 };
+	const char *tok = colon;
+	while (tok) {
+		tok++;
+		const char *tend = strchr(tok, ':');
+		size_t tlen = tend ? (size_t)(tend - tok) : strlen(tok);
+		const char *eq = NULL;
+		for (size_t i = 0; i < tlen && !eq; i++)
+			if (tok[i] == '=')
+				eq = tok + i;
+		size_t klen = eq ? (size_t)(eq - tok) : tlen;
+		if (tlen == 0)
+			return fail(err, errlen, "'%s': empty unit mask or modifier after ':'", text);
+		unsigned u = ev->numasks;
+		if (!eq)
+			for (u = 0; u < ev->numasks; u++)
+				if (strlen(umask_name(&ums[u])) == tlen && !str_ncasecmp(umask_name(&ums[u]), tok, tlen))
+					break;
+		if (u < ev->numasks) {
+			if (ums[u].flags & PFMT_UM_EXTRA_REG)
+				return fail(err, errlen, "unit mask %s of %s needs a second register "
+					    "(offcore response/load latency), not supported", umask_name(&ums[u]), evname);
+			if (!(chosen[u / 32] >> (u % 32) & 1)) {
+				chosen[u / 32] |= 1u << (u % 32);
+				if (!nchosen++)
+					first_um = u;
+			}
+		} else {
+			unsigned k;
+			for (k = 0; k < NPFM_MODS; k++)
+				if (strlen(pfm_mods[k].name) == klen && !str_ncasecmp(pfm_mods[k].name, tok, klen))
+					break;
+			if (k == NPFM_MODS) {
+				const char *hint = eq ? "" : closest_umask(tok, tlen, ev);
+				return fail(err, errlen, "unknown unit mask or modifier '%.*s' for event %s%s%s%s",
+					    (int)tlen, tok, evname, *hint ? " (did you mean '" : "", hint,
+					    *hint ? "'?)" : "");
+			}
+			if (!(ev->mods & pfm_mods[k].bit))
+				return fail(err, errlen, "modifier '%s' is not valid for PMU %s event %s",
+					    pfm_mods[k].name, m->pfm_name, evname);
+			if (pfm_mods[k].bit & (PFMT_MOD_LDLAT | PFMT_MOD_FETHR))
+				return fail(err, errlen, "modifier '%s' needs a second register, not supported",
+					    pfm_mods[k].name);
+			if (given & pfm_mods[k].bit)
+				return fail(err, errlen, "modifier '%s' given twice", pfm_mods[k].name);
+			uint64_t v = 1;
+			if (eq && str_to_u64(eq + 1, tlen - klen - 1, &v))
+				return fail(err, errlen, "'%.*s': '%.*s' is not a number", (int)tlen, tok,
+					    (int)(tlen - klen - 1), eq + 1);
+			if (pfm_mods[k].integer && !eq)
+				return fail(err, errlen, "modifier '%s' needs a value (%s=N)", pfm_mods[k].name,
+					    pfm_mods[k].name);
+			if (pfm_mods[k].integer && v > 255)
+				return fail(err, errlen, "%s=%llu out of range 0-255", pfm_mods[k].name,
+					    (unsigned long long)v);
+			if (!pfm_mods[k].integer && v > 1)
+				return fail(err, errlen, "%s=%llu: modifier '%s' takes 0 or 1", pfm_mods[k].name,
+					    (unsigned long long)v, pfm_mods[k].name);
+			if (pfm_mods[k].bit == PFMT_MOD_T && v && pc->any_thread_deprecated)
+				return fail(err, errlen, "modifier 't' (AnyThread) is deprecated on this CPU "
+					    "(CPUID.0AH:EDX[15])");
+			given |= pfm_mods[k].bit;
+			modval[k] = v;
+		}
+		tok = tend;
+	}
+
+	/* Unit-mask rules as libpfm4 applies them (probed by the generator). */
+	if (ev->flags & PFMT_EV_EXTRA_REG && !nchosen)
+		return fail(err, errlen, "event %s needs a second register (offcore response), not supported", evname);
+	if (!nchosen && (ev->flags & PFMT_EV_NEEDS_UMASK)) {
+		char list[96] = "";
+		size_t used = 0;
+		for (unsigned u = 0; u < ev->numasks && used < 80; u++)
+			used += bp_snprintf(list + used, sizeof(list) - used, "%s%s", u ? ", " : "",
+					    umask_name(&ums[u]));
+		return fail(err, errlen, "event %s needs a unit mask (one of: %s%s)", evname, list,
+			    used >= 80 ? ", ..." : "");
+	}
+	if (nchosen == 1 && (ums[first_um].flags & PFMT_UM_SOLO_BAD))
+		return fail(err, errlen, "unit mask %s of event %s cannot be used alone", umask_name(&ums[first_um]),
+			    evname);
+	unsigned words = PFMT_SET_WORDS(ev->numasks);
+	uint32_t keep[8];
+	for (unsigned w = 0; w < words; w++)
+		keep[w] = ~0u;
+	for (unsigned a = 0; a < ev->numasks; a++) {
+		if (!(chosen[a / 32] >> (a % 32) & 1))
+			continue;
+		for (unsigned b = a + 1; b < ev->numasks; b++)
+			if ((chosen[b / 32] >> (b % 32) & 1) && !set_has(ums[a].compat, b))
+				return fail(err, errlen, "unit masks %s and %s cannot be combined on event %s",
+					    umask_name(&ums[a]), umask_name(&ums[b]), evname);
+		for (unsigned w = 0; w < words; w++)
+			keep[w] &= pfmt_words[ums[a].keep + w];
+	}
+	uint64_t sel;
+	if (is_amd(m))
+		sel = (ev->code & 0xff) | ((uint64_t)(ev->code >> 8 & 0xf) << AMD64_EVENTSEL_EVENT_HI_SHIFT);
+	else
+		sel = ev->code;
+	unsigned modhw = 0;
+	uint64_t hwbits = 0;
+	for (unsigned a = 0; a < ev->numasks; a++) {
+		bool use = nchosen ? ((chosen[a / 32] >> (a % 32) & 1) || (keep[a / 32] >> (a % 32) & 1))
+				   : (ums[a].flags & PFMT_UM_DFL);
+		if (!use)
+			continue;
+		if (ums[a].flags & PFMT_UM_OVERRIDE)
+			sel = (sel & ~EVSEL_EVENT_MASK) | (ums[a].bits & 0xff) | (ums[a].bits & ~0xffull);
+		else
+			sel |= ums[a].bits;
+		if (chosen[a / 32] >> (a % 32) & 1) {
+			modhw |= ums[a].modhw;
+			hwbits |= ums[a].bits;
+		}
+	}
+
+	/* Modifiers. */
+	uint64_t plm = 0;
+	for (unsigned k = 0; k < NPFM_MODS; k++) {
+		if (!(given & pfm_mods[k].bit))
+			continue;
+		uint64_t v = modval[k];
+		uint64_t field = 0, fv = 0;
+		switch (pfm_mods[k].bit) {
+		case PFMT_MOD_U: plm |= v ? EVSEL_USR : 0; continue;
+		case PFMT_MOD_K: plm |= v ? EVSEL_OS : 0; continue;
+		case PFMT_MOD_E: field = EVSEL_EDGE; fv = v ? field : 0; break;
+		case PFMT_MOD_I: field = EVSEL_INV; fv = v ? field : 0; break;
+		case PFMT_MOD_C: field = EVSEL_CMASK_MASK; fv = EVSEL_CMASK(v); break;
+		case PFMT_MOD_T: field = EVSEL_ANY; fv = v ? field : 0; break;
+		case PFMT_MOD_H: field = AMD64_EVENTSEL_HOST; fv = v ? field : 0; break;
+		case PFMT_MOD_G: field = AMD64_EVENTSEL_GUEST; fv = v ? field : 0; break;
+		case PFMT_MOD_INTX: field = EVSEL_IN_TX; fv = v ? field : 0; break;
+		case PFMT_MOD_INTXCP: field = EVSEL_IN_TXCP; fv = v ? field : 0; break;
+		}
+		if ((modhw & pfm_mods[k].bit) && (hwbits & field) != fv)
+			return fail(err, errlen, "%s=%llu conflicts with a unit mask of %s that fixes it",
+				    pfm_mods[k].name, (unsigned long long)v, evname);
+		sel = (sel & ~field) | fv;
+	}
+	if (!(given & (PFMT_MOD_U | PFMT_MOD_K)))
+		plm = EVSEL_USR | EVSEL_OS;
+	return finish_gp(m, pc, sel | plm, out, err, errlen);
+}
+
+/* ---------------------------------------------------------------- entry points */
+int event_parse(const struct pmu_model *m, const struct pmu_caps *pc, const char *text,
+		struct ev_encoding *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (err && errlen)
+		err[0] = 0;
+	size_t len = strlen(text);
+	if (len == 0)
+		return fail(err, errlen, "empty event");
+	if (len >= EV_NAME_MAX)
+		return fail(err, errlen, "event '%.20s...' longer than %d characters", text, EV_NAME_MAX - 1);
+	str_copy(out->name, text, sizeof(out->name));
+	for (size_t i = 0; i < len; i++)
+		if (text[i] <= ' ' || text[i] > '~')
+			return fail(err, errlen, "'%s': unexpected character at offset %zu", text, i);
+
+	static const struct { const char *name; enum ev_class cls; } fixed_classes[] = {
+		{ "tsc", EV_CLASS_TSC }, { "aperf", EV_CLASS_APERF }, { "mperf", EV_CLASS_MPERF },
+	};
+	for (unsigned i = 0; i < 3; i++)
+		if (!str_casecmp(text, fixed_classes[i].name)) {
+			out->cls = fixed_classes[i].cls;
+			return 0;
+		}
+
+	if (!strncmp(text, "cpu/", 4)) {
+		if (m->kind == PMU_INTEL_NETBURST)
+			return fail(err, errlen, "'%s': NetBurst raw events are p4/escr=...,cccr=.../", text);
+		return parse_cpu_raw(m, pc, text, out, err, errlen);
+	}
+	if (!strncmp(text, "p4/", 3)) {
+		if (m->kind != PMU_INTEL_NETBURST)
+			return fail(err, errlen, "'%s': p4/.../ raw events need the netburst PMU (this is %s)",
+				    text, m->pfm_name);
+		const char *end = strchr(text + 3, '/');
+		if (!end)
+			return fail(err, errlen, "'%s': missing closing '/'", text);
+		if (end[1])
+			return fail(err, errlen, "'%s': unexpected '%s' after the closing '/'", text, end + 1);
+		char body[EV_NAME_MAX];
+		str_copy(body, text + 3, (size_t)(end - text - 3) + 1);
+		int r = netburst_event_parse_raw(body, pc, out, err, errlen);
+		str_copy(out->name, text, sizeof(out->name));
+		return r;
+	}
+	if (text[0] == 'r' && len > 1) {
+		bool hex = true;
+		for (size_t i = 1; i < len && text[i] != ':'; i++)
+			if (!((text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f') ||
+			      (text[i] >= 'A' && text[i] <= 'F')))
+				hex = false;
+		if (hex) {
+			if (m->kind == PMU_INTEL_NETBURST)
+				return fail(err, errlen, "'%s': NetBurst raw events are p4/escr=...,cccr=.../", text);
+			return parse_rXXXX(m, pc, text, out, err, errlen);
+		}
+	}
+	const char *colon = strchr(text, ':');
+	size_t nlen = colon ? (size_t)(colon - text) : len;
+	for (unsigned id = 0; id < GEN_COUNT; id++)
+		if (strlen(generic_names[id]) == nlen && !strncmp(generic_names[id], text, nlen) &&
+		    !(colon && colon[1] == ':')) {
+			int r = parse_generic(m, pc, id, colon ? colon : "", out, err, errlen);
+			if (r == 0)
+				str_copy(out->name, text, sizeof(out->name));
+			return r;
+		}
+	int r = parse_pfm(m, pc, text, out, err, errlen);
+	if (r == 0)
+		str_copy(out->name, text, sizeof(out->name));
+	return r;
+}
+
+int event_split_list(const char *list, char names[][EV_NAME_MAX], unsigned max,
+		     char *err, size_t errlen)
+{
+	unsigned n = 0;
+	const char *p = list;
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		const char *start = p;
+		bool inside = false;
+		while (*p && (inside || *p != ',')) {
+			if (p == start && (!strncmp(p, "cpu/", 4) || !strncmp(p, "p4/", 3))) {
+				p = strchr(p, '/') + 1;
+				inside = true;
+				continue;
+			}
+			if (inside && *p == '/')
+				inside = false;
+			p++;
+		}
+		if (inside)
+			return fail(err, errlen, "unbalanced '/' in event '%s'", start);
+		const char *end = p;
+		while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		size_t len = (size_t)(end - start);
+		if (len == 0)
+			return fail(err, errlen, "empty event in list at position %u", n + 1);
+		if (len >= EV_NAME_MAX)
+			return fail(err, errlen, "event %u is longer than %d characters", n + 1, EV_NAME_MAX - 1);
+		if (n == max)
+			return fail(err, errlen, "more than %u events in the list", max);
+		memcpy(names[n], start, len);
+		names[n][len] = 0;
+		n++;
+		if (*p == ',') {
+			p++;
+			if (!*p)
+				return fail(err, errlen, "empty event in list at position %u", n + 1);
+		}
+	}
+	return (int)n;
+}
