@@ -78,6 +78,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 2) {
+		if (argc > 2)
+			fprintf(stderr, PROG ": expected one FILE, got %d arguments\n", argc - 1);
 		usage(stderr);
 		return 2;
 	}
