@@ -1,0 +1,39 @@
+/* GDT, TSS and IDT. SDM Vol. 3A 3.4.5 (segment descriptors), 7.7 (64-bit TSS), 6.14 (64-bit IDT). */
+#ifndef ARCH_X86_DESC_H
+#define ARCH_X86_DESC_H
+#include <stdint.h>
+
+/* Selector layout fixed by SYSCALL/SYSRET (STAR): user data at base+8, user code64 at base+16. */
+#define SEL_KCODE    0x08
+#define SEL_KDATA    0x10
+#define SEL_UCODE32  0x18          /* STAR[63:48] base; no 32-bit code runs */
+#define SEL_UDATA    0x20
+#define SEL_UCODE    0x28
+#define SEL_TSS      0x30
+#define RPL3         3
+
+/* IST slots in the TSS */
+#define IST_DF   1
+#define IST_NMI  2
+#define IST_MC   3
+#define IST_DB   4
+
+#define VEC_DE   0
+#define VEC_DB   1
+#define VEC_NMI  2
+#define VEC_BP   3
+#define VEC_UD   6
+#define VEC_NM   7
+#define VEC_DF   8
+#define VEC_GP   13
+#define VEC_PF   14
+#define VEC_MC   18
+#define VEC_INT_ROUNDTRIP  0x80    /* DPL 3: the INT n/IRETQ benchmark */
+#define VEC_APIC_TIMER     0xf0
+#define VEC_APIC_SPURIOUS  0xff
+
+void desc_init(void);
+void tss_set_rsp0(uint64_t rsp0);
+const char *vector_name(unsigned vec);   /* "#GP" */
+
+#endif

@@ -1,0 +1,170 @@
+; Kernel entry, the 256 trap stubs, SYSCALL entry, and the ring-switching run calls.
+; SDM Vol. 3A 6.14 (64-bit interrupt frames), 5.8.8 (SYSCALL/SYSRET).
+bits 64
+default rel
+
+%define SEL_KCODE 0x08
+%define SEL_KDATA 0x10
+%define SEL_UDATA 0x20
+%define SEL_UCODE 0x28
+%define SYS_EXIT  0
+%define SYS_NULL  1
+
+extern kernel_main, kernel_stack, trap_dispatch
+
+global kernel_entry, trap_stubs, syscall_entry
+global run_cpl0, run_cpl3, run_resume, run_saved_rsp
+
+section .text.entry
+; RDI = physical address of struct boot_info (identity-mapped by the loader).
+kernel_entry:
+	cli
+	cld
+	lea rsp, [kernel_stack + 4096 + 65536]
+	xor ebp, ebp
+	call kernel_main
+.halt:	cli
+	hlt
+	jmp .halt
+
+section .text
+; Vectors that push an error code themselves (SDM Vol. 3A Table 6-1).
+%assign i 0
+%rep 256
+align 16
+stub_%[i]:
+%if i == 8 || (i >= 10 && i <= 14) || i == 17 || i == 21 || i == 29 || i == 30
+%else
+	push 0
+%endif
+	push i
+	jmp trap_common
+%assign i i+1
+%endrep
+
+; Frame built here is struct trap_frame (arch/x86/traps.h), lowest address first.
+trap_common:
+	push rax
+	push rbx
+	push rcx
+	push rdx
+	push rsi
+	push rdi
+	push rbp
+	push r8
+	push r9
+	push r10
+	push r11
+	push r12
+	push r13
+	push r14
+	push r15
+	cld
+	mov rdi, rsp
+	mov rbx, rsp
+	and rsp, -16
+	call trap_dispatch
+	mov rsp, rbx
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop r11
+	pop r10
+	pop r9
+	pop r8
+	pop rbp
+	pop rdi
+	pop rsi
+	pop rdx
+	pop rcx
+	pop rbx
+	pop rax
+	add rsp, 16
+	iretq
+
+; SYSCALL from CPL 3: RAX = SYS_NULL returns at once (the round-trip benchmark keeps
+; the kernel side to one compare and SYSRET); anything else ends the CPL 3 run with
+; RDI as its result. IF, TF, AC and DF are masked by IA32_FMASK on the way in.
+syscall_entry:
+	cmp rax, SYS_NULL
+	jne .exit
+	o64 sysret
+.exit:
+	mov rax, rdi
+	jmp run_resume
+
+; uint64_t run_cpl3(rip, rsp, a0, a1, a2, rflags): enter ring 3 at rip with the given
+; stack and RFLAGS, a0-a2 in RDI/RSI/RDX. Returns through run_resume.
+run_cpl3:
+	push rbp
+	push rbx
+	push r12
+	push r13
+	push r14
+	push r15
+	mov [run_saved_rsp], rsp
+	push SEL_UDATA | 3
+	push rsi
+	push r9
+	push SEL_UCODE | 3
+	push rdi
+	mov rdi, rdx
+	mov rsi, rcx
+	mov rdx, r8
+	xor eax, eax
+	xor ebx, ebx
+	xor ecx, ecx
+	xor ebp, ebp
+	xor r8d, r8d
+	xor r9d, r9d
+	xor r10d, r10d
+	xor r11d, r11d
+	xor r12d, r12d
+	xor r13d, r13d
+	xor r14d, r14d
+	xor r15d, r15d
+	iretq
+
+; uint64_t run_cpl0(fn, a0, a1, a2): call fn(a0, a1, a2) in ring 0 with the same
+; recovery point as run_cpl3, so a fault or the watchdog ends it cleanly.
+run_cpl0:
+	push rbp
+	push rbx
+	push r12
+	push r13
+	push r14
+	push r15
+	mov [run_saved_rsp], rsp
+	mov rax, rdi
+	mov rdi, rsi
+	mov rsi, rdx
+	mov rdx, rcx
+	call rax
+	; fall through with the result in RAX
+
+; Ring 0, RAX = result. Also the target the trap handler redirects a fault to.
+run_resume:
+	mov rsp, [run_saved_rsp]
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop rbx
+	pop rbp
+	ret
+
+section .rodata
+align 8
+trap_stubs:
+%assign i 0
+%rep 256
+	dq stub_%[i]
+%assign i i+1
+%endrep
+
+section .bss
+align 8
+run_saved_rsp: resq 1
+
+section .note.GNU-stack noalloc noexec nowrite progbits

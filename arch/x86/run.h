@@ -1,0 +1,60 @@
+/*
+ * Running code at CPL 0 or CPL 3 with a recovery point: a fault, an int3, or the
+ * watchdog ends the run and control comes back here with the details, instead of
+ * stopping the kernel. One run at a time (single CPU).
+ */
+#ifndef ARCH_X86_RUN_H
+#define ARCH_X86_RUN_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/x86/traps.h"
+
+enum run_status { RUN_OK = 0, RUN_FAULT, RUN_TIMEOUT };
+
+struct run_fault {
+	unsigned vector;
+	uint64_t error, rip, cr2, rsp;
+	unsigned cpl;
+};
+
+struct run_result {
+	enum run_status status;
+	uint64_t value;            /* what the function returned (RUN_OK) */
+	struct run_fault fault;    /* RUN_FAULT */
+	uint64_t steps;            /* single-step #DB traps counted during the run */
+};
+
+struct run_opts {
+	bool cpl3;
+	bool single_step;          /* count #DB traps (the code sets TF itself) */
+	bool int3_resumes;         /* int3 from CPL 3 returns at once (exception round trip) */
+	uint32_t watchdog_ms;      /* 0 = none */
+};
+
+/*
+ * Call fn(a0, a1), a function in the .payload section, at CPL 0 (kernel alias) or
+ * CPL 3 (user alias, entered through user_entry with the user stack). Returns what fn
+ * returned in r->value, or the fault/timeout that ended it.
+ */
+void run_call(const struct run_opts *o, const void *fn, uint64_t a0, uint64_t a1,
+	      struct run_result *r);
+/* The user stack for CPL 3 runs (user-region address of its top). */
+void run_set_user_stack(uint64_t top);
+
+/* Set up SYSCALL/SYSRET (EFER.SCE, STAR, LSTAR, FMASK). */
+void run_init(void);
+/* Allow or refuse RDPMC at CPL 3 (CR4.PCE). */
+void run_set_pce(bool on);
+bool run_get_pce(void);
+
+/* Watchdog provider (local APIC timer): arm/disarm a one-shot. Registered by the driver. */
+struct watchdog_ops {
+	bool (*arm)(uint32_t ms);
+	void (*disarm)(void);
+};
+void run_set_watchdog(const struct watchdog_ops *ops);
+
+/* For traps.c: consulted on every exception/interrupt. */
+bool run_handle_trap(struct trap_frame *f);
+
+#endif

@@ -1,0 +1,36 @@
+#include "arch/x86/setup.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/desc.h"
+#include "arch/x86/msr.h"
+#include "arch/x86/paging.h"
+#include "arch/x86/run.h"
+
+bool cpuid_hw_read(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
+{
+	(void)ctx;
+	cpuid_count(leaf, subleaf, regs);
+	return true;
+}
+
+void arch_init(const struct boot_info *bi, const struct cpu_info *ci)
+{
+	desc_init();
+	paging_init(bi, ci);
+	run_init();
+	/* SSE for payloads (the kernel's own C never uses it): SDM Vol. 3A 13.1.3. */
+	write_cr0((read_cr0() & ~(CR0_EM | CR0_TS | CR0_AM)) | CR0_MP | CR0_NE);
+	write_cr4(read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT);
+}
+
+#define APIC_BASE_ENABLE  (1ull << 11)
+#define APIC_BASE_ADDR    0x000ffffffffff000ull
+
+uint64_t cpu_lapic_enable(const struct cpu_info *ci)
+{
+	if (!ci->apic || !ci->msr)
+		return 0;
+	uint64_t v = rdmsr(MSR_IA32_APIC_BASE);
+	if (!(v & APIC_BASE_ENABLE))
+		wrmsr(MSR_IA32_APIC_BASE, v | APIC_BASE_ENABLE);
+	return v & APIC_BASE_ADDR;
+}

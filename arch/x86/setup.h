@@ -1,0 +1,15 @@
+/* Bring the CPU into bareperf's own state: descriptors, paging, SYSCALL, SSE. */
+#ifndef ARCH_X86_SETUP_H
+#define ARCH_X86_SETUP_H
+#include "lib/bootinfo.h"
+#include "lib/cpuinfo.h"
+
+/* CPUID through the instruction, for cpuinfo_decode. */
+bool cpuid_hw_read(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
+void arch_init(const struct boot_info *bi, const struct cpu_info *ci);
+
+#endif
+
+/* Physical base of the local APIC, with its global enable bit set (IA32_APIC_BASE,
+ * SDM Vol. 3A 11.4.4). 0 when the CPU has no APIC. */
+uint64_t cpu_lapic_enable(const struct cpu_info *ci);

@@ -1,0 +1,52 @@
+#include "arch/x86/stacks.h"
+
+struct guarded_stack {
+	uint8_t guard[GUARD_SIZE];
+	uint8_t stack[KERNEL_STACK_SIZE];
+} __attribute__((aligned(4096)));
+
+struct guarded_ist {
+	uint8_t guard[GUARD_SIZE];
+	uint8_t stack[IST_STACK_SIZE];
+} __attribute__((aligned(4096)));
+
+/* kernel_stack is also named by entry.asm, which switches to it first thing. */
+struct guarded_stack kernel_stack;
+static struct guarded_stack trap_stack;
+static struct guarded_ist ist_stacks[4];
+
+static const char *const names[STACK_COUNT] = {
+	[STACK_KERNEL] = "kernel", [STACK_TRAP] = "trap", [STACK_DF] = "#DF",
+	[STACK_NMI] = "NMI", [STACK_MC] = "#MC", [STACK_DB] = "#DB",
+};
+
+uint64_t stack_guard(enum stack_id id)
+{
+	switch (id) {
+	case STACK_KERNEL: return (uint64_t)kernel_stack.guard;
+	case STACK_TRAP: return (uint64_t)trap_stack.guard;
+	default: return (uint64_t)ist_stacks[id - STACK_DF].guard;
+	}
+}
+
+uint64_t stack_top(enum stack_id id)
+{
+	switch (id) {
+	case STACK_KERNEL: return (uint64_t)kernel_stack.stack + KERNEL_STACK_SIZE;
+	case STACK_TRAP: return (uint64_t)trap_stack.stack + KERNEL_STACK_SIZE;
+	default: return (uint64_t)ist_stacks[id - STACK_DF].stack + IST_STACK_SIZE;
+	}
+}
+
+const char *stack_name(enum stack_id id)
+{
+	return id < STACK_COUNT ? names[id] : "?";
+}
+
+int stack_guard_hit(uint64_t va)
+{
+	for (int i = 0; i < STACK_COUNT; i++)
+		if (va >= stack_guard(i) && va < stack_guard(i) + GUARD_SIZE)
+			return i;
+	return -1;
+}

@@ -1,0 +1,23 @@
+/* Trap handling: exception fixups, CPL 3 and payload faults, kernel fault reports. */
+#ifndef ARCH_X86_TRAPS_H
+#define ARCH_X86_TRAPS_H
+#include <stdbool.h>
+#include <stdint.h>
+
+struct trap_frame {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8, rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector, error;
+	uint64_t rip, cs, rflags, rsp, ss;   /* pushed by the CPU */
+};
+_Static_assert(sizeof(struct trap_frame) == 22 * 8, "trap frame layout");
+
+/* Interrupt handlers registered by drivers (APIC timer, ...). Return true if handled. */
+typedef bool (*irq_handler_fn)(struct trap_frame *f);
+void trap_set_irq_handler(unsigned vector, irq_handler_fn fn);
+
+/* Called by kernel code for an unrecoverable state: report, then stop. */
+__attribute__((noreturn)) void trap_fatal(const struct trap_frame *f, const char *why);
+/* Print the full register dump (vector, error, RIP, CS, RFLAGS, RSP, CR2, GPRs). */
+void trap_dump(const struct trap_frame *f);
+
+#endif

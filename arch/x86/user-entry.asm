@@ -1,0 +1,21 @@
+; Ring 3 side of run_call: user_entry(fn, a0, a1) calls fn(a0, a1) and leaves ring 3
+; through SYSCALL with the result. Lives in .payload, which is mapped user-executable.
+bits 64
+default rel
+%define SYS_EXIT 0
+
+global user_entry
+section .payload
+align 16
+user_entry:
+	mov rax, rdi
+	mov rdi, rsi
+	mov rsi, rdx
+	and rsp, -16
+	call rax
+	mov rdi, rax
+	mov eax, SYS_EXIT
+	syscall
+	ud2                 ; not reached: SYS_EXIT never returns to ring 3
+
+section .note.GNU-stack noalloc noexec nowrite progbits

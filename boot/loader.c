@@ -1,0 +1,350 @@
+/*
+ * bareperf UEFI loader (BOOTX64.EFI). The only code that sees gnu-efi.
+ *
+ * It loads the embedded kernel ELF (linked in the top 2 GiB, -mcmodel=kernel) into
+ * memory below 4 GiB, gathers what the kernel needs into a struct boot_info (memory
+ * map, ACPI RSDP, GOP framebuffer, load options, bareperf.cfg), exits boot services
+ * and jumps. For the jump it copies the firmware's top-level page table and adds one
+ * entry mapping the kernel's high addresses; the kernel replaces all of it at once.
+ */
+#include <efi.h>
+#include <efilib.h>
+
+#include "lib/bootinfo.h"
+
+extern const unsigned char kernel_elf_start[], kernel_elf_end[];
+
+#define PAGE_SIZE      4096ull
+#define LARGE_PAGE     (2ull << 20)
+#define BELOW_4G       0xffffffffull
+#define PTE_P          0x001ull
+#define PTE_W          0x002ull
+#define PTE_PS         0x080ull
+#define KERNEL_VBASE   0xffffffff80000000ull
+#define CR4_LA57       (1ull << 12)
+#define EXIT_TRIES     8
+
+/* ELF64 as much as the loader needs (System V gABI). */
+#define ELF_MAGIC      0x464c457fu
+#define ELFCLASS64     2
+#define EM_X86_64      62
+#define PT_LOAD        1
+struct elf64_ehdr {
+	UINT32 magic; UINT8 class, data, version, osabi, pad[8];
+	UINT16 type, machine; UINT32 version2; UINT64 entry, phoff, shoff;
+	UINT32 flags; UINT16 ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
+};
+struct elf64_phdr {
+	UINT32 type, flags; UINT64 offset, vaddr, paddr, filesz, memsz, align;
+};
+
+static struct boot_info *bi;
+
+static void note(const char *msg)
+{
+	UINTN len = 0;
+	while (bi->note[len] && len < BI_NOTE_MAX - 1)
+		len++;
+	while (*msg && len < BI_NOTE_MAX - 2)
+		bi->note[len++] = *msg++;
+	if (len < BI_NOTE_MAX - 1)
+		bi->note[len++] = ';';
+	bi->note[len] = 0;
+}
+
+static EFI_STATUS alloc_below_4g(UINTN pages, EFI_PHYSICAL_ADDRESS *addr)
+{
+	*addr = BELOW_4G;
+	return uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData,
+				 pages, addr);
+}
+
+/* Copy PT_LOAD segments to one 2 MiB-aligned physical block; returns entry point. */
+static EFI_STATUS load_kernel(UINT64 *entry)
+{
+	const struct elf64_ehdr *eh = (const void *)kernel_elf_start;
+	UINTN blob = kernel_elf_end - kernel_elf_start;
+
+	if (blob < sizeof(*eh) || eh->magic != ELF_MAGIC || eh->class != ELFCLASS64 ||
+	    eh->machine != EM_X86_64 || eh->phentsize != sizeof(struct elf64_phdr) ||
+	    eh->phoff + (UINT64)eh->phnum * sizeof(struct elf64_phdr) > blob) {
+		Print(L"bareperf: embedded kernel is not a valid x86-64 ELF\n");
+		return EFI_LOAD_ERROR;
+	}
+	const struct elf64_phdr *ph = (const void *)(kernel_elf_start + eh->phoff);
+	UINT64 lo = ~0ull, hi = 0;
+	for (UINTN i = 0; i < eh->phnum; i++) {
+		if (ph[i].type != PT_LOAD)
+			continue;
+		if (ph[i].vaddr < KERNEL_VBASE || ph[i].offset + ph[i].filesz > blob) {
+			Print(L"bareperf: kernel segment %d out of range\n", i);
+			return EFI_LOAD_ERROR;
+		}
+		if (ph[i].vaddr < lo)
+			lo = ph[i].vaddr;
+		if (ph[i].vaddr + ph[i].memsz > hi)
+			hi = ph[i].vaddr + ph[i].memsz;
+	}
+	if (lo != KERNEL_VBASE || hi <= lo) {
+		Print(L"bareperf: kernel must start at 0x%lx\n", KERNEL_VBASE);
+		return EFI_LOAD_ERROR;
+	}
+	UINT64 size = (hi - lo + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	UINTN pages = size / PAGE_SIZE + LARGE_PAGE / PAGE_SIZE;
+	EFI_PHYSICAL_ADDRESS block;
+	EFI_STATUS err = alloc_below_4g(pages, &block);
+	if (err != EFI_SUCCESS) {
+		Print(L"bareperf: no memory below 4 GiB for the kernel (%r)\n", err);
+		return err;
+	}
+	UINT64 phys = (block + LARGE_PAGE - 1) & ~(LARGE_PAGE - 1);
+	SetMem((void *)phys, size, 0);
+	for (UINTN i = 0; i < eh->phnum; i++)
+		if (ph[i].type == PT_LOAD)
+			CopyMem((void *)(phys + ph[i].vaddr - lo), kernel_elf_start + ph[i].offset,
+				ph[i].filesz);
+	bi->kernel_phys = phys;
+	bi->kernel_size = size;
+	*entry = eh->entry;
+	return EFI_SUCCESS;
+}
+
+/*
+ * Page table for the jump: the firmware's PML4 copied, plus PML4[511] -> PDPT[510] ->
+ * 2 MiB pages covering the kernel. Firmware tables are read, never written.
+ */
+static EFI_STATUS build_jump_tables(UINT64 *cr3_out)
+{
+	UINT64 cr3, cr4;
+	__asm__ volatile("mov %%cr3, %0; mov %%cr4, %1" : "=r"(cr3), "=r"(cr4));
+	if (cr4 & CR4_LA57) {
+		Print(L"bareperf: firmware runs 5-level paging, not supported\n");
+		return EFI_UNSUPPORTED;
+	}
+	EFI_PHYSICAL_ADDRESS tables;
+	EFI_STATUS err = alloc_below_4g(3, &tables);
+	if (err != EFI_SUCCESS)
+		return err;
+	UINT64 *pml4 = (UINT64 *)tables, *pdpt = pml4 + 512, *pd = pml4 + 1024;
+	CopyMem(pml4, (void *)(cr3 & 0x000ffffffffff000ull), PAGE_SIZE);
+	SetMem(pdpt, 2 * PAGE_SIZE, 0);
+	pml4[511] = (UINT64)pdpt | PTE_P | PTE_W;
+	pdpt[510] = (UINT64)pd | PTE_P | PTE_W;
+	UINT64 n = (bi->kernel_size + LARGE_PAGE - 1) / LARGE_PAGE;
+	if (n > 512)
+		return EFI_BAD_BUFFER_SIZE;
+	for (UINT64 i = 0; i < n; i++)
+		pd[i] = (bi->kernel_phys + i * LARGE_PAGE) | PTE_P | PTE_W | PTE_PS;
+	*cr3_out = (UINT64)pml4;
+	return EFI_SUCCESS;
+}
+
+static void get_load_options(EFI_LOADED_IMAGE *li)
+{
+	CHAR16 *opt = li->LoadOptions;
+	UINTN n = li->LoadOptionsSize / sizeof(CHAR16), len = 0;
+	/* Boot managers pass binary data here too; keep it only if it is printable text. */
+	for (UINTN i = 0; opt && i < n && opt[i]; i++) {
+		if (opt[i] < 0x20 && opt[i] != '\t' && opt[i] != '\n' && opt[i] != '\r')
+			return;
+		if (opt[i] >= 0x7f) {
+			note("load options not ASCII text, ignored");
+			bi->cmdline_len = 0;
+			return;
+		}
+		if (len == BI_CMDLINE_MAX - 1) {
+			note("load options truncated");
+			break;
+		}
+		bi->cmdline[len++] = (char)opt[i];
+	}
+	bi->cmdline[len] = 0;
+	bi->cmdline_len = len;
+}
+
+static void read_config(EFI_LOADED_IMAGE *li)
+{
+	EFI_FILE_HANDLE root = LibOpenRoot(li->DeviceHandle), fh;
+	if (!root)
+		return;
+	EFI_STATUS err = uefi_call_wrapper(root->Open, 5, root, &fh, L"\\bareperf.cfg",
+					   EFI_FILE_MODE_READ, 0);
+	if (err != EFI_SUCCESS) {
+		uefi_call_wrapper(root->Close, 1, root);
+		return;
+	}
+	UINTN size = BI_CONFIG_MAX - 1;
+	err = uefi_call_wrapper(fh->Read, 3, fh, &size, bi->config);
+	if (err == EFI_SUCCESS) {
+		bi->config_len = size;
+		bi->config[size] = 0;
+		UINT8 extra;
+		UINTN one = 1;
+		if (size == BI_CONFIG_MAX - 1 &&
+		    uefi_call_wrapper(fh->Read, 3, fh, &one, &extra) == EFI_SUCCESS && one)
+			note("bareperf.cfg longer than 8 KiB, truncated");
+	} else {
+		note("bareperf.cfg could not be read");
+	}
+	uefi_call_wrapper(fh->Close, 1, fh);
+	uefi_call_wrapper(root->Close, 1, root);
+}
+
+static void get_rsdp(void)
+{
+	EFI_GUID acpi20 = ACPI_20_TABLE_GUID;
+	void *t = NULL;
+	if (LibGetSystemConfigurationTable(&acpi20, &t) == EFI_SUCCESS && t) {
+		bi->rsdp = (UINT64)t;
+		bi->rsdp_revision = 2;
+	} else if (LibGetSystemConfigurationTable(&AcpiTableGuid, &t) == EFI_SUCCESS && t) {
+		bi->rsdp = (UINT64)t;
+		bi->rsdp_revision = 0;
+	}
+}
+
+static void get_framebuffer(void)
+{
+	EFI_GRAPHICS_OUTPUT_PROTOCOL *gop = NULL;
+	if (LibLocateProtocol(&GraphicsOutputProtocol, (void **)&gop) != EFI_SUCCESS || !gop ||
+	    !gop->Mode || !gop->Mode->Info)
+		return;
+	bi->fb.base = gop->Mode->FrameBufferBase;
+	bi->fb.size = gop->Mode->FrameBufferSize;
+	bi->fb.width = gop->Mode->Info->HorizontalResolution;
+	bi->fb.height = gop->Mode->Info->VerticalResolution;
+	bi->fb.pixels_per_line = gop->Mode->Info->PixelsPerScanLine;
+	bi->fb.format = gop->Mode->Info->PixelFormat;
+}
+
+static UINT32 mem_type(UINT32 efi_type)
+{
+	switch (efi_type) {
+	case EfiConventionalMemory:
+	case EfiBootServicesCode:
+	case EfiBootServicesData:
+	case EfiLoaderCode:         /* this loader: dead once the kernel runs */
+		return BI_MEM_USABLE;
+	case EfiLoaderData:         /* kernel image, boot-info, jump tables */
+		return BI_MEM_LOADER;
+	case EfiACPIReclaimMemory:
+		return BI_MEM_ACPI_RECLAIM;
+	case EfiACPIMemoryNVS:
+		return BI_MEM_ACPI_NVS;
+	case EfiMemoryMappedIO:
+	case EfiMemoryMappedIOPortSpace:
+		return BI_MEM_MMIO;
+	case EfiUnusableMemory:
+		return BI_MEM_UNUSABLE;
+	default:
+		return BI_MEM_RESERVED;
+	}
+}
+
+/* Convert the final UEFI map (after ExitBootServices; no calls allowed). */
+static void convert_map(const UINT8 *map, UINTN size, UINTN desc_size)
+{
+	UINT32 n = 0;
+	for (UINTN off = 0; off + desc_size <= size; off += desc_size) {
+		const EFI_MEMORY_DESCRIPTOR *d = (const void *)(map + off);
+		UINT32 type = mem_type(d->Type);
+		if (n && bi->mmap[n - 1].type == type &&
+		    bi->mmap[n - 1].base + bi->mmap[n - 1].pages * PAGE_SIZE == d->PhysicalStart) {
+			bi->mmap[n - 1].pages += d->NumberOfPages;
+			continue;
+		}
+		if (n == BI_MMAP_MAX)
+			break;
+		bi->mmap[n].base = d->PhysicalStart;
+		bi->mmap[n].pages = d->NumberOfPages;
+		bi->mmap[n].type = type;
+		bi->mmap[n].reserved = 0;
+		n++;
+	}
+	bi->mmap_count = n;
+}
+
+typedef void (*kernel_entry_fn)(struct boot_info *) __attribute__((sysv_abi, noreturn));
+
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+{
+	InitializeLib(image, systab);
+	Print(L"bareperf loader\n");
+
+	EFI_PHYSICAL_ADDRESS bi_addr;
+	UINTN bi_pages = (sizeof(struct boot_info) + PAGE_SIZE - 1) / PAGE_SIZE;
+	EFI_STATUS err = alloc_below_4g(bi_pages, &bi_addr);
+	if (err != EFI_SUCCESS) {
+		Print(L"bareperf: cannot allocate boot-info: %r\n", err);
+		return err;
+	}
+	bi = (struct boot_info *)bi_addr;
+	SetMem(bi, sizeof(*bi), 0);
+	bi->magic = BOOTINFO_MAGIC;
+	bi->version = BOOTINFO_VERSION;
+	bi->size = sizeof(*bi);
+
+	EFI_LOADED_IMAGE *li = NULL;
+	err = uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li);
+	if (err != EFI_SUCCESS) {
+		Print(L"bareperf: no loaded-image protocol: %r\n", err);
+		return err;
+	}
+	get_load_options(li);
+	read_config(li);
+	get_rsdp();
+	get_framebuffer();
+
+	UINT64 entry, cr3;
+	err = load_kernel(&entry);
+	if (err != EFI_SUCCESS)
+		return err;
+	err = build_jump_tables(&cr3);
+	if (err != EFI_SUCCESS) {
+		Print(L"bareperf: cannot build page tables: %r\n", err);
+		return err;
+	}
+
+	/* Map buffer with room for the entries our own allocation adds. */
+	UINTN map_size = 0, key, desc_size;
+	UINT32 desc_version;
+	UINT8 *map = NULL;
+	UINTN buf_size = 0;
+	for (UINT32 tries = 1;; tries++) {
+		if (tries > EXIT_TRIES) {
+			Print(L"bareperf: ExitBootServices failed %d times\n", EXIT_TRIES);
+			return EFI_ABORTED;
+		}
+		map_size = buf_size;
+		err = uefi_call_wrapper(BS->GetMemoryMap, 5, &map_size, (EFI_MEMORY_DESCRIPTOR *)map,
+					&key, &desc_size, &desc_version);
+		if (err == EFI_BUFFER_TOO_SMALL) {
+			if (map)
+				uefi_call_wrapper(BS->FreePool, 1, map);
+			buf_size = map_size + 8 * desc_size;
+			err = uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, buf_size,
+						(void **)&map);
+			if (err != EFI_SUCCESS) {
+				Print(L"bareperf: cannot allocate memory map: %r\n", err);
+				return err;
+			}
+			continue;
+		}
+		if (err != EFI_SUCCESS) {
+			Print(L"bareperf: GetMemoryMap: %r\n", err);
+			return err;
+		}
+		/* Nothing may be printed or allocated between here and ExitBootServices. */
+		err = uefi_call_wrapper(BS->ExitBootServices, 2, image, key);
+		if (err == EFI_SUCCESS) {
+			bi->exit_tries = tries;
+			break;
+		}
+		if (err != EFI_INVALID_PARAMETER) /* stale key: re-read the map and retry */
+			return err;
+	}
+
+	convert_map(map, map_size, desc_size);
+	__asm__ volatile("cli; mov %0, %%cr3" : : "r"(cr3) : "memory");
+	((kernel_entry_fn)entry)(bi);
+}

@@ -1,0 +1,15 @@
+/* Local APIC (xAPIC, MMIO): masking, the one-shot timer used as the payload watchdog. SDM Vol. 3A ch. 11. */
+#ifndef DRIVERS_LAPIC_H
+#define DRIVERS_LAPIC_H
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Map nothing (identity-mapped below 4 GiB), mask every LVT entry and the 8259 PICs,
+ * calibrate the timer against the PIT. False (with a reason) when unusable. */
+bool lapic_init(uint64_t phys_base, const char **why);
+uint64_t lapic_timer_hz(void);
+/* The run watchdog: a one-shot on VEC_APIC_TIMER. */
+bool lapic_watchdog_arm(uint32_t ms);
+void lapic_watchdog_disarm(void);
+
+#endif

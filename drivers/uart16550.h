@@ -1,0 +1,23 @@
+/* 16550 UART on an I/O port (PC16550D datasheet: registers THR/RBR 0, IER 1, FCR 2, LCR 3, MCR 4, LSR 5, SCR 7). */
+#ifndef DRIVERS_UART16550_H
+#define DRIVERS_UART16550_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#define UART_COM1 0x3f8
+#define UART_COM2 0x2f8
+#define UART_COM3 0x3e8
+#define UART_COM4 0x2e8
+#define UART_CLOCK_BAUD 115200      /* 1.8432 MHz / 16 */
+
+/* Probe (scratch register and loopback) and program 8N1 at baud. False if absent or the
+ * baud rate does not divide 115200. */
+bool uart_init(uint16_t port, uint32_t baud);
+bool uart_present(void);
+uint16_t uart_port(void);
+void uart_putc(char c);
+void uart_write(const char *s, unsigned long n);
+/* Characters dropped because the transmitter never became ready. */
+uint64_t uart_dropped(void);
+
+#endif

@@ -1,0 +1,12 @@
+/* Kernel output: the serial console (and later the framebuffer). */
+#ifndef KERNEL_CONSOLE_H
+#define KERNEL_CONSOLE_H
+#include <stdarg.h>
+
+int kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int kvprintf(const char *fmt, va_list ap);
+void kputs(const char *s);             /* no newline added */
+/* Line sink for lib/ callbacks that emit one line (no '\n'). */
+void console_line(void *ctx, const char *line);
+
+#endif

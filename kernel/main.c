@@ -1,0 +1,120 @@
+/* kernel_main: boot-info -> CPU state -> detection -> configuration -> the chosen mode. */
+#include "kernel/kernel.h"
+#include "arch/x86/paging.h"
+#include "arch/x86/run.h"
+#include "arch/x86/setup.h"
+#include "drivers/lapic.h"
+#include "drivers/qemu-fwcfg.h"
+#include "drivers/uart16550.h"
+#include "kernel/console.h"
+#include "kernel/mem.h"
+#include "kernel/platform.h"
+#include "lib/format.h"
+#include "lib/str.h"
+
+#define FWCFG_CONFIG_NAME "opt/bareperf/config"
+
+struct kernel_state kernel;
+static char fwcfg_config[4096];
+
+static void config_error(void *ctx, const char *msg)
+{
+	(void)ctx;
+	kprintf("config error: %s\n", msg);
+	kernel.config_errors++;
+}
+
+static void load_config(const struct boot_info *bi)
+{
+	config_defaults(&kernel.cfg);
+	if (bi->config_len)
+		config_apply(&kernel.cfg, "bareperf.cfg", bi->config, bi->config_len, config_error, 0);
+	if (bi->cmdline_len)
+		config_apply(&kernel.cfg, "load options", bi->cmdline, bi->cmdline_len,
+			     config_error, 0);
+	if (kernel.cpu.hypervisor) {
+		long n = fwcfg_read_file(FWCFG_CONFIG_NAME, fwcfg_config, sizeof(fwcfg_config));
+		if (n >= (long)sizeof(fwcfg_config))
+			kprintf("config error: --config string longer than %u bytes, truncated\n",
+				(unsigned)sizeof(fwcfg_config) - 1);
+		if (n > 0)
+			config_apply(&kernel.cfg, "--config", fwcfg_config, strlen(fwcfg_config),
+				     config_error, 0);
+	}
+}
+
+static void user_stack_init(void)
+{
+	uint64_t pa = mem_alloc_phys(USER_STACK_SIZE, PAGE_SIZE);
+	/* The page below the stack stays unmapped: the user stack's guard page. */
+	if (!pa || paging_map(USER_STACK_TOP - USER_STACK_SIZE, pa, USER_STACK_SIZE,
+			      MAP_WRITE | MAP_USER)) {
+		kprintf("FATAL: no memory for the user stack\n");
+		platform_stop(PLATFORM_EXIT_FATAL);
+	}
+	run_set_user_stack(USER_STACK_TOP);
+}
+
+void kernel_main(struct boot_info *bi)
+{
+	char err[160];
+
+	uart_init(UART_COM1, 115200);
+	kprintf("\nbareperf %s\n", BAREPERF_VERSION);
+	cpuinfo_decode(cpuid_hw_read, 0, &kernel.cpu, &kernel.pmu);
+	platform_init(kernel.cpu.hypervisor);
+	if (bootinfo_validate(bi, err, sizeof(err))) {
+		kprintf("FATAL: boot-info from the loader is unusable: %s\n", err);
+		platform_stop(PLATFORM_EXIT_FATAL);
+	}
+	kernel.bi = bi;
+	if (bi->note[0])
+		kprintf("loader: %s\n", bi->note);
+
+	load_config(bi);
+	if (kernel.cfg.serial_port != UART_COM1 || kernel.cfg.serial_baud != 115200) {
+		kprintf("console: switching to port 0x%x at %u baud\n", kernel.cfg.serial_port,
+			kernel.cfg.serial_baud);
+		if (!uart_init(kernel.cfg.serial_port, kernel.cfg.serial_baud)) {
+			uart_init(UART_COM1, 115200);
+			kprintf("console: no UART answers at port 0x%x (or %u baud does not divide "
+				"115200); staying on COM1\n", kernel.cfg.serial_port,
+				kernel.cfg.serial_baud);
+		}
+	}
+
+	arch_init(bi, &kernel.cpu);
+	mem_init(bi);
+	user_stack_init();
+	const char *why = 0;
+	kernel.watchdog = lapic_init(cpu_lapic_enable(&kernel.cpu), &why);
+	if (kernel.watchdog) {
+		static const struct watchdog_ops wd = { lapic_watchdog_arm, lapic_watchdog_disarm };
+		run_set_watchdog(&wd);
+		kprintf("sys.watchdog=apic-timer (%lu kHz)\n", (unsigned long)(lapic_timer_hz() / 1000));
+	} else {
+		kprintf("sys.watchdog=none (%s): a payload that never ends cannot be stopped\n", why);
+	}
+
+	kprintf("boot.memory_mib=%lu\n", (unsigned long)(bootinfo_usable_bytes(bi) >> 20));
+	kprintf("boot.exit_tries=%u\n", bi->exit_tries);
+	cpuinfo_report(&kernel.cpu, &kernel.pmu, console_line, 0);
+	kprintf("sys.smep=%s\nsys.smap=%s\nsys.umip=%s\nsys.nx=%s\n", paging.smep ? "on" : "off",
+		paging.smap ? "on" : "off", paging.umip ? "on" : "off", paging.nx ? "on" : "off");
+	config_report(&kernel.cfg, console_line, 0);
+
+	int code = PLATFORM_EXIT_OK;
+	switch (kernel.cfg.mode) {
+	case CFG_MODE_SELFTEST:
+		code = selftest_run();
+		break;
+	case CFG_MODE_DETECT:
+		break;
+	case CFG_MODE_RUN:
+		code = engine_main();
+		break;
+	}
+	if (!kernel.cfg.exit_when_done)
+		platform_halt();
+	platform_stop(code);
+}

@@ -1,0 +1,90 @@
+#include "kernel/mem.h"
+#include "arch/x86/paging.h"
+#include <stdbool.h>
+#include "lib/str.h"
+
+#define MEM_RANGES_MAX 64
+#define LOW_MEMORY     (1ull << 20)        /* leave real-mode memory alone */
+
+static struct { uint64_t base, end, next; } ranges[MEM_RANGES_MAX];
+static unsigned nranges;
+static uint64_t user_next = USER_DATA_BASE;
+/* Allocator cursors when the first user block was taken; user_reset rewinds to them.
+ * Kernel allocations must not happen while user blocks are live. */
+static uint64_t snapshot[MEM_RANGES_MAX];
+static bool have_snapshot;
+
+void mem_init(const struct boot_info *bi)
+{
+	for (uint32_t i = 0; i < bi->mmap_count && nranges < MEM_RANGES_MAX; i++) {
+		const struct bi_mem_range *r = &bi->mmap[i];
+		uint64_t b = r->base, e = r->base + r->pages * PAGE_SIZE;
+		if (r->type != BI_MEM_USABLE)
+			continue;
+		if (b < LOW_MEMORY)
+			b = LOW_MEMORY;
+		if (e > paging.identity_limit)
+			e = paging.identity_limit;
+		if (e <= b + PAGE_SIZE)
+			continue;
+		ranges[nranges].base = b;
+		ranges[nranges].end = e;
+		ranges[nranges].next = b;
+		nranges++;
+	}
+}
+
+uint64_t mem_alloc_phys(uint64_t size, uint64_t align)
+{
+	size = (size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	if (align < PAGE_SIZE)
+		align = PAGE_SIZE;
+	for (unsigned i = 0; i < nranges; i++) {
+		uint64_t p = (ranges[i].next + align - 1) & ~(align - 1);
+		if (p + size <= ranges[i].end && p + size > p) {
+			ranges[i].next = p + size;
+			memset((void *)p, 0, size);
+			return p;
+		}
+	}
+	return 0;
+}
+
+uint64_t mem_free_bytes(void)
+{
+	uint64_t total = 0;
+	for (unsigned i = 0; i < nranges; i++)
+		total += ranges[i].end - ranges[i].next;
+	return total;
+}
+
+uint64_t user_alloc(uint64_t size, uint64_t align)
+{
+	if (!have_snapshot) {
+		for (unsigned i = 0; i < nranges; i++)
+			snapshot[i] = ranges[i].next;
+		have_snapshot = true;
+	}
+	if (align < PAGE_SIZE)
+		align = PAGE_SIZE;
+	uint64_t va = (user_next + align - 1) & ~(align - 1);
+	size = (size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	if (va + size > USER_DATA_BASE + USER_DATA_MAX)
+		return 0;
+	uint64_t pa = mem_alloc_phys(size, align);
+	if (!pa || paging_map(va, pa, size, MAP_WRITE | MAP_USER))
+		return 0;
+	user_next = va + size;
+	return va;
+}
+
+void user_reset(void)
+{
+	paging_unmap(USER_DATA_BASE, user_next - USER_DATA_BASE);
+	user_next = USER_DATA_BASE;
+	if (have_snapshot) {
+		for (unsigned i = 0; i < nranges; i++)
+			ranges[i].next = snapshot[i];
+		have_snapshot = false;
+	}
+}

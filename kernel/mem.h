@@ -1,0 +1,17 @@
+/* Physical memory for page tables' users, payload buffers and user stacks: a bump
+ * allocator over the usable ranges of the boot memory map, below 4 GiB (identity-mapped). */
+#ifndef KERNEL_MEM_H
+#define KERNEL_MEM_H
+#include <stdint.h>
+#include "lib/bootinfo.h"
+
+void mem_init(const struct boot_info *bi);
+/* Zeroed, aligned physical block; 0 when none is left. */
+uint64_t mem_alloc_phys(uint64_t size, uint64_t align);
+uint64_t mem_free_bytes(void);
+/* A user-region block (user RW, NX), physically contiguous; returns its user VA or 0. */
+uint64_t user_alloc(uint64_t size, uint64_t align);
+/* Release every user_alloc block (the region is reused per benchmark). */
+void user_reset(void);
+
+#endif

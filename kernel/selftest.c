@@ -1,0 +1,277 @@
+/*
+ * selftest mode: checks of the foundation on whatever CPU this is. Each check can fail:
+ * it compares what the CPU did (vector, RIP, value, count) with what the manuals say.
+ */
+#include "arch/x86/desc.h"
+#include "arch/x86/extable.h"
+#include "arch/x86/msr.h"
+#include "arch/x86/paging.h"
+#include "arch/x86/run.h"
+#include "arch/x86/stacks.h"
+#include "kernel/check.h"
+#include "kernel/console.h"
+#include "kernel/kernel.h"
+#include "kernel/mem.h"
+#include "lib/str.h"
+
+extern char st_add[], st_priv_insn[], st_read_addr[], st_ud[], st_div0[], st_int3[];
+extern char st_rdpmc[], st_sgdt[], st_syscall_null[], st_int80[], st_int3_loop[];
+extern char st_step_loop[], st_spin[];
+extern char st_priv_insn_rip[], st_ud_rip[], st_div0_rip[], st_int3_rip[], st_read_rip[];
+extern char st_rdpmc_rip[], st_sgdt_rip[];
+extern char __text_start[];
+
+#define PF_ERR_P   0x01
+#define PF_ERR_W   0x02
+#define PF_ERR_U   0x04
+#define PF_ERR_ID  0x10
+
+static const struct run_opts cpl3 = { .cpl3 = true, .watchdog_ms = 2000 };
+static const struct run_opts cpl0 = { .cpl3 = false, .watchdog_ms = 2000 };
+
+/* A "ret" in a data page, to be called at CPL 0: NX must stop it. */
+static uint8_t data_ret[16] = { 0xc3 };
+
+static uint64_t ualias(const char *p)
+{
+	return payload_user_alias((uint64_t)p);
+}
+
+/* A CPL 3 fault class: the run must end with this vector at this user RIP. */
+struct fault_case {
+	const char *name;
+	const char *fn;
+	uint64_t arg;
+	unsigned vector;
+	const char *rip;         /* faulting instruction (int3: the one after it) */
+	unsigned rip_adjust;
+};
+
+static void check_fault(const struct fault_case *c)
+{
+	struct run_result r;
+	run_call(&cpl3, c->fn, c->arg, 0, &r);
+	uint64_t want_rip = ualias(c->rip) + c->rip_adjust;
+	check(r.status == RUN_FAULT && r.fault.vector == c->vector && r.fault.rip == want_rip &&
+		      r.fault.cpl == 3,
+	      c->name, "status %d vector %u at %lx cpl %u, expected %s at %lx", r.status,
+	      r.fault.vector, r.fault.rip, r.fault.cpl, vector_name(c->vector), want_rip);
+	if (r.status == RUN_FAULT)
+		kprintf("  caught %s at CPL 3, RIP %016lx error 0x%lx\n", vector_name(r.fault.vector),
+			r.fault.rip, r.fault.error);
+}
+
+static void test_cpl3_basics(void)
+{
+	struct run_result r;
+	run_call(&cpl3, st_add, 40, 2, &r);
+	check(r.status == RUN_OK && r.value == 42, "cpl3.round_trip",
+	      "status %d value %lu, expected 42", r.status, r.value);
+	run_call(&cpl0, st_add, 40, 2, &r);
+	check(r.status == RUN_OK && r.value == 42, "cpl0.round_trip",
+	      "status %d value %lu, expected 42", r.status, r.value);
+
+	const struct fault_case cases[] = {
+		{ "cpl3.fault.gp_privileged_insn", st_priv_insn, 0, VEC_GP, st_priv_insn_rip, 0 },
+		{ "cpl3.fault.pf_kernel_address", st_read_addr, (uint64_t)__text_start, VEC_PF,
+		  st_read_rip, 0 },
+		{ "cpl3.fault.ud", st_ud, 0, VEC_UD, st_ud_rip, 0 },
+		{ "cpl3.fault.de", st_div0, 7, VEC_DE, st_div0_rip, 0 },
+		{ "cpl3.fault.bp", st_int3, 0, VEC_BP, st_int3_rip, 1 },
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_fault(&cases[i]);
+
+	/* The #PF must say: protection violation (present page), user mode, kernel address. */
+	run_call(&cpl3, st_read_addr, (uint64_t)__text_start, 0, &r);
+	check(r.status == RUN_FAULT && r.fault.cr2 == (uint64_t)__text_start &&
+		      (r.fault.error & (PF_ERR_P | PF_ERR_U)) == (PF_ERR_P | PF_ERR_U),
+	      "cpl3.fault.pf_details", "cr2 %lx error 0x%lx", r.fault.cr2, r.fault.error);
+
+	run_call(&cpl3, st_add, 1, 2, &r);
+	check(r.status == RUN_OK && r.value == 3, "cpl3.carries_on_after_faults",
+	      "status %d value %lu", r.status, r.value);
+}
+
+static void test_fixups(void)
+{
+	uint64_t v = 0x1234;
+	int vec = rdmsr_safe(MSR_NONEXISTENT, &v);
+	if (vec == 0 && v == 0 && kernel.cpu.hypervisor)
+		check_skip("fixup.rdmsr_nonexistent",
+			   "the hypervisor (%s) reads unknown MSRs as 0 instead of raising #GP",
+			   kernel.cpu.hv_vendor);
+	else
+		check(vec == VEC_GP, "fixup.rdmsr_nonexistent", "vector %d, expected #GP", vec);
+	vec = wrmsr_safe(MSR_NONEXISTENT, 1);
+	if (vec == 0 && kernel.cpu.hypervisor)
+		check_skip("fixup.wrmsr_nonexistent", "the hypervisor drops writes to unknown MSRs");
+	else
+		check(vec == VEC_GP, "fixup.wrmsr_nonexistent", "vector %d, expected #GP", vec);
+
+	vec = fault_try("ud2");
+	check(vec == VEC_UD, "fixup.ud2", "vector %d, expected #UD", vec);
+	vec = rdmsr_safe(MSR_EFER, &v);
+	check(vec == 0 && (v & EFER_LME), "fixup.rdmsr_existing", "vector %d EFER %lx", vec, v);
+
+	/* RDPMC at CPL 0 is allowed whatever CR4.PCE says; it faults only where counters
+	 * are not emulated (#UD in QEMU TCG) or the index is invalid (#GP). */
+	vec = rdpmc_safe(0, &v);
+	check(vec == 0 || vec == VEC_UD || vec == VEC_GP, "fixup.rdpmc_cpl0",
+	      "vector %d", vec);
+	kprintf("  rdpmc(0) at CPL 0: %s\n", vec ? vector_name(vec) : "ok");
+}
+
+static void test_rdpmc_pce(void)
+{
+	struct run_result r;
+	bool was = run_get_pce();
+	run_set_pce(false);
+	run_call(&cpl3, st_rdpmc, 0, 0, &r);
+	check(r.status == RUN_FAULT && r.fault.vector == VEC_GP &&
+		      r.fault.rip == ualias(st_rdpmc_rip),
+	      "cpl3.rdpmc_pce_clear_gp", "status %d vector %u", r.status, r.fault.vector);
+	run_set_pce(true);
+	run_call(&cpl3, st_rdpmc, 0, 0, &r);
+	check(!(r.status == RUN_FAULT && r.fault.vector == VEC_GP), "cpl3.rdpmc_pce_set_allowed",
+	      "RDPMC still raised #GP with CR4.PCE set");
+	kprintf("  rdpmc(0) at CPL 3 with PCE: %s\n",
+		r.status == RUN_OK ? "ok" : vector_name(r.fault.vector));
+	run_set_pce(was);
+}
+
+static int kernel_load(uint64_t addr, uint64_t *out)
+{
+	uint64_t v = 0;
+	extable_arm();
+	__asm__ volatile(EXTABLE_TRY("movq (%1), %0") : "+r"(v) : "r"(addr) : "memory");
+	*out = v;
+	return extable_result();
+}
+
+static int kernel_store(uint64_t addr, uint8_t val)
+{
+	extable_arm();
+	__asm__ volatile(EXTABLE_TRY("movb %1, (%0)") : : "r"(addr), "r"(val) : "memory");
+	return extable_result();
+}
+
+static void test_protection(void)
+{
+	struct run_result r;
+	uint64_t v;
+	uint64_t ubuf = user_alloc(PAGE_SIZE, PAGE_SIZE);
+	check(ubuf != 0, "mem.user_alloc", "no user memory");
+
+	if (paging.smep) {
+		run_call(&cpl0, (const void *)ualias(st_add), 1, 2, &r);
+		check(r.status == RUN_FAULT && r.fault.vector == VEC_PF &&
+			      (r.fault.error & PF_ERR_ID),
+		      "smep.kernel_exec_user_page", "status %d vector %u error 0x%lx", r.status,
+		      r.fault.vector, r.fault.error);
+	} else {
+		check_skip("smep.kernel_exec_user_page", "CPU does not report SMEP");
+	}
+	if (paging.smap && ubuf) {
+		int vec = kernel_load(ubuf, &v);
+		check(vec == VEC_PF, "smap.kernel_read_user_page", "vector %d, expected #PF", vec);
+		user_access_begin();
+		vec = kernel_load(ubuf, &v);
+		user_access_end();
+		check(vec == 0, "smap.stac_allows_access", "vector %d", vec);
+	} else {
+		check_skip("smap.kernel_read_user_page", "CPU does not report SMAP");
+	}
+	if (paging.umip) {
+		run_call(&cpl3, st_sgdt, 0, 0, &r);
+		check(r.status == RUN_FAULT && r.fault.vector == VEC_GP, "umip.sgdt_cpl3",
+		      "status %d vector %u", r.status, r.fault.vector);
+	} else {
+		check_skip("umip.sgdt_cpl3", "CPU does not report UMIP");
+	}
+	if (paging.nx) {
+		run_call(&cpl0, data_ret, 0, 0, &r);
+		check(r.status == RUN_FAULT && r.fault.vector == VEC_PF &&
+			      (r.fault.error & PF_ERR_ID),
+		      "nx.kernel_data_not_executable", "status %d vector %u error 0x%lx",
+		      r.status, r.fault.vector, r.fault.error);
+	} else {
+		check_skip("nx.kernel_data_not_executable", "CPU has no NX");
+	}
+	int vec = kernel_store((uint64_t)__text_start, 0x90);
+	check(vec == VEC_PF, "wp.kernel_text_read_only", "vector %d, expected #PF", vec);
+	vec = kernel_load(0, &v);
+	check(vec == VEC_PF, "paging.null_page_unmapped", "vector %d, expected #PF", vec);
+	vec = kernel_load(stack_guard(STACK_KERNEL), &v);
+	check(vec == VEC_PF, "paging.stack_guard_page", "vector %d, expected #PF", vec);
+	user_reset();
+}
+
+static void test_transitions(void)
+{
+	struct run_result r;
+	run_call(&cpl3, st_syscall_null, 1000, 0, &r);
+	check(r.status == RUN_OK && r.value == 1000, "cpl3.syscall_sysret_round_trip",
+	      "status %d value %lu vector %u", r.status, r.value, r.fault.vector);
+	run_call(&cpl3, st_int80, 1000, 0, &r);
+	check(r.status == RUN_OK && r.value == 1000, "cpl3.int_iret_round_trip",
+	      "status %d value %lu vector %u", r.status, r.value, r.fault.vector);
+	struct run_opts o = cpl3;
+	o.int3_resumes = true;
+	run_call(&o, st_int3_loop, 1000, 0, &r);
+	check(r.status == RUN_OK && r.value == 1000, "cpl3.int3_round_trip",
+	      "status %d value %lu vector %u", r.status, r.value, r.fault.vector);
+}
+
+/* Trap-flag counting: the loop is 2 instructions per iteration, so the counts for n and
+ * 2n iterations differ by exactly 2n whatever the fixed overhead. */
+static void test_single_step(void)
+{
+	for (int cpl = 0; cpl <= 3; cpl += 3) {
+		struct run_opts o = cpl ? cpl3 : cpl0;
+		o.single_step = true;
+		struct run_result a, b;
+		run_call(&o, st_step_loop, 100, 0, &a);
+		run_call(&o, st_step_loop, 200, 0, &b);
+		check(a.status == RUN_OK && b.status == RUN_OK && b.steps - a.steps == 200,
+		      cpl ? "single_step.count_cpl3" : "single_step.count_cpl0",
+		      "steps %lu and %lu, difference should be 200", a.steps, b.steps);
+	}
+}
+
+static void test_watchdog(bool have_watchdog)
+{
+	if (!have_watchdog) {
+		check_skip("watchdog.stops_endless_loop", "no APIC timer");
+		return;
+	}
+	for (int cpl = 0; cpl <= 3; cpl += 3) {
+		struct run_opts o = { .cpl3 = cpl == 3, .watchdog_ms = 50 };
+		struct run_result r;
+		run_call(&o, st_spin, 0, 0, &r);
+		check(r.status == RUN_TIMEOUT,
+		      cpl ? "watchdog.stops_endless_loop_cpl3" : "watchdog.stops_endless_loop_cpl0",
+		      "status %d", r.status);
+	}
+	struct run_result r;
+	run_call(&cpl3, st_add, 2, 3, &r);
+	check(r.status == RUN_OK && r.value == 5, "watchdog.next_run_normal", "status %d", r.status);
+}
+
+int selftest_run(void)
+{
+	kprintf("selftest: start\n");
+	check(paging.smep == kernel.cpu.smep && paging.smap == kernel.cpu.smap &&
+		      paging.umip == kernel.cpu.umip,
+	      "cpu.protections_enabled_as_reported", "smep %d/%d smap %d/%d umip %d/%d",
+	      paging.smep, kernel.cpu.smep, paging.smap, kernel.cpu.smap, paging.umip,
+	      kernel.cpu.umip);
+	test_cpl3_basics();
+	test_fixups();
+	test_rdpmc_pce();
+	test_protection();
+	test_transitions();
+	test_single_step();
+	test_watchdog(kernel.watchdog);
+	return check_summary();
+}

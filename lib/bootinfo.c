@@ -1,0 +1,66 @@
+#include "lib/bootinfo.h"
+#include "lib/format.h"
+
+int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen)
+{
+	if (!bi) {
+		bp_snprintf(err, errlen, "no boot-info pointer");
+		return -1;
+	}
+	if (bi->magic != BOOTINFO_MAGIC) {
+		bp_snprintf(err, errlen, "bad magic 0x%016llx (expected 0x%016llx)",
+			    (unsigned long long)bi->magic, (unsigned long long)BOOTINFO_MAGIC);
+		return -1;
+	}
+	if (bi->version != BOOTINFO_VERSION) {
+		bp_snprintf(err, errlen, "boot-info version %u, kernel understands %u",
+			    bi->version, BOOTINFO_VERSION);
+		return -1;
+	}
+	if (bi->size != sizeof(*bi)) {
+		bp_snprintf(err, errlen, "boot-info size %u, kernel expects %u",
+			    bi->size, (unsigned)sizeof(*bi));
+		return -1;
+	}
+	if (bi->mmap_count == 0 || bi->mmap_count > BI_MMAP_MAX) {
+		bp_snprintf(err, errlen, "memory map has %u entries (1..%u allowed)",
+			    bi->mmap_count, BI_MMAP_MAX);
+		return -1;
+	}
+	if (bi->cmdline_len >= BI_CMDLINE_MAX || bi->config_len >= BI_CONFIG_MAX) {
+		bp_snprintf(err, errlen, "command line (%u) or config (%u) longer than its buffer",
+			    bi->cmdline_len, bi->config_len);
+		return -1;
+	}
+	for (uint32_t i = 0; i < bi->mmap_count; i++) {
+		const struct bi_mem_range *r = &bi->mmap[i];
+		if (r->type < BI_MEM_USABLE || r->type > BI_MEM_UNUSABLE) {
+			bp_snprintf(err, errlen, "memory map entry %u has unknown type %u", i, r->type);
+			return -1;
+		}
+		if (r->base & 0xfff) {
+			bp_snprintf(err, errlen, "memory map entry %u base 0x%llx not page aligned",
+				    i, (unsigned long long)r->base);
+			return -1;
+		}
+		if (r->pages > (1ull << 40) || r->base + r->pages * 4096 < r->base) {
+			bp_snprintf(err, errlen, "memory map entry %u wraps the address space", i);
+			return -1;
+		}
+	}
+	if (bi->kernel_phys & 0xfff) {
+		bp_snprintf(err, errlen, "kernel loaded at unaligned 0x%llx",
+			    (unsigned long long)bi->kernel_phys);
+		return -1;
+	}
+	return 0;
+}
+
+uint64_t bootinfo_usable_bytes(const struct boot_info *bi)
+{
+	uint64_t total = 0;
+	for (uint32_t i = 0; i < bi->mmap_count && i < BI_MMAP_MAX; i++)
+		if (bi->mmap[i].type == BI_MEM_USABLE)
+			total += bi->mmap[i].pages * 4096;
+	return total;
+}

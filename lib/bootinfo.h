@@ -1,0 +1,76 @@
+/*
+ * The loader -> kernel hand-off. Any loader (UEFI today, a legacy-BIOS one later)
+ * fills this and jumps to the kernel entry with its physical address in RDI. All
+ * addresses are physical and below 4 GiB (the kernel identity-maps 0..4 GiB).
+ */
+#ifndef LIB_BOOTINFO_H
+#define LIB_BOOTINFO_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define BOOTINFO_MAGIC    0x4f464e4952455042ull   /* "BPERINFO" little-endian */
+#define BOOTINFO_VERSION  1
+
+#define BI_MMAP_MAX       512
+#define BI_CMDLINE_MAX    1024
+#define BI_CONFIG_MAX     8192
+#define BI_NOTE_MAX       512
+
+enum bi_mem_type {
+	BI_MEM_USABLE = 1,          /* free RAM once boot services have exited */
+	BI_MEM_RESERVED = 2,
+	BI_MEM_ACPI_RECLAIM = 3,
+	BI_MEM_ACPI_NVS = 4,
+	BI_MEM_LOADER = 5,          /* kernel image, boot-info: in use */
+	BI_MEM_MMIO = 6,
+	BI_MEM_UNUSABLE = 7,
+};
+
+struct bi_mem_range {
+	uint64_t base;
+	uint64_t pages;             /* 4 KiB pages */
+	uint32_t type;              /* enum bi_mem_type */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct bi_mem_range) == 24, "bi_mem_range layout");
+
+struct bi_framebuffer {
+	uint64_t base;              /* 0 when no GOP */
+	uint64_t size;
+	uint32_t width, height;
+	uint32_t pixels_per_line;
+	uint32_t format;            /* 0 RGBx, 1 BGRx, 2 bitmask, 3 blt-only */
+};
+_Static_assert(sizeof(struct bi_framebuffer) == 32, "bi_framebuffer layout");
+
+struct boot_info {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t size;              /* sizeof(struct boot_info) as the loader knew it */
+	uint64_t kernel_phys;       /* where the kernel image was loaded */
+	uint64_t kernel_size;       /* bytes, including bss */
+	uint64_t rsdp;              /* ACPI RSDP, 0 when not found */
+	uint32_t rsdp_revision;     /* 0 = ACPI 1.0 table, 2 = ACPI 2.0+ */
+	uint32_t mmap_count;
+	struct bi_framebuffer fb;
+	struct bi_mem_range mmap[BI_MMAP_MAX];
+	uint32_t cmdline_len;       /* UEFI load options, converted to ASCII */
+	uint32_t config_len;        /* bareperf.cfg from the ESP, 0 when absent */
+	char cmdline[BI_CMDLINE_MAX];
+	char config[BI_CONFIG_MAX];
+	char note[BI_NOTE_MAX];     /* loader warnings to show the user ("" when none) */
+	uint32_t exit_tries;        /* ExitBootServices attempts it took */
+	uint32_t reserved0;
+};
+_Static_assert(offsetof(struct boot_info, fb) == 48, "boot_info layout");
+_Static_assert(offsetof(struct boot_info, mmap) == 80, "boot_info layout");
+_Static_assert(sizeof(struct boot_info) ==
+	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 8,
+	       "boot_info layout");
+
+/* Check what the kernel is handed before trusting it. Returns 0, or -1 with a reason. */
+int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen);
+/* Bytes of usable RAM in the map. */
+uint64_t bootinfo_usable_bytes(const struct boot_info *bi);
+
+#endif
