@@ -775,7 +775,13 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 				    pfm_mods[k].name, (unsigned long long)v, evname);
 		sel = (sel & ~field) | fv;
 	}
-	if (!(given & (PFMT_MOD_U | PFMT_MOD_K)))
+	/* libpfm4 refuses edge detection without a counter mask. */
+	if ((ev->flags & PFMT_EV_EDGE_CMASK) && (given & PFMT_MOD_E) && (sel & EVSEL_EDGE) &&
+	    !(sel & EVSEL_CMASK_MASK))
+		return fail(err, errlen, "e (edge) needs a counter mask: add c=N (event %s)", evname);
+	/* Both rings unless a privilege filter was given; libpfm4 counts AMD's host-only
+	 * h as one, guest-only g not. */
+	if (!(given & (PFMT_MOD_U | PFMT_MOD_K | PFMT_MOD_H)))
 		plm = EVSEL_USR | EVSEL_OS;
 	return finish_gp(m, pc, sel | plm, out, err, errlen);
 }

@@ -28,6 +28,7 @@ enum pfmt_vendor { PFMT_INTEL = 0, PFMT_AMD = 1 };
 /* Event flags */
 #define PFMT_EV_NEEDS_UMASK 0x01u  /* libpfm4 rejects the event without a unit mask */
 #define PFMT_EV_EXTRA_REG   0x02u  /* encoding needs a second register (offcore, ldlat) */
+#define PFMT_EV_EDGE_CMASK  0x04u  /* libpfm4 refuses e (edge) without c (counter mask) */
 
 /* Unit-mask flags */
 #define PFMT_UM_DFL         0x01u  /* applied when no unit mask of its group is given */

@@ -208,6 +208,7 @@ struct um_info {
 	char name[128];
 	uint64_t code;
 	int dfl;
+	int equiv;
 };
 
 static void set_bit(uint32_t *set, unsigned i) { set[i / 32] |= 1u << (i % 32); }
@@ -228,6 +229,7 @@ static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_ven
 			snprintf(um[nu].name, sizeof(um[nu].name), "%s", ai.name);
 			um[nu].code = ai.code;
 			um[nu].dfl = ai.is_dfl;
+			um[nu].equiv = ai.equiv != NULL;
 			nu++;
 			continue;
 		}
@@ -251,9 +253,28 @@ static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_ven
 	probe(&base, "%s::%s", pmu, ei->name);
 	if (!base.ok)
 		ev.flags |= PFMT_EV_NEEDS_UMASK;
+	/* libpfm4 encodes an alias ("equiv") through its target string, so take the
+	 * encoding it produces and the modifiers it accepts from probes. */
+	if (ei->equiv && base.ok) {
+		ev.code = (uint32_t)base.val;
+		ev.mods = 0;
+		for (unsigned m = 0; m < sizeof(mod_names) / sizeof(mod_names[0]); m++) {
+			probe(&p, "%s::%s:%s=0", pmu, ei->name, mod_names[m].name);
+			if (p.ok)
+				ev.mods |= mod_names[m].bit;
+		}
+	}
 	if (base.count > 1)
 		ev.flags |= PFMT_EV_EXTRA_REG;
 
+	if (mods & PFMT_MOD_E) {
+		struct probe with_c;
+		const char *um0 = base.ok || !nu ? "" : um[0].name;
+		probe(&p, "%s::%s%s%s:e", pmu, ei->name, *um0 ? ":" : "", um0);
+		probe(&with_c, "%s::%s%s%s:e:c=1", pmu, ei->name, *um0 ? ":" : "", um0);
+		if (!p.ok && with_c.ok)
+			ev.flags |= PFMT_EV_EDGE_CMASK;
+	}
 	unsigned sw = PFMT_SET_WORDS(nu);
 	uint32_t keep[8], compat[256][8];
 	memset(compat, 0, sizeof(compat));
@@ -291,6 +312,11 @@ static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_ven
 			bits = um[i].code;
 			u.flags |= PFMT_UM_OVERRIDE;
 		}
+		/* An aliased unit mask is encoded through its target: keep libpfm4's result. */
+		if (um[i].equiv && solo.ok) {
+			bits = (uint32_t)solo.val;
+			u.flags |= PFMT_UM_OVERRIDE;
+		}
 		/* Offcore-response unit masks select bits of a second MSR. */
 		if (bits >> 32) {
 			u.flags |= PFMT_UM_EXTRA_REG;
@@ -301,12 +327,13 @@ static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_ven
 		if (solo.ok) {
 			unsigned cm = (solo.val >> EVSEL_CMASK_SHIFT) & 0xff;
 			struct { unsigned bit; const char *fmt; unsigned v; } hw[] = {
-				{ PFMT_MOD_E, "e=%u", !(solo.val & EVSEL_EDGE) },
+				/* edge alone is refused without a cmask, so probe it with one */
+				{ PFMT_MOD_E, "e=%u:c=1", !(solo.val & EVSEL_EDGE) },
 				{ PFMT_MOD_I, "i=%u", !(solo.val & EVSEL_INV) },
 				{ PFMT_MOD_C, "c=%u", (cm + 1) & 0xff },
 			};
 			for (unsigned h = 0; h < 3; h++) {
-				if (!(mods & hw[h].bit))
+				if (!(mods & hw[h].bit) || (hw[h].bit == PFMT_MOD_E && cm))
 					continue;
 				char mod[32];
 				snprintf(mod, sizeof(mod), hw[h].fmt, hw[h].v);
@@ -409,7 +436,7 @@ static void put_string_pool(void)
 	for (size_t i = 0; i < strpool_len; i++) {
 		unsigned char c = strpool[i];
 		if (c == 0)
-			col += printf("\\0");
+			col += printf("\\000");
 		else if (c == '"' || c == '\\')
 			col += printf("\\%c", c);
 		else if (c < 32 || c > 126)

@@ -1,0 +1,187 @@
+/*
+ * bareperf's event encodings against libpfm4's own (pfm_get_os_event_encoding,
+ * PFM_OS_NONE) for every Intel/AMD model in the generated tables: every event alone,
+ * every unit mask alone, modifier forms on a sample, and strings both must reject.
+ * Only EN (bit 22) and INT (bit 20) are ignored in the comparison.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <perfmon/pfmlib.h>
+#include "lib/event.h"
+#include "lib/pfm_tables.h"
+
+#define IGNORED ((1ull << 22) | (1ull << 20))
+
+static unsigned mismatches;
+
+static void force_pmu(const char *name)
+{
+	pfm_terminate();
+	setenv("LIBPFM_FORCE_PMU", name, 1);
+	assert_int_equal(pfm_initialize(), PFM_SUCCESS);
+}
+
+/* libpfm4's encoding: 1 and the value, 0 when it rejects the string, 2 when it needs
+ * more than one register (bareperf rejects those). */
+static int pfm_encode(const char *s, uint64_t *val)
+{
+	uint64_t codes[4] = { 0 };
+	pfm_pmu_encode_arg_t arg;
+	memset(&arg, 0, sizeof(arg));
+	arg.size = sizeof(arg);
+	arg.codes = codes;
+	arg.count = 4;
+	if (pfm_get_os_event_encoding(s, PFM_PLM0 | PFM_PLM3, PFM_OS_NONE, &arg) != PFM_SUCCESS)
+		return 0;
+	*val = codes[0];
+	return arg.count > 1 ? 2 : 1;
+}
+
+/* Compare one string; returns 1 when both encoded it. */
+static int compare(const struct pmu_model *m, const struct pmu_caps *pc, const char *s)
+{
+	uint64_t want = 0;
+	struct ev_encoding ev;
+	if (strlen(s) >= EV_NAME_MAX)
+		return 0;   /* past bareperf's event-name limit (lib/event.h) */
+	char err[256];
+	int p = pfm_encode(s, &want);
+	int b = event_parse(m, pc, s, &ev, err, sizeof(err));
+	if (p == 2) {
+		if (b == 0) {
+			printf("MISMATCH %s: libpfm4 needs 2 registers, bareperf gave 0x%llx\n", s,
+			       (unsigned long long)ev.evtsel);
+			mismatches++;
+		}
+		return 0;
+	}
+	if (!p) {
+		if (b == 0) {
+			printf("MISMATCH %s: libpfm4 rejects, bareperf gave 0x%llx\n", s,
+			       (unsigned long long)ev.evtsel);
+			mismatches++;
+		}
+		return 0;
+	}
+	if (b != 0) {
+		printf("MISMATCH %s: libpfm4 0x%llx, bareperf error: %s\n", s, (unsigned long long)want, err);
+		mismatches++;
+		return 0;
+	}
+	if ((ev.evtsel & ~IGNORED) != (want & ~IGNORED)) {
+		printf("MISMATCH %s: libpfm4 0x%llx, bareperf 0x%llx\n", s, (unsigned long long)want,
+		       (unsigned long long)ev.evtsel);
+		mismatches++;
+		return 0;
+	}
+	if (!(ev.evtsel & (1ull << 22)) || (ev.evtsel & (1ull << 20))) {
+		printf("MISMATCH %s: EN must be set and INT clear, got 0x%llx\n", s,
+		       (unsigned long long)ev.evtsel);
+		mismatches++;
+	}
+	return 1;
+}
+
+static const char *const modifier_forms[] = {
+	":u", ":k", ":u=1:k=0", ":u=1:k=0:c=3", ":i", ":i=1:c=1", ":e", ":e=0", ":c=255", ":c=1:e",
+	":t", ":t=1:u", ":h", ":g", ":h=1:g=0", ":intx", ":intxcp",
+};
+
+static void test_all_models(void **state)
+{
+	(void)state;
+	unsigned total_models = 0;
+	for (unsigned mi = 0; mi < pfmt_nmodels; mi++) {
+		const struct pfmt_model *tm = &pfmt_models[mi];
+		const char *pmu = pfmt_strings + tm->name;
+		const struct pmu_model *m = pmu_model_by_name(pmu);
+		assert_non_null(m);
+		struct pmu_caps pc;
+		pmu_model_default_caps(m, &pc);
+		force_pmu(pmu);
+		unsigned nev = 0, num = 0, nmod = 0, before = mismatches;
+		char s[512];
+		for (unsigned e = 0; e < tm->nevents; e++) {
+			const struct pfmt_event *ev = &pfmt_events[tm->first_event + e];
+			const char *evname = pfmt_strings + ev->name;
+			snprintf(s, sizeof(s), "%s::%s", pmu, evname);
+			nev += compare(m, &pc, s);
+			for (unsigned u = 0; u < ev->numasks; u++) {
+				const char *um = pfmt_strings + pfmt_umasks[ev->first_umask + u].name;
+				snprintf(s, sizeof(s), "%s::%s:%s", pmu, evname, um);
+				num += compare(m, &pc, s);
+				/* pairs with the next unit mask: accepted or rejected alike */
+				if (u + 1 < ev->numasks) {
+					snprintf(s, sizeof(s), "%s::%s:%s:%s", pmu, evname, um,
+						 pfmt_strings + pfmt_umasks[ev->first_umask + u + 1].name);
+					num += compare(m, &pc, s);
+				}
+			}
+			/* modifiers on every 4th event, with its first unit mask when it needs one */
+			if (e % 4)
+				continue;
+			const char *um0 = ev->numasks ? pfmt_strings + pfmt_umasks[ev->first_umask].name : NULL;
+			for (unsigned f = 0; f < sizeof(modifier_forms) / sizeof(modifier_forms[0]); f++) {
+				if (um0 && (ev->flags & PFMT_EV_NEEDS_UMASK))
+					snprintf(s, sizeof(s), "%s::%s:%s%s", pmu, evname, um0, modifier_forms[f]);
+				else
+					snprintf(s, sizeof(s), "%s::%s%s", pmu, evname, modifier_forms[f]);
+				nmod += compare(m, &pc, s);
+			}
+			/* strings libpfm4 rejects */
+			const char *bad[] = { ":c=256", ":NO_SUCH_UMASK", ":u=2", ":c" };
+			for (unsigned f = 0; f < 4; f++) {
+				snprintf(s, sizeof(s), "%s::%s%s", pmu, evname, bad[f]);
+				compare(m, &pc, s);
+			}
+		}
+		snprintf(s, sizeof(s), "%s::NO_SUCH_EVENT_XYZ", pmu);
+		compare(m, &pc, s);
+		printf("%-26s events %4u, unit masks %5u, modifier forms %4u, mismatches %u\n", pmu, nev,
+		       num, nmod, mismatches - before);
+		total_models++;
+		assert_true(nev > 0);
+	}
+	printf("%u models compared, %u mismatches\n", total_models, mismatches);
+	assert_true(total_models >= 40);
+	assert_int_equal(mismatches, 0);
+}
+
+/* Prefix-less names mean the selected model; case does not matter, as in libpfm4. */
+static void test_prefix_and_case(void **state)
+{
+	(void)state;
+	const struct pmu_model *m = pmu_model_by_name("skl");
+	struct pmu_caps pc;
+	struct ev_encoding a, b;
+	char err[256];
+	pmu_model_default_caps(m, &pc);
+	force_pmu("skl");
+	assert_int_equal(event_parse(m, &pc, "INST_RETIRED:ANY_P", &a, err, sizeof(err)), 0);
+	assert_int_equal(event_parse(m, &pc, "skl::inst_retired:any_p", &b, err, sizeof(err)), 0);
+	assert_true(a.evtsel == b.evtsel);
+	uint64_t want;
+	assert_int_equal(pfm_encode("skl::INST_RETIRED:ANY_P:u:c=1:i", &want), 1);
+	assert_int_equal(event_parse(m, &pc, "skl::INST_RETIRED:ANY_P:u:c=1:i", &a, err, sizeof(err)), 0);
+	assert_true((a.evtsel & ~IGNORED) == (want & ~IGNORED));
+	m = pmu_model_by_name("amd64_fam17h");
+	pmu_model_default_caps(m, &pc);
+	force_pmu("amd64_fam17h");
+	assert_int_equal(pfm_encode("amd64_fam17h::RETIRED_UOPS:k", &want), 1);
+	assert_int_equal(event_parse(m, &pc, "amd64_fam17h::RETIRED_UOPS:k", &a, err, sizeof(err)), 0);
+	assert_true((a.evtsel & ~IGNORED) == (want & ~IGNORED));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_models),
+		cmocka_unit_test(test_prefix_and_case),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
