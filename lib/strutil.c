@@ -122,17 +122,15 @@ unsigned str_edit_distance(const char *a, const char *b)
 
 	if ((la > lb ? la - lb : lb - la) >= EDIT_CAP)
 		return EDIT_CAP;
-	for (size_t k = 0; k < EDIT_BAND; k++) {
-		size_t j = k;   /* row 0: column j = k - EDIT_CAP */
-		prev[k] = (j >= EDIT_CAP && j - EDIT_CAP <= lb) ? (uint8_t)(j - EDIT_CAP) : EDIT_CAP;
-	}
+	/* Row 0: D[0][j] = j, at k = j + EDIT_CAP. */
+	for (size_t k = 0; k < EDIT_BAND; k++)
+		prev[k] = (k >= EDIT_CAP && k - EDIT_CAP <= lb) ? (uint8_t)(k - EDIT_CAP) : EDIT_CAP;
 	for (size_t i = 1; i <= la; i++) {
-		for (size_t k = 0; k < EDIT_BAND; k++) {
-			/* j = i + k - EDIT_CAP, outside [0, lb] means out of the table */
-			if (i + k < EDIT_CAP || i + k - EDIT_CAP > lb) {
-				cur[k] = EDIT_CAP;
-				continue;
-			}
+		/* Only columns 0..lb inside the band are real; the rest stay capped. */
+		size_t k_lo = i < EDIT_CAP ? EDIT_CAP - i : 0;
+		size_t k_hi = lb + EDIT_CAP - i < EDIT_BAND - 1 ? lb + EDIT_CAP - i : EDIT_BAND - 1;
+		memset(cur, EDIT_CAP, sizeof(cur));
+		for (size_t k = k_lo; k <= k_hi; k++) {
 			size_t j = i + k - EDIT_CAP;
 			if (j == 0) {
 				cur[k] = i < EDIT_CAP ? (uint8_t)i : EDIT_CAP;
