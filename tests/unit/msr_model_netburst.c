@@ -18,15 +18,17 @@ unsigned msr_model_netburst_defs_for(struct msr_def *out, unsigned max, bool ht,
 	uint64_t escr_reserved = P4_ESCR_RESERVED | (ht ? 0 : P4_ESCR_T1_OS | P4_ESCR_T1_USR);
 
 	for (unsigned c = 0; c < P4_NUM_COUNTERS && n < max; c++)
-		out[n++] = (struct msr_def){ P4_COUNTER_MSR(c), P4_COUNTER_RESERVED, false,
-					     p4_counter_name[c] };
+		out[n++] = (struct msr_def){ .msr = P4_COUNTER_MSR(c), .reserved = P4_COUNTER_RESERVED,
+					     .name = p4_counter_name[c], .width = P4_COUNTER_WIDTH,
+					     .index = (uint8_t)c };
 	for (unsigned c = 0; c < P4_NUM_COUNTERS && n < max; c++)
-		out[n++] = (struct msr_def){ P4_CCCR_MSR(c), P4_CCCR_RESERVED, false, p4_cccr_name[c] };
+		out[n++] = (struct msr_def){ .msr = P4_CCCR_MSR(c), .reserved = P4_CCCR_RESERVED,
+					     .name = p4_cccr_name[c] };
 	for (unsigned s = 0; s < P4_ESCR_COUNT && n < max; s++) {
 		if (p4_escr_table[s].early_models_only && !iq_escrs)
 			continue;
-		out[n++] = (struct msr_def){ p4_escr_table[s].msr, escr_reserved, false,
-					     p4_escr_table[s].name };
+		out[n++] = (struct msr_def){ .msr = p4_escr_table[s].msr, .reserved = escr_reserved,
+					     .name = p4_escr_table[s].name };
 	}
 	return n;
 }
