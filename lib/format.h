@@ -8,9 +8,10 @@
 typedef void (*fmt_putc_fn)(void *ctx, char c);
 
 /*
- * Conversions: %d %i %u %x %X %o %c %s %p %%, length modifiers hh h l ll z,
+ * Conversions: %d %i %u %x %X %o %c %s %p %%, length modifiers hh h l ll z (and j t),
  * flags '-' '0' '+' ' ' '#', field width and precision, both possibly '*'.
  * %p prints 0x followed by 16 hex digits. A NULL %s prints "(null)".
+ * An unknown conversion ("%q", "%5w") is printed as written and consumes no argument.
  * Returns the number of characters produced.
  */
 int fmt_vformat(fmt_putc_fn putc, void *ctx, const char *fmt, va_list ap);

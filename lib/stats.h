@@ -13,7 +13,9 @@ struct stats {
 	int64_t stddev_milli;       /* sample standard deviation (n-1), 0 when n < 2 */
 };
 
-/* Sorts samples in place. trim_pct percent of n (rounded down) is dropped at each end.
+/* Sorts samples in place. trim_pct percent of n (rounded down) is dropped at each end,
+ * but never so many that no sample is left (at most (n-1)/2 at each end). n == 0 gives
+ * all zeros.
  * Exact for |values| < 2^40 and n <= 100000 (128-bit intermediates). */
 void stats_compute(int64_t *samples, unsigned n, unsigned trim_pct, struct stats *out);
 
