@@ -583,7 +583,7 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 			size_t used = 0;
 			char a[64], b[64];
 			upper_copy(a, text, (size_t)(sep - text), sizeof(a));
-			for (unsigned pass = 1; pass <= 4 && used < 100; pass++)
+			for (unsigned pass = 1; pass <= 2 && used < 100; pass++)
 				for (unsigned i = 0; i < pmu_model_count(); i++) {
 					const char *name = pmu_model_at(i)->pfm_name;
 					upper_copy(b, name, strlen(name), sizeof(b));

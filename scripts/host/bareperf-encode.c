@@ -1,0 +1,185 @@
+/*
+ * bareperf-encode: show how bareperf encodes events for a PMU model.
+ *   bareperf-encode --pmu skl 'INST_RETIRED:ANY_P:u' cycles r003c
+ *   bareperf-encode --cpuid dump.txt cycles
+ *   bareperf-encode --list-pmus | --list-events [PATTERN]
+ * Output, one line per event: "EVENT: evtsel=0x%016llx gp=0x.. fixed=0x.." (EN set,
+ * INT clear), NetBurst "escr=... cccr=...", or "EVENT: tsc"/"aperf"/"mperf".
+ * An event that cannot be encoded prints "error: EVENT: reason"; the exit status is
+ * then 1, after the remaining events.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "arch/x86/pmu/pmu.h"
+#include "lib/event.h"
+#include "lib/pfm_tables.h"
+#include "lib/str.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bareperf-encode (--pmu NAME | --cpuid FILE) [--group] EVENT...\n"
+		   "       bareperf-encode --list-pmus\n"
+		   "       bareperf-encode [--pmu NAME] --list-events [PATTERN]\n");
+}
+
+static int load_cpuid(const char *path, const struct pmu_model **m, struct pmu_caps *pc)
+{
+	static struct cpuid_dump dump;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "error: cannot open %s\n", path);
+		return -1;
+	}
+	static char text[1 << 20];
+	size_t len = fread(text, 1, sizeof(text), f);
+	fclose(f);
+	char err[200];
+	if (cpuid_dump_parse(&dump, text, len, err, sizeof(err)) < 0) {
+		fprintf(stderr, "error: %s: %s\n", path, err);
+		return -1;
+	}
+	struct cpu_info ci;
+	cpuinfo_decode(cpuid_dump_read, &dump, &ci, pc);
+	*m = pmu_model_for_cpu(&ci, pc);
+	return 0;
+}
+
+static void list_events(const struct pmu_model *m, const char *pattern)
+{
+	if (m->table == ~0u) {
+		printf("PMU %s has no libpfm4 table: generic names and raw forms only\n", m->pfm_name);
+		return;
+	}
+	const struct pfmt_model *tm = &pfmt_models[m->table];
+	for (unsigned e = 0; e < tm->nevents; e++) {
+		const struct pfmt_event *ev = &pfmt_events[tm->first_event + e];
+		const char *name = pfmt_strings + ev->name;
+		if (pattern && !str_glob_match(pattern, name))
+			continue;
+		printf("%s", name);
+		for (unsigned u = 0; u < ev->numasks; u++) {
+			const struct pfmt_umask *um = &pfmt_umasks[ev->first_umask + u];
+			printf("%s%s%s", u ? " " : " [", pfmt_strings + um->name,
+			       um->flags & PFMT_UM_DFL ? "*" : "");
+		}
+		printf("%s\n", ev->numasks ? "]" : "");
+	}
+}
+
+static void print_one(const struct ev_encoding *ev, const struct pmu_state *st, unsigned slot)
+{
+	switch (ev->cls) {
+	case EV_CLASS_TSC: printf("%s: tsc (time-stamp counter)\n", ev->name); break;
+	case EV_CLASS_APERF: printf("%s: aperf (IA32_APERF)\n", ev->name); break;
+	case EV_CLASS_MPERF: printf("%s: mperf (IA32_MPERF)\n", ev->name); break;
+	case EV_CLASS_GP:
+		printf("%s: evtsel=0x%016llx gp_mask=0x%x fixed_mask=0x%x\n", ev->name,
+		       (unsigned long long)ev->evtsel, ev->gp_mask, ev->fixed_mask);
+		break;
+	case EV_CLASS_NETBURST: {
+		const struct pmu_slot *s = &st->slot[slot];
+		printf("%s: escr=0x%08llx escr_msr=0x%x cccr=0x%08llx cccr_msr=0x%x counter=%u\n",
+		       ev->name, (unsigned long long)s->escr_value, s->escr_msr,
+		       (unsigned long long)s->ctl_value, s->ctl_msr, s->index);
+		break;
+	}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const struct pmu_model *m = NULL;
+	struct pmu_caps pc;
+	bool group = false, list_pmus = false, list_ev = false;
+	int i;
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
+		if (!strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--pmu") && i + 1 < argc) {
+			m = pmu_model_by_name(argv[++i]);
+			if (!m) {
+				fprintf(stderr, "error: unknown PMU '%s' (see --list-pmus)\n", argv[i]);
+				return 2;
+			}
+			pmu_model_default_caps(m, &pc);
+		} else if (!strcmp(argv[i], "--cpuid") && i + 1 < argc) {
+			if (load_cpuid(argv[++i], &m, &pc))
+				return 2;
+		} else if (!strcmp(argv[i], "--group")) {
+			group = true;
+		} else if (!strcmp(argv[i], "--list-pmus")) {
+			list_pmus = true;
+		} else if (!strcmp(argv[i], "--list-events")) {
+			list_ev = true;
+		} else {
+			fprintf(stderr, "error: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (list_pmus) {
+		for (unsigned k = 0; k < pmu_model_count(); k++) {
+			const struct pmu_model *pm = pmu_model_at(k);
+			printf("%-26s %-18s %s\n", pm->pfm_name, pmu_kind_name(pm->kind), pm->desc);
+		}
+		return 0;
+	}
+	if (!m) {
+		fprintf(stderr, "error: give --pmu NAME or --cpuid FILE\n");
+		usage(stderr);
+		return 2;
+	}
+	if (list_ev) {
+		list_events(m, i < argc ? argv[i] : NULL);
+		return 0;
+	}
+	if (i == argc) {
+		usage(stderr);
+		return 2;
+	}
+	int status = 0;
+	static struct ev_encoding evs[EV_MAX_EVENTS];
+	unsigned n = 0;
+	struct pmu_state st;
+	for (; i < argc; i++) {
+		char err[256];
+		struct ev_encoding ev;
+		if (event_parse(m, &pc, argv[i], &ev, err, sizeof(err))) {
+			printf("error: %s: %s\n", argv[i], err);
+			status = 1;
+			continue;
+		}
+		if (ev.cls == EV_CLASS_NETBURST && !group) {
+			memset(&st, 0, sizeof(st));
+			st.caps = pc;
+			st.be = pmu_backend_for(PMU_INTEL_NETBURST);
+			if (!st.be || st.be->assign(&st, &ev, 1, err, sizeof(err))) {
+				printf("error: %s: %s\n", argv[i], st.be ? err : "no NetBurst backend");
+				status = 1;
+				continue;
+			}
+			print_one(&ev, &st, 0);
+			continue;
+		}
+		if (group && n < EV_MAX_EVENTS) {
+			evs[n++] = ev;
+			continue;
+		}
+		print_one(&ev, NULL, 0);
+	}
+	if (group && n) {
+		char err[256];
+		memset(&st, 0, sizeof(st));
+		st.caps = pc;
+		st.be = pmu_backend_for(m->kind);
+		if (!st.be || st.be->assign(&st, evs, n, err, sizeof(err))) {
+			printf("error: group: %s\n", st.be ? err : "no backend for this PMU kind");
+			return 1;
+		}
+		for (unsigned k = 0; k < n; k++)
+			print_one(&evs[k], &st, k);
+	}
+	return status;
+}
