@@ -50,6 +50,11 @@ static int amd_probe(struct pmu_state *st, char *err, size_t errlen)
 		bp_snprintf(err, errlen, "amd: pmu_state.be must be one of the AMD backends before probe");
 		return -1;
 	}
+	if (st->caps.kind != kind) {
+		bp_snprintf(err, errlen, "%s: the detected PMU is of another kind (%d)", st->be->name,
+			    (int)st->caps.kind);
+		return -1;
+	}
 	if (kind != PMU_AMD_LEGACY && !st->caps.amd_perfctr_core) {
 		bp_snprintf(err, errlen, "%s: needs the core counters (CPUID 0x80000001 ECX[23] "
 			    "PerfCtrExtCore), which this CPU does not report", st->be->name);

@@ -8,7 +8,6 @@
 #include "lib/format.h"
 #include "lib/str.h"
 
-extern const struct pmu_backend pmu_backend_netburst;
 
 static const struct pmu_backend *const backends[PMU_KIND_COUNT] = {
 	[PMU_NONE]           = NULL,
@@ -58,8 +57,22 @@ int pmu_match_counters(const uint32_t *cand, unsigned n, int *counter)
 		counter[k] = -1;
 		if (!cand[k])
 			continue;
+		/* A free counter first (fixed before GP), so earlier events keep their places;
+		 * only when none is free move earlier events along an augmenting path. */
 		uint32_t visited = 0;
-		if (!match_augment(cand, k, owner, &visited))
+		uint32_t free_fixed = 0, free_gp = 0;
+		for (unsigned c = 0; c < 32; c++) {
+			if (!(cand[k] & (1u << c)) || owner[c] >= 0)
+				continue;
+			if (c >= PMU_CAND_FIXED_SHIFT)
+				free_fixed |= 1u << c;
+			else
+				free_gp |= 1u << c;
+		}
+		uint32_t pick = free_fixed ? free_fixed : free_gp;
+		if (pick)
+			owner[__builtin_ctz(pick)] = (int)k;
+		else if (!match_augment(cand, k, owner, &visited))
 			return (int)k;
 	}
 	for (unsigned c = 0; c < 32; c++)

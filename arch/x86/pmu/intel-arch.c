@@ -19,15 +19,15 @@ static uint32_t arch_gp_all(const struct pmu_state *st)
 	return (1u << arch_gp_count(st)) - 1;
 }
 
-/* Fixed counter i exists when CPUID.0AH:ECX[i] (v5) or EDX[4:0] > i (SDM 20.2.5). */
+/* Fixed counter i exists when CPUID.0AH:ECX[i] (v5) or EDX[4:0] > i (SDM 20.2.5); the
+ * caps hold that union in fixed_counter_mask for v5, and fixed_counters is then one past
+ * the highest, so a sparse set has holes. Before v5 the first fixed_counters exist. */
 static uint32_t arch_fixed_all(const struct pmu_state *st)
 {
 	if (st->caps.version < 2)
 		return 0;
 	unsigned n = st->caps.fixed_counters < PMU_MAX_FIXED ? st->caps.fixed_counters : PMU_MAX_FIXED;
-	uint32_t mask = (1u << n) - 1;
-	if (st->caps.version >= 5)
-		mask |= st->caps.fixed_counter_mask;
+	uint32_t mask = st->caps.version >= 5 ? st->caps.fixed_counter_mask : (1u << n) - 1;
 	return mask & ((1u << PMU_MAX_FIXED) - 1);
 }
 
@@ -47,6 +47,10 @@ static bool arch_any_thread_ok(const struct pmu_state *st)
 static int arch_probe(struct pmu_state *st, char *err, size_t errlen)
 {
 	const struct pmu_caps *c = &st->caps;
+	if (c->kind != PMU_INTEL_ARCH) {
+		bp_snprintf(err, errlen, "intel-arch: the detected PMU is of another kind (%d)", (int)c->kind);
+		return -1;
+	}
 	if (c->version < 1) {
 		bp_snprintf(err, errlen, "intel-arch: CPUID leaf 0xA reports perfmon version 0; "
 			    "architectural performance monitoring is not available");

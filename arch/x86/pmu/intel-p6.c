@@ -13,8 +13,11 @@
 
 static int p6_probe(struct pmu_state *st, char *err, size_t errlen)
 {
-	(void)err;
-	(void)errlen;
+	if (st->caps.kind != PMU_INTEL_P6) {
+		bp_snprintf(err, errlen, "intel-p6: the detected PMU is of another kind (%d)",
+			    (int)st->caps.kind);
+		return -1;
+	}
 	/* Two counters of 40 bits on every P6; CPUID has no leaf that says so. */
 	st->full_width_writes = false;
 	return 0;
