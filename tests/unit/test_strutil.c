@@ -11,6 +11,28 @@
 #include <cmocka.h>
 #include "lib/str.h"
 
+/* The kernel's own libc replacements (lib/string.c, not in the host library), compiled
+ * here under other names so they can be compared with the host's. */
+#define memcpy  kernel_memcpy
+#define memmove kernel_memmove
+#define memset  kernel_memset
+#define memcmp  kernel_memcmp
+#define strlen  kernel_strlen
+#define strnlen kernel_strnlen
+#define strcmp  kernel_strcmp
+#define strncmp kernel_strncmp
+#define strchr  kernel_strchr
+#include "lib/string.c"
+#undef memcpy
+#undef memmove
+#undef memset
+#undef memcmp
+#undef strlen
+#undef strnlen
+#undef strcmp
+#undef strncmp
+#undef strchr
+
 static int sign_of(int v)
 {
 	return (v > 0) - (v < 0);
@@ -215,6 +237,53 @@ static void test_edit_distance(void **state)
 	assert_int_equal(str_edit_distance(a, b), 201);     /* 200 deletions + 1 */
 }
 
+static void test_kernel_string_functions(void **state)
+{
+	(void)state;
+	unsigned char a[96], b[96], want[96];
+
+	srand(3);
+	for (int round = 0; round < 5000; round++) {
+		for (size_t i = 0; i < sizeof(a); i++)
+			a[i] = b[i] = want[i] = (unsigned char)(rand() % 4);
+		size_t dst = (size_t)rand() % 48, src = (size_t)rand() % 48, n = (size_t)rand() % 48;
+		int c = rand() % 300 - 20;
+		switch (round % 3) {
+		case 0:
+			memmove(want + dst, want + src, n);
+			assert_ptr_equal(kernel_memmove(a + dst, a + src, n), a + dst);
+			break;
+		case 1:
+			memset(want + dst, c, n);
+			assert_ptr_equal(kernel_memset(a + dst, c, n), a + dst);
+			break;
+		default:
+			memcpy(want + dst, b + src, n);
+			assert_ptr_equal(kernel_memcpy(a + dst, b + src, n), a + dst);
+			break;
+		}
+		assert_memory_equal(a, want, sizeof(a));
+		int want_cmp = memcmp(a, b, n), got_cmp = kernel_memcmp(a, b, n);
+		assert_int_equal(sign_of(got_cmp), sign_of(want_cmp));
+
+		char s1[40], s2[40];
+		for (size_t i = 0; i < sizeof(s1); i++) {
+			s1[i] = (char)("ab\x80"[rand() % 3]);
+			s2[i] = (char)("ab\x80"[rand() % 3]);
+		}
+		s1[rand() % 40] = '\0';
+		s2[rand() % 40] = '\0';
+		s1[39] = s2[39] = '\0';
+		assert_int_equal(kernel_strlen(s1), strlen(s1));
+		assert_int_equal(kernel_strnlen(s1, n), strnlen(s1, n));
+		assert_int_equal(sign_of(kernel_strcmp(s1, s2)), sign_of(strcmp(s1, s2)));
+		assert_int_equal(sign_of(kernel_strncmp(s1, s2, n)), sign_of(strncmp(s1, s2, n)));
+		int ch = "ab\x80"[rand() % 3];
+		assert_ptr_equal(kernel_strchr(s1, ch), strchr(s1, ch));
+		assert_ptr_equal(kernel_strchr(s1, 0), strchr(s1, 0));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_to_u64),
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_edit_distance),
+		cmocka_unit_test(test_kernel_string_functions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
