@@ -56,9 +56,13 @@ $(B)/boot/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ECFLAGS) -c $< -o $@
 
-$(B)/boot/kernel-blob.o: boot/kernel-blob.S $(B)/kernel.elf
+# The loader embeds a stripped copy; build/kernel.elf keeps the symbols for gdb.
+$(B)/kernel.stripped.elf: $(B)/kernel.elf
+	strip --strip-debug -o $@ $<
+
+$(B)/boot/kernel-blob.o: boot/kernel-blob.S $(B)/kernel.stripped.elf
 	@mkdir -p $(dir $@)
-	$(CC) -fpic -DKERNEL_ELF='"$(B)/kernel.elf"' -c $< -o $@
+	$(CC) -fpic -DKERNEL_ELF='"$(B)/kernel.stripped.elf"' -c $< -o $@
 
 $(B)/boot/loader.so: $(BOOT_OBJ)
 	$(LD) -shared -Bsymbolic -nostdlib -znocombreloc -T$(EFI_LIB)/elf_x86_64_efi.lds \

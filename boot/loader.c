@@ -310,8 +310,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	UINT32 desc_version;
 	UINT8 *map = NULL;
 	UINTN buf_size = 0;
-	for (UINT32 tries = 1;; tries++) {
-		if (tries > EXIT_TRIES) {
+	for (UINT32 tries = 0;;) {
+		if (tries == EXIT_TRIES) {
 			Print(L"bareperf: ExitBootServices failed %d times\n", EXIT_TRIES);
 			return EFI_ABORTED;
 		}
@@ -335,6 +335,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 			return err;
 		}
 		/* Nothing may be printed or allocated between here and ExitBootServices. */
+		tries++;
 		err = uefi_call_wrapper(BS->ExitBootServices, 2, image, key);
 		if (err == EFI_SUCCESS) {
 			bi->exit_tries = tries;
