@@ -254,6 +254,32 @@ static int parse_list(const struct cfg_key *k, struct bp_config *cfg, const char
 	return 0;
 }
 
+/* A name such as a libpfm4 PMU model: letters, digits, '_' and '-', fitting the field. */
+static int parse_name(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+		      size_t len, char *why, size_t whylen)
+{
+	char ex[CFG_EXCERPT + 4];
+
+	if (len == 0 || len >= k->width) {
+		bp_snprintf(why, whylen, "%s=%s: a name of 1 to %u characters is expected",
+			    k->name, excerpt(v, len, ex, sizeof(ex)), k->width - 1);
+		return -1;
+	}
+	for (size_t i = 0; i < len; i++) {
+		char c = v[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-')) {
+			bp_snprintf(why, whylen, "%s=%s: '%c' is not allowed in a name", k->name,
+				    excerpt(v, len, ex, sizeof(ex)), c);
+			return -1;
+		}
+	}
+	char *dst = (char *)cfg + k->offset;
+	memcpy(dst, v, len);
+	dst[len] = '\0';
+	return 0;
+}
+
 /* A value that contains a separator is quoted so the report reads back as the same value. */
 static void show_list(const struct cfg_key *k, const struct bp_config *cfg, char *buf,
 		      size_t buflen)
@@ -491,6 +517,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ .name = "insn_count",      FIELD(single_step),    WORDS(insn_count_words) },
 	{ .name = "netburst.thread", FIELD(nb_thread),      WORDS(thread_words) },
 	{ .name = "exit",            FIELD(exit_when_done), WORDS(yes_no_words) },
+	{ .name = "pmu",             FIELD(pmu),            .parse = parse_name, .show = show_list },
 };
 #define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
 
@@ -520,6 +547,7 @@ void config_defaults(struct bp_config *cfg)
 	cfg->single_step = true;
 	cfg->nb_thread = 0;
 	cfg->exit_when_done = true;
+	str_copy(cfg->pmu, "auto", sizeof(cfg->pmu));
 }
 
 /* ------------------------------------------------------------ the parser */

@@ -40,6 +40,8 @@ struct bp_config {
 	bool single_step;               /* insn_count=step|off  TF-counted instructions w/o PMU */
 	unsigned nb_thread;             /* netburst.thread=0|1|both (2 = both) */
 	bool exit_when_done;            /* exit=yes|no  leave QEMU via isa-debug-exit */
+	char pmu[32];                   /* pmu=auto|<libpfm4 PMU name>: model to program, overriding
+	                                   detection (e.g. to trace=msr a PMU QEMU does not have) */
 };
 
 /* Defaults: mode run, default catalogue, events "cycles,instructions", both CPLs,

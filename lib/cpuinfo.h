@@ -39,6 +39,7 @@ struct cpu_info {
 	bool tsc, rdtscp, invariant_tsc, msr, apic, x2apic, pdcm, aperfmperf;
 	bool smep, smap, umip, nx, pge, syscall, sysenter, lm;
 	bool ds, dtes64;             /* debug store (NetBurst PEBS seam) */
+	bool popcnt;                 /* CPUID.1:ECX[23], for the popcnt payloads */
 	/* leaf 0x15/0x16, 0 when absent */
 	uint32_t tsc_ratio_den, tsc_ratio_num, crystal_hz;
 	uint32_t base_mhz, max_mhz, bus_mhz;

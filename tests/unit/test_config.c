@@ -102,12 +102,31 @@ static void test_defaults_and_report(void **state)
 	assert_true(cfg.exit_when_done);
 
 	config_report(&cfg, collect_line, &r);
-	assert_int_equal(r.count, 17);
+	assert_int_equal(r.count, 18);
 	assert_string_equal(r.text,
 		"mode=run\npayloads=*\nevents=cycles,instructions\ncpl=both\nreps=11\nwarmup=2\n"
 		"iters=1000\nsizes=4K,16K,64K,256K,1M,4M,16M,64M\nformat=both\nserial.port=0x3f8\n"
 		"serial.baud=115200\ntrace=none\ntrim=0\nwatchdog=2000\ninsn_count=step\n"
-		"netburst.thread=0\nexit=yes\n");
+		"netburst.thread=0\nexit=yes\npmu=auto\n");
+}
+
+static void test_pmu_key(void **state)
+{
+	(void)state;
+	struct bp_config cfg;
+	struct messages m;
+
+	config_defaults(&cfg);
+	assert_string_equal(cfg.pmu, "auto");
+	assert_int_equal(apply(&cfg, "pmu=skl", &m), 0);
+	assert_string_equal(cfg.pmu, "skl");
+	assert_int_equal(apply(&cfg, "pmu=amd64_fam19h_zen4", &m), 0);
+	assert_string_equal(cfg.pmu, "amd64_fam19h_zen4");
+	assert_int_equal(apply(&cfg, "pmu=sk/l", &m), 1);
+	assert_non_null(strstr(m.text[0], "'/' is not allowed"));
+	assert_string_equal(cfg.pmu, "amd64_fam19h_zen4");
+	assert_int_equal(apply(&cfg, "pmu=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", &m), 1);
+	assert_non_null(strstr(m.text[0], "a name of 1 to 31 characters"));
 }
 
 static void test_every_key(void **state)
@@ -471,6 +490,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_and_report),
 		cmocka_unit_test(test_every_key),
+		cmocka_unit_test(test_pmu_key),
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_bad_entry_keeps_rest),
 		cmocka_unit_test(test_syntax),
