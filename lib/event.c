@@ -734,8 +734,9 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 		sel = (ev->code & 0xff) | ((uint64_t)(ev->code >> 8 & 0xf) << AMD64_EVENTSEL_EVENT_HI_SHIFT);
 	else
 		sel = ev->code;
-	unsigned modhw = 0;
-	uint64_t hwbits = 0;
+	/* Modifiers fixed by the event code (alias events) or by a chosen unit mask. */
+	unsigned modhw = ev->modhw;
+	uint64_t hwbits = ev->modhw ? sel : 0;
 	for (unsigned a = 0; a < ev->numasks; a++) {
 		bool use = nchosen ? ((chosen[a / 32] >> (a % 32) & 1) || (keep[a / 32] >> (a % 32) & 1))
 				   : (ums[a].flags & PFMT_UM_DFL);

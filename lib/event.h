@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include "lib/cpuinfo.h"
 
-#define EV_NAME_MAX 128
+#define EV_NAME_MAX 256       /* longest libpfm4 name with two unit masks is 134 */
 #define EV_MAX_EVENTS 32        /* events in one measurement plan */
 
 enum ev_class {

@@ -54,6 +54,8 @@ struct pfmt_event {
 	uint16_t numasks;
 	uint16_t mods;              /* PFMT_MOD_* */
 	uint8_t flags;              /* PFMT_EV_* */
+	uint8_t modhw;              /* PFMT_MOD_E/I/C fixed by the code (alias events such as
+	                               core RS_UOPS_DISPATCHED_NONE = ...:i=1:c=1) */
 };
 
 struct pfmt_umask {

@@ -27,6 +27,7 @@
 #define EVSEL_OS          (1ull << 17)
 #define EVSEL_EDGE        (1ull << 18)
 #define EVSEL_INT         (1ull << 20)
+#define EVSEL_ANY         (1ull << 21)
 #define EVSEL_EN          (1ull << 22)
 #define EVSEL_INV         (1ull << 23)
 #define EVSEL_CMASK_SHIFT 24
@@ -208,10 +209,76 @@ struct um_info {
 	char name[128];
 	uint64_t code;
 	int dfl;
-	int equiv;
+	char equiv[256];        /* "" or the unit masks and modifiers this one stands for */
 };
 
 static void set_bit(uint32_t *set, unsigned i) { set[i / 32] |= 1u << (i % 32); }
+
+/* Event-select bits of an AMD event number: bits 11:8 go to 35:32. */
+static uint64_t event_sel(enum pfmt_vendor vendor, uint64_t code)
+{
+	if (vendor == PFMT_AMD)
+		return (code & 0xff) | (code >> 8 & 0xf) << 32;
+	return code;
+}
+
+/* Modifiers e/i/c that the accepted string `base` (encoded as val) fixes: libpfm4
+ * refuses another value for them ("attribute value already set"). */
+static unsigned probe_hardwired(const char *base, uint64_t val, unsigned mods)
+{
+	unsigned cm = (val >> EVSEL_CMASK_SHIFT) & 0xff, hw = 0;
+	struct probe p;
+	if (mods & PFMT_MOD_C) {
+		probe(&p, "%s:c=%u", base, (cm + 1) & 0xff);
+		if (!p.ok)
+			hw |= PFMT_MOD_C;
+	}
+	if (mods & PFMT_MOD_I) {
+		probe(&p, "%s:i=%u", base, !(val & EVSEL_INV));
+		if (!p.ok)
+			hw |= PFMT_MOD_I;
+	}
+	/* edge alone is refused without a cmask, so probe it with one when none is set */
+	if ((mods & PFMT_MOD_E) && (cm || !(hw & PFMT_MOD_C))) {
+		probe(&p, "%s:e=%u%s", base, !(val & EVSEL_EDGE), cm ? "" : ":c=1");
+		if (!p.ok)
+			hw |= PFMT_MOD_E;
+	}
+	return hw;
+}
+
+/* Event-select bits of an aliased unit mask: libpfm4 replaces it by its target
+ * string, so OR the targets' bits and the modifiers the string sets. */
+static uint64_t equiv_bits(const char *pmu, const char *ev, const struct um_info *um, unsigned nu,
+			   const uint64_t *bits, const char *equiv, unsigned depth)
+{
+	uint64_t v = 0;
+	if (depth > 4)
+		die("%s::%s: alias '%s' nests too deep", pmu, ev, equiv);
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", equiv);
+	for (char *save = NULL, *t = strtok_r(buf, ":", &save); t; t = strtok_r(NULL, ":", &save)) {
+		unsigned j, n;
+		for (j = 0; j < nu; j++)
+			if (!strcasecmp(um[j].name, t))
+				break;
+		if (j < nu && um[j].equiv[0])   /* an alias of an alias (snb L1D_PEND_MISS:EDGE) */
+			v |= equiv_bits(pmu, ev, um, nu, bits, um[j].equiv, depth + 1);
+		else if (j < nu)
+			v |= bits[j];
+		else if (!strcmp(t, "e") || !strcmp(t, "e=1"))
+			v |= EVSEL_EDGE;
+		else if (!strcmp(t, "i") || !strcmp(t, "i=1"))
+			v |= EVSEL_INV;
+		else if (!strcmp(t, "t") || !strcmp(t, "t=1"))
+			v |= EVSEL_ANY;
+		else if (sscanf(t, "c=%u", &n) == 1 && n < 256)
+			v |= (uint64_t)n << EVSEL_CMASK_SHIFT;
+		else
+			die("%s::%s: alias target '%s' in '%s' not understood", pmu, ev, t, equiv);
+	}
+	return v;
+}
 
 static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_vendor vendor)
 {
@@ -227,9 +294,9 @@ static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_ven
 			if (nu == 256)
 				die("%s::%s: too many unit masks", pmu, ei->name);
 			snprintf(um[nu].name, sizeof(um[nu].name), "%s", ai.name);
+			snprintf(um[nu].equiv, sizeof(um[nu].equiv), "%s", ai.equiv ? ai.equiv : "");
 			um[nu].code = ai.code;
 			um[nu].dfl = ai.is_dfl;
-			um[nu].equiv = ai.equiv != NULL;
 			nu++;
 			continue;
 		}
@@ -249,29 +316,41 @@ static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_ven
 		.numasks = nu,
 		.mods = mods,
 	};
+	char base_str[512];
+	snprintf(base_str, sizeof(base_str), "%s::%s", pmu, ei->name);
 	struct probe base, p;
-	probe(&base, "%s::%s", pmu, ei->name);
+	probe(&base, "%s", base_str);
 	if (!base.ok)
 		ev.flags |= PFMT_EV_NEEDS_UMASK;
-	/* libpfm4 encodes an alias ("equiv") through its target string, so take the
-	 * encoding it produces and the modifiers it accepts from probes. */
-	if (ei->equiv && base.ok) {
+	/* libpfm4 encodes an alias event ("equiv") through its target string. Without unit
+	 * masks of its own, take the whole target encoding and probe which modifiers the
+	 * target accepts and which its string fixes; with unit masks, the alias carries
+	 * the target's event code and unit masks. */
+	if (ei->equiv && base.ok && !nu) {
 		ev.code = (uint32_t)base.val;
 		ev.mods = 0;
+		unsigned cm = (base.val >> EVSEL_CMASK_SHIFT) & 0xff;
 		for (unsigned m = 0; m < sizeof(mod_names) / sizeof(mod_names[0]); m++) {
-			probe(&p, "%s::%s:%s=0", pmu, ei->name, mod_names[m].name);
-			if (p.ok)
-				ev.mods |= mod_names[m].bit;
+			unsigned tries[3] = { 0, 1, cm };
+			for (unsigned t = 0; t < 3 && !(ev.mods & mod_names[m].bit); t++) {
+				probe(&p, "%s:%s=%u", base_str, mod_names[m].name, tries[t]);
+				if (p.ok)
+					ev.mods |= mod_names[m].bit;
+			}
 		}
+		ev.modhw = probe_hardwired(base_str, base.val, ev.mods);
 	}
+	if (base.ok && (event_sel(vendor, ev.code) & ~base.val))
+		die("%s: code 0x%x sets bits libpfm4's encoding 0x%llx lacks", base_str, ev.code,
+		    (unsigned long long)base.val);
 	if (base.count > 1)
 		ev.flags |= PFMT_EV_EXTRA_REG;
 
-	if (mods & PFMT_MOD_E) {
+	if (ev.mods & PFMT_MOD_E) {
 		struct probe with_c;
 		const char *um0 = base.ok || !nu ? "" : um[0].name;
-		probe(&p, "%s::%s%s%s:e", pmu, ei->name, *um0 ? ":" : "", um0);
-		probe(&with_c, "%s::%s%s%s:e:c=1", pmu, ei->name, *um0 ? ":" : "", um0);
+		probe(&p, "%s%s%s:e", base_str, *um0 ? ":" : "", um0);
+		probe(&with_c, "%s%s%s:e:c=1", base_str, *um0 ? ":" : "", um0);
 		if (!p.ok && with_c.ok)
 			ev.flags |= PFMT_EV_EDGE_CMASK;
 	}
@@ -280,67 +359,66 @@ static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_ven
 	memset(compat, 0, sizeof(compat));
 	for (unsigned i = 0; i < nu; i++) {
 		for (unsigned j = i + 1; j < nu; j++) {
-			probe(&p, "%s::%s:%s:%s", pmu, ei->name, um[i].name, um[j].name);
+			probe(&p, "%s:%s:%s", base_str, um[i].name, um[j].name);
 			if (p.ok) {
 				set_bit(compat[i], j);
 				set_bit(compat[j], i);
 			}
 		}
 	}
+
+	/* Unit-mask bits: plain ones first (aliases are built from them). Intel attribute
+	 * codes are the unit mask shifted right by 8 with hidden cmask/inv/edge bits above
+	 * it; a code-override unit mask keeps the event select in bits 7:0, which the solo
+	 * encoding shows. AMD unit masks are 8 bits: libpfm4 drops higher code bits. */
+	struct probe solo[256];
+	uint64_t bits[256];
+	uint8_t uflags[256];
+	for (unsigned i = 0; i < nu; i++) {
+		probe(&solo[i], "%s:%s", base_str, um[i].name);
+		uflags[i] = 0;
+		bits[i] = vendor == PFMT_AMD ? (um[i].code & 0xff) << 8 : um[i].code << 8;
+		if (vendor == PFMT_INTEL && solo[i].ok &&
+		    (solo[i].val & EVSEL_EVENT_MASK) != (ev.code & EVSEL_EVENT_MASK)) {
+			bits[i] = um[i].code;
+			uflags[i] |= PFMT_UM_OVERRIDE;
+		}
+		/* Offcore-response unit masks select bits of a second MSR. */
+		if (bits[i] >> 32) {
+			uflags[i] |= PFMT_UM_EXTRA_REG;
+			bits[i] = 0;
+		}
+	}
+	for (unsigned i = 0; i < nu; i++)
+		if (um[i].equiv[0])
+			bits[i] = equiv_bits(pmu, ei->name, um, nu, bits, um[i].equiv, 0);
+
 	umasks = grow(umasks, &umasks_cap, numasks + nu, sizeof(*umasks));
 	for (unsigned i = 0; i < nu; i++) {
-		struct pfmt_umask u = { .name = str_intern(um[i].name) };
-		struct probe solo;
-		probe(&solo, "%s::%s:%s", pmu, ei->name, um[i].name);
-
+		struct pfmt_umask u = {
+			.name = str_intern(um[i].name),
+			.bits = (uint32_t)bits[i],
+			.flags = uflags[i],
+		};
 		memset(keep, 0, sizeof(keep));
 		if (um[i].dfl)
 			u.flags |= PFMT_UM_DFL;
-		if (!solo.ok)
+		if (!solo[i].ok)
 			u.flags |= PFMT_UM_SOLO_BAD;
-		if (solo.count > 1)
+		if (solo[i].count > 1)
 			u.flags |= PFMT_UM_EXTRA_REG;
 		for (unsigned j = 0; j < nu; j++)
-			if (j != i && um[j].dfl && solo.ok && fstr_has_umask(solo.fstr, um[j].name))
+			if (j != i && um[j].dfl && solo[i].ok && fstr_has_umask(solo[i].fstr, um[j].name))
 				set_bit(keep, j);
-		/* Intel attribute codes are the unit-mask code shifted right by 8 (hidden
-		 * cmask/inv/edge bits come along); a code-override unit mask keeps the event
-		 * select in bits 7:0 instead, which the solo encoding shows. */
-		uint64_t bits = um[i].code << 8;
-		if (vendor == PFMT_INTEL && solo.ok &&
-		    (solo.val & EVSEL_EVENT_MASK) != (ei->code & EVSEL_EVENT_MASK)) {
-			bits = um[i].code;
-			u.flags |= PFMT_UM_OVERRIDE;
-		}
-		/* An aliased unit mask is encoded through its target: keep libpfm4's result. */
-		if (um[i].equiv && solo.ok) {
-			bits = (uint32_t)solo.val;
-			u.flags |= PFMT_UM_OVERRIDE;
-		}
-		/* Offcore-response unit masks select bits of a second MSR. */
-		if (bits >> 32) {
-			u.flags |= PFMT_UM_EXTRA_REG;
-			bits = 0;
-		}
-		u.bits = (uint32_t)bits;
-		/* Hardwired modifiers: setting one against the unit mask's value fails. */
-		if (solo.ok) {
-			unsigned cm = (solo.val >> EVSEL_CMASK_SHIFT) & 0xff;
-			struct { unsigned bit; const char *fmt; unsigned v; } hw[] = {
-				/* edge alone is refused without a cmask, so probe it with one */
-				{ PFMT_MOD_E, "e=%u:c=1", !(solo.val & EVSEL_EDGE) },
-				{ PFMT_MOD_I, "i=%u", !(solo.val & EVSEL_INV) },
-				{ PFMT_MOD_C, "c=%u", (cm + 1) & 0xff },
-			};
-			for (unsigned h = 0; h < 3; h++) {
-				if (!(mods & hw[h].bit) || (hw[h].bit == PFMT_MOD_E && cm))
-					continue;
-				char mod[32];
-				snprintf(mod, sizeof(mod), hw[h].fmt, hw[h].v);
-				probe(&p, "%s::%s:%s:%s", pmu, ei->name, um[i].name, mod);
-				if (!p.ok)
-					u.modhw |= hw[h].bit;
-			}
+		if (solo[i].ok && !(u.flags & PFMT_UM_EXTRA_REG) &&
+		    ((bits[i] & ~EVSEL_EVENT_MASK) & ~solo[i].val))
+			die("%s:%s: unit-mask bits 0x%llx not all in libpfm4's encoding 0x%llx", base_str,
+			    um[i].name, (unsigned long long)bits[i], (unsigned long long)solo[i].val);
+		if (solo[i].ok) {
+			char s[1024];
+			if (snprintf(s, sizeof(s), "%s:%s", base_str, um[i].name) >= (int)sizeof(s))
+				die("%s:%s: name too long", base_str, um[i].name);
+			u.modhw = probe_hardwired(s, solo[i].val, mods);
 		}
 		u.keep = set_intern(keep, sw);
 		u.compat = set_intern(compat[i], sw);
@@ -354,7 +432,7 @@ static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_ven
 static int same_event(const struct pfmt_event *a, const struct pfmt_event *b)
 {
 	if (a->name != b->name || a->code != b->code || a->numasks != b->numasks ||
-	    a->mods != b->mods || a->flags != b->flags)
+	    a->mods != b->mods || a->flags != b->flags || a->modhw != b->modhw)
 		return 0;
 	for (unsigned i = 0; i < a->numasks; i++) {
 		const struct pfmt_umask *x = &umasks[a->first_umask + i];
@@ -504,8 +582,8 @@ int main(void)
 	printf("const struct pfmt_event pfmt_events[] = {\n");
 	for (size_t i = 0; i < nevents; i++) {
 		const struct pfmt_event *e = &events[i];
-		printf("\t{%u,0x%x,%u,%u,0x%x,%u},\n", e->name, e->code, e->first_umask,
-		       e->numasks, e->mods, e->flags);
+		printf("\t{%u,0x%x,%u,%u,0x%x,%u,%u},\n", e->name, e->code, e->first_umask,
+		       e->numasks, e->mods, e->flags, e->modhw);
 	}
 	printf("};\n\n");
 	printf("const struct pfmt_umask pfmt_umasks[] = {\n");
