@@ -9,6 +9,7 @@ extern uint64_t run_cpl0(uint64_t fn, uint64_t a0, uint64_t a1, uint64_t a2);
 extern uint64_t run_cpl3(uint64_t rip, uint64_t rsp, uint64_t a0, uint64_t a1, uint64_t a2,
 			 uint64_t rflags);
 extern char run_resume[], syscall_entry[];
+extern volatile uint8_t bp_fast_resume;   /* entry.asm: int3 from CPL 3 returns at once */
 
 static struct {
 	volatile bool active;
@@ -57,6 +58,7 @@ void run_call(const struct run_opts *o, const void *fn, uint64_t a0, uint64_t a1
 	cur.opts = *o;
 	cur.res = r;
 	bool armed = o->watchdog_ms && watchdog && watchdog->arm(o->watchdog_ms);
+	bp_fast_resume = o->cpl3 && o->int3_resumes;
 	cur.active = true;
 	/* IF stays set so that only the watchdog (every other source is masked) can stop
 	 * a payload that never ends; it fires only when the budget is spent. */
@@ -70,6 +72,7 @@ void run_call(const struct run_opts *o, const void *fn, uint64_t a0, uint64_t a1
 	}
 	irq_disable();
 	cur.active = false;
+	bp_fast_resume = 0;
 	if (armed)
 		watchdog->disarm();
 }
@@ -97,10 +100,6 @@ bool run_handle_trap(struct trap_frame *f)
 		cur.res->steps++;
 		return true;
 	}
-	if (f->vector == VEC_BP && cpl == 3 && cur.opts.int3_resumes)
-		return true;
-	if (f->vector == VEC_INT_ROUNDTRIP && cpl == 3)
-		return true;
 	if (f->vector == VEC_APIC_TIMER) {
 		abort_run(f, RUN_TIMEOUT);
 		return false;     /* the timer driver still needs to EOI */

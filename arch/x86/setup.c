@@ -34,3 +34,18 @@ uint64_t cpu_lapic_enable(const struct cpu_info *ci)
 		wrmsr(MSR_IA32_APIC_BASE, v | APIC_BASE_ENABLE);
 	return v & APIC_BASE_ADDR;
 }
+
+#define MSR_AMD64_DE_CFG              0xc0011029
+#define   DE_CFG_LFENCE_SERIALIZE     (1ull << 1)
+
+bool cpu_lfence_serializing(const struct cpu_info *ci)
+{
+	if (ci->vendor == VENDOR_INTEL)
+		return true;
+	if (ci->vendor != VENDOR_AMD && ci->vendor != VENDOR_HYGON)
+		return false;
+	if (ci->family == 0xf || ci->family == 0x11)
+		return true;
+	uint64_t v;
+	return rdmsr_safe(MSR_AMD64_DE_CFG, &v) == 0 && (v & DE_CFG_LFENCE_SERIALIZE);
+}

@@ -1,0 +1,430 @@
+/*
+ * The measurement engine: for each selected payload, buffer size, CPL and counter group
+ * it runs one batch of the harness (warm-up + repetitions, each at n and 2n iterations)
+ * and turns count(2n) - count(n) into statistics, so fixed overhead (the call, the
+ * counter reads, the serialising instructions) cancels exactly.
+ */
+#include "kernel/engine.h"
+#include "arch/x86/paging.h"
+#include "arch/x86/run.h"
+#include "kernel/console.h"
+#include "kernel/kernel.h"
+#include "kernel/mem.h"
+#include "kernel/platform.h"
+#include "kernel/pmu.h"
+#include "lib/format.h"
+#include "lib/str.h"
+
+#define MAX_GROUPS      8
+#define MAX_SELECTED    64
+#define STEP_REPS_MAX   3          /* single-step counts are exact: a few repetitions show it */
+#define MAX_RESULTS     (2 * (EV_MAX_EVENTS + 2))
+
+/* Must match payloads/harness.asm. */
+struct harness {
+	uint64_t fn, arg, n, reps, nctr, out;
+	uint32_t idx[8];
+	uint64_t start[9];
+};
+_Static_assert(sizeof(struct harness) == 152, "harness layout shared with harness.asm");
+#define HARNESS_MAX_CTRS 8
+
+extern char bp_harness_lfence[], bp_harness_cpuid[], bp_harness_lfence_cpl0[];
+extern char bp_harness_cpuid_cpl0[], bp_step[], bp_step_cpl0[];
+extern char __text_start[];
+
+struct group {
+	unsigned n;
+	struct ev_encoding ev[HARNESS_MAX_CTRS];
+	unsigned width[HARNESS_MAX_CTRS];
+};
+
+static struct {
+	const struct payload *sel[MAX_SELECTED];
+	unsigned nsel;
+	struct group groups[MAX_GROUPS];
+	unsigned ngroups;
+	bool step;                      /* count instructions by single-stepping */
+	bool trace_only;                /* no working PMU, but program the groups for trace=msr */
+	unsigned results, faults, timeouts, errors, unexpected;
+} plan;
+
+static int64_t samples[100000];
+static struct result block[MAX_RESULTS];
+static unsigned nblock;
+
+static void error(const char *context, const char *fmt, const char *a, const char *b)
+{
+	char msg[256];
+	bp_snprintf(msg, sizeof(msg), fmt, a, b);
+	report_error(context, msg);
+	plan.errors++;
+}
+
+/* ------------------------------------------------------------ the plan */
+
+static bool selected(const struct payload *p)
+{
+	for (unsigned i = 0; i < plan.nsel; i++)
+		if (plan.sel[i] == p)
+			return true;
+	return false;
+}
+
+/* payloads= is a comma list of names and globs. "*" and other globs leave out the
+ * test payloads (fault_*) unless the pattern itself starts with "fault". */
+static void select_payloads(const char *list)
+{
+	char pat[64];
+	const char *p = list;
+	while (*p) {
+		size_t len = 0;
+		while (p[len] && p[len] != ',')
+			len++;
+		if (len == 0 || len >= sizeof(pat)) {
+			error("config", "payloads: bad item near '%s'%s", p, "");
+		} else {
+			memcpy(pat, p, len);
+			pat[len] = 0;
+			bool tests = strncmp(pat, "fault", 5) == 0, any = false;
+			const char *near = 0;
+			unsigned best = 4;
+			for (unsigned i = 0; i < payload_count; i++) {
+				const struct payload *pl = &payload_catalogue[i];
+				unsigned d = str_edit_distance(pat, pl->name);
+				if (d < best) {
+					best = d;
+					near = pl->name;
+				}
+				if (!str_glob_match(pat, pl->name))
+					continue;
+				if ((pl->flags & PL_FAULT) && !tests)
+					continue;
+				any = true;
+				if (!selected(pl) && plan.nsel < MAX_SELECTED)
+					plan.sel[plan.nsel++] = pl;
+			}
+			if (!any)
+				error("config", near ? "payloads: '%s' matches no payload (did you mean "
+						       "'%s'?)" : "payloads: '%s' matches no payload%s",
+				      pat, near ? near : "");
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	/* Keep catalogue order whatever order the patterns came in. */
+	unsigned k = 0;
+	const struct payload *sorted[MAX_SELECTED];
+	for (unsigned i = 0; i < payload_count; i++)
+		if (selected(&payload_catalogue[i]))
+			sorted[k++] = &payload_catalogue[i];
+	memcpy(plan.sel, sorted, k * sizeof(sorted[0]));
+	plan.nsel = k;
+}
+
+static bool group_add(struct group *g, const struct ev_encoding *ev)
+{
+	char err[160];
+	if (g->n == HARNESS_MAX_CTRS)
+		return false;
+	g->ev[g->n] = *ev;
+	if (kpmu_assign(g->ev, g->n + 1, err, sizeof(err)))
+		return false;
+	g->n++;
+	for (unsigned i = 0; i < g->n; i++)
+		g->width[i] = kpmu.st.slot[i].width;
+	return true;
+}
+
+/* More events than counters: split into groups, each run separately. */
+static void plan_events(const char *list)
+{
+	static char names[EV_MAX_EVENTS][EV_NAME_MAX];
+	char err[192];
+	int n = event_split_list(list, names, EV_MAX_EVENTS, err, sizeof(err));
+	if (n < 0) {
+		error("event", "events: %s%s", err, "");
+		n = 0;
+	}
+	plan.step = false;
+	plan.trace_only = !kpmu.functional && kpmu.be && kernel.cfg.trace_msr;
+	for (int i = 0; i < n; i++) {
+		struct ev_encoding ev;
+		if (kpmu_parse(names[i], &ev, err, sizeof(err))) {
+			error("event", "%s", err, "");
+			continue;
+		}
+		if (ev.cls == EV_CLASS_TSC)
+			continue;                  /* the harness always reads the TSC */
+		if (ev.cls == EV_CLASS_APERF || ev.cls == EV_CLASS_MPERF) {
+			error("event", "event '%s': APERF/MPERF are read with RDMSR, which the "
+			      "harness cannot do at CPL 3%s; use cycles or ref-cycles", names[i], "");
+			continue;
+		}
+		if (!kpmu.functional) {
+			char msg[512];
+			bool step = !strcmp(names[i], "instructions") && kernel.cfg.single_step;
+			plan.step |= step;
+			if (!step) {
+				bp_snprintf(msg, sizeof(msg), "event '%s' not measured: no working PMU "
+					    "(%s); the TSC%s measured instead%s", names[i], kpmu.reason,
+					    kernel.cfg.single_step ? " and single-stepped instructions are"
+								   : " is",
+					    plan.trace_only ? " (its counter is still programmed, for "
+							      "trace=msr)" : "");
+				report_note("event", msg);
+			}
+			if (!plan.trace_only)
+				continue;
+		}
+		bool placed = false;
+		for (unsigned g = 0; g < plan.ngroups && !placed; g++)
+			placed = group_add(&plan.groups[g], &ev);
+		if (!placed && plan.ngroups < MAX_GROUPS) {
+			struct group *g = &plan.groups[plan.ngroups];
+			g->n = 0;
+			placed = group_add(g, &ev);
+			if (placed)
+				plan.ngroups++;
+			else if (kpmu_assign(&ev, 1, err, sizeof(err)))
+				error("event", "event '%s' cannot be placed on any counter: %s",
+				      names[i], err);
+		} else if (!placed) {
+			error("event", "event '%s': more than %s counter groups", names[i], "8");
+		}
+	}
+	if (plan.ngroups == 0)
+		plan.ngroups = 1;          /* one TSC-only pass */
+}
+
+/* ------------------------------------------------------------ running */
+
+static void record(const struct payload *pl, uint64_t size, unsigned cpl, const char *event,
+		   unsigned group, enum result_source src, unsigned reps, int64_t *s)
+{
+	if (nblock == MAX_RESULTS)
+		return;
+	struct result *r = &block[nblock++];
+	*r = (struct result){ .pl = pl, .size = size, .cpl = cpl, .group = group,
+			      .source = src, .reps = reps, .iters = kernel.cfg.iters };
+	str_copy(r->event, event, sizeof(r->event));
+	stats_compute(s, reps, kernel.cfg.trim_pct, &r->st);
+	int64_t n = (int64_t)r->iters, m = r->st.median_milli;
+	r->per_iter_milli = (m >= 0 ? m + n / 2 : m - n / 2) / n;
+	plan.results++;
+	report_result(r);
+}
+
+static bool run_failed(const struct payload *pl, uint64_t size, unsigned cpl,
+		       const struct run_result *run)
+{
+	if (run->status == RUN_OK)
+		return false;
+	struct fault_result f = { .pl = pl, .size = size, .cpl = cpl, .run = *run,
+				  .budget_ms = kernel.cfg.watchdog_ms,
+				  .fn_addr = cpl ? payload_user_alias((uint64_t)pl->fn) : (uint64_t)pl->fn };
+	if (pl->flags & PL_FAULT)
+		f.expected = run->status == RUN_TIMEOUT ? pl->expect_vector == ~0u
+							: run->fault.vector == pl->expect_vector;
+	if (!f.expected)
+		plan.unexpected++;
+	if (run->status == RUN_TIMEOUT)
+		plan.timeouts++;
+	else
+		plan.faults++;
+	report_fault(&f);
+	return true;
+}
+
+static const void *harness_fn(unsigned cpl)
+{
+	if (kpmu.serialize_lfence)
+		return cpl ? bp_harness_lfence : bp_harness_lfence_cpl0;
+	return cpl ? bp_harness_cpuid : bp_harness_cpuid_cpl0;
+}
+
+/* One batch for one counter group. Returns false when the payload faulted. */
+static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl, uint64_t arg,
+			  struct harness *h, uint64_t *out, unsigned gi)
+{
+	const struct group *g = &plan.groups[gi];
+	unsigned nctr = kpmu.functional ? g->n : 0, total = kernel.cfg.warmup + kernel.cfg.reps;
+	unsigned nprog = kpmu.functional || plan.trace_only ? g->n : 0;
+	char err[160];
+	struct run_opts o = { .cpl3 = cpl == 3, .watchdog_ms = kernel.cfg.watchdog_ms,
+			      .int3_resumes = pl->flags & PL_INT3_RESUME };
+
+	if (nprog && (kpmu_assign(g->ev, nprog, err, sizeof(err)) || kpmu_start())) {
+		error("pmu", "programming group failed: %s%s", err, "");
+		return true;
+	}
+	user_access_begin();
+	*h = (struct harness){
+		.fn = cpl ? payload_user_alias((uint64_t)pl->fn) : (uint64_t)pl->fn,
+		.arg = arg, .n = kernel.cfg.iters, .reps = total, .nctr = nctr, .out = (uint64_t)out,
+	};
+	for (unsigned i = 0; i < nctr; i++)
+		h->idx[i] = kpmu.st.slot[i].rdpmc_index;
+	user_access_end();
+
+	struct run_result run;
+	run_call(&o, harness_fn(cpl), (uint64_t)h, 0, &run);
+	if (nprog) {
+		kpmu_stop();
+		kpmu_release();
+	}
+	if (run_failed(pl, size, cpl, &run))
+		return false;
+
+	/* out[rep][len][c]: c < nctr are counters, c == nctr the TSC. */
+	unsigned stride = nctr + 1;
+	for (unsigned c = 0; c <= nctr; c++) {
+		if (c == nctr && gi > 0)
+			break;                     /* the TSC is reported once, from group 0 */
+		uint64_t mask = c < nctr && g->width[c] < 64 ? (1ull << g->width[c]) - 1 : ~0ull;
+		user_access_begin();
+		for (unsigned r = 0; r < kernel.cfg.reps; r++) {
+			const uint64_t *rep = out + (uint64_t)(kernel.cfg.warmup + r) * 2 * stride;
+			samples[r] = (int64_t)((rep[stride + c] & mask) - (rep[c] & mask));
+		}
+		user_access_end();
+		if (c < nctr)
+			record(pl, size, cpl, g->ev[c].name, gi, SRC_PMU, kernel.cfg.reps, samples);
+		else
+			record(pl, size, cpl, "tsc", 0, SRC_TSC, kernel.cfg.reps, samples);
+	}
+	return true;
+}
+
+/* Instructions by single-stepping: exact, slow, for CPUs whose counters do not count. */
+static void measure_steps(const struct payload *pl, uint64_t size, unsigned cpl, uint64_t arg,
+			  struct harness *h)
+{
+	unsigned reps = kernel.cfg.reps < STEP_REPS_MAX ? kernel.cfg.reps : STEP_REPS_MAX;
+	struct run_opts o = { .cpl3 = cpl == 3, .watchdog_ms = kernel.cfg.watchdog_ms,
+			      .single_step = true, .int3_resumes = pl->flags & PL_INT3_RESUME };
+	for (unsigned r = 0; r < reps; r++) {
+		uint64_t steps[2];
+		for (int len = 0; len < 2; len++) {
+			user_access_begin();
+			*h = (struct harness){
+				.fn = cpl ? payload_user_alias((uint64_t)pl->fn) : (uint64_t)pl->fn,
+				.arg = arg, .n = kernel.cfg.iters << len,
+			};
+			user_access_end();
+			struct run_result run;
+			run_call(&o, cpl ? bp_step : bp_step_cpl0, (uint64_t)h, 0, &run);
+			if (run_failed(pl, size, cpl, &run))
+				return;
+			steps[len] = run.steps;
+		}
+		samples[r] = (int64_t)(steps[1] - steps[0]);
+	}
+	record(pl, size, cpl, "instructions", 0, SRC_STEP, reps, samples);
+}
+
+static uint64_t payload_arg(const struct payload *pl, uint64_t size, bool *ok)
+{
+	*ok = true;
+	switch (pl->arg) {
+	case ARG_CHASE:
+	case ARG_SEQ_DESC: {
+		uint64_t buf = user_alloc(size, size >= LARGE_PAGE_SIZE ? LARGE_PAGE_SIZE : PAGE_SIZE);
+		if (!buf) {
+			*ok = false;
+			return 0;
+		}
+		if (pl->arg == ARG_CHASE) {
+			payload_build_chase(buf, size);
+			return buf;
+		}
+		uint64_t desc = user_alloc(PAGE_SIZE, PAGE_SIZE);
+		if (!desc) {
+			*ok = false;
+			return 0;
+		}
+		user_access_begin();
+		((uint64_t *)desc)[0] = buf;
+		((uint64_t *)desc)[1] = buf + size;
+		user_access_end();
+		return desc;
+	}
+	case ARG_KERNEL_ADDR:
+		return (uint64_t)__text_start;
+	case ARG_RDPMC_INDEX:
+		return kpmu.functional && plan.groups[0].n ? kpmu.st.slot[0].rdpmc_index : 0;
+	case ARG_NONZERO:
+		return 0x5555555555555555ull;
+	default:
+		return 0;
+	}
+}
+
+static void measure_payload(const struct payload *pl, uint64_t size)
+{
+	user_reset();
+	nblock = 0;
+	bool ok;
+	uint64_t arg = payload_arg(pl, size, &ok);
+	unsigned total = kernel.cfg.warmup + kernel.cfg.reps;
+	struct harness *h = (struct harness *)user_alloc(sizeof(struct harness), 64);
+	uint64_t *out = (uint64_t *)user_alloc((uint64_t)total * 2 * (HARNESS_MAX_CTRS + 1) * 8,
+					       PAGE_SIZE);
+	if (!ok || !h || !out) {
+		char sz[32];
+		bp_snprintf(sz, sizeof(sz), "%lu KiB", (unsigned long)(size >> 10));
+		error("payload", "%s: not enough memory below 4 GiB for the buffers (%s)", pl->name,
+		      sz);
+		user_reset();
+		return;
+	}
+	for (unsigned cpl = 0; cpl <= 3; cpl += 3) {
+		if (!(kernel.cfg.cpls & (cpl ? CFG_CPL3 : CFG_CPL0)))
+			continue;
+		if (!(pl->flags & (cpl ? PL_CPL3 : PL_CPL0)))
+			continue;
+		bool went_on = true;
+		for (unsigned g = 0; g < plan.ngroups && went_on; g++)
+			went_on = measure_group(pl, size, cpl, arg, h, out, g);
+		if (went_on && plan.step && !(pl->flags & (PL_KERNEL_CODE | PL_FAULT)))
+			measure_steps(pl, size, cpl, arg, h);
+	}
+	if (nblock)
+		report_block(pl, size, block, nblock);
+	user_reset();
+}
+
+int engine_main(void)
+{
+	kpmu_init();
+	report_meta();
+	select_payloads(kernel.cfg.payloads);
+	plan_events(kernel.cfg.events);
+	if (plan.nsel == 0) {
+		error("config", "payloads=%s selects nothing: no payload to run%s",
+		      kernel.cfg.payloads, "");
+		report_done(0, 0, 0, plan.errors);
+		return PLATFORM_EXIT_FAIL;
+	}
+	bool pce = run_get_pce();
+	run_set_pce(kpmu.functional);
+	for (unsigned i = 0; i < plan.nsel; i++) {
+		const struct payload *pl = plan.sel[i];
+		const char *why = payload_unsupported(pl, &kernel.cpu, kpmu.functional);
+		if (why) {
+			report_skip(pl, why);
+			continue;
+		}
+		if (!(pl->flags & PL_SIZES)) {
+			measure_payload(pl, 0);
+			continue;
+		}
+		for (unsigned s = 0; s < kernel.cfg.nsizes; s++)
+			measure_payload(pl, kernel.cfg.sizes[s]);
+	}
+	run_set_pce(pce);
+	report_done(plan.results, plan.faults, plan.timeouts, plan.errors);
+	return plan.unexpected || plan.errors || kernel.config_errors ? PLATFORM_EXIT_FAIL
+								       : PLATFORM_EXIT_OK;
+}

@@ -1,0 +1,48 @@
+/* Measurement results, as the engine produces them and the report prints them. */
+#ifndef KERNEL_ENGINE_H
+#define KERNEL_ENGINE_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/x86/run.h"
+#include "lib/event.h"
+#include "lib/stats.h"
+#include "payloads/payload.h"
+
+enum result_source { SRC_PMU, SRC_TSC, SRC_STEP };
+
+struct result {
+	const struct payload *pl;
+	uint64_t size;              /* buffer bytes for PL_SIZES payloads, else 0 */
+	unsigned cpl;
+	char event[EV_NAME_MAX];
+	unsigned group;             /* counter group the event was measured in */
+	enum result_source source;
+	unsigned reps;
+	uint64_t iters;             /* n: each sample is count(2n) - count(n) */
+	struct stats st;
+	int64_t per_iter_milli;     /* median / n, x1000 */
+};
+
+struct fault_result {
+	const struct payload *pl;
+	uint64_t size;
+	unsigned cpl;
+	struct run_result run;      /* RUN_FAULT or RUN_TIMEOUT */
+	uint64_t fn_addr;           /* the payload's address as the faulting CPL saw it */
+	uint32_t budget_ms;
+	bool expected;              /* a fault payload doing what it is for */
+};
+
+/* Report (kernel/report.c): formatting only, no hardware. */
+void report_meta(void);
+void report_result(const struct result *r);
+void report_fault(const struct fault_result *f);
+void report_skip(const struct payload *pl, const char *why);
+void report_error(const char *context, const char *msg);
+/* Something the user should know that is not a mistake (an event this CPU cannot count). */
+void report_note(const char *context, const char *msg);
+/* The perf-stat-like block for one payload and size, CPL 0 and CPL 3 side by side. */
+void report_block(const struct payload *pl, uint64_t size, const struct result *rs, unsigned n);
+void report_done(unsigned results, unsigned faults, unsigned timeouts, unsigned errors);
+
+#endif

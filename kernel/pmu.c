@@ -1,0 +1,154 @@
+/*
+ * PMU bring-up: pick the libpfm4 model and backend for this CPU (or the one named by
+ * pmu=), then check that counters really count: program cycles and instructions, run a
+ * loop of known length, read them back by RDMSR and RDPMC. Under a hypervisor without
+ * PMU emulation (QEMU TCG: writes dropped, reads 0, RDPMC #UD) that says so plainly and
+ * the engine measures with the TSC alone.
+ */
+#include "kernel/pmu.h"
+#include "arch/x86/msr-io.h"
+#include "arch/x86/pmu/core.h"
+#include "arch/x86/setup.h"
+#include "kernel/console.h"
+#include "kernel/kernel.h"
+#include "lib/format.h"
+#include "lib/str.h"
+
+#define SELFCHECK_ITERS 100000ull
+/* pl_empty: dec; jnz. The counted window adds the call and the backend's start/stop
+ * code around it, a few hundred instructions at most. */
+#define SELFCHECK_SLACK 5000ull
+
+extern char pl_empty[];
+
+struct kpmu kpmu;
+
+static void trace_access(void *ctx, bool write, uint32_t msr, uint64_t val, int vector)
+{
+	(void)ctx;
+	if (!write || !kernel.cfg.trace_msr)
+		return;
+	char desc[192];
+	pmu_msr_describe_kind(kpmu.caps.kind, msr, val, desc, sizeof(desc));
+	kprintf("wrmsr %s%s%s\n", desc, vector ? " -> fault " : "",
+		vector == 13 ? "#GP" : vector ? "#UD" : "");
+}
+
+static const struct msr_observer tracer = { trace_access, 0 };
+
+int kpmu_parse(const char *text, struct ev_encoding *ev, char *err, size_t errlen)
+{
+	return event_parse(kpmu.model, &kpmu.caps, text, ev, err, errlen);
+}
+
+int kpmu_assign(const struct ev_encoding *ev, unsigned n, char *err, size_t errlen)
+{
+	if (!kpmu.be) {
+		bp_snprintf(err, errlen, "no PMU backend for %s", pmu_kind_name(kpmu.caps.kind));
+		return -1;
+	}
+	return kpmu.be->assign(&kpmu.st, ev, n, err, errlen);
+}
+
+int kpmu_start(void)
+{
+	if (kpmu.be->program(&kpmu.st) || kpmu.be->start(&kpmu.st))
+		return -1;
+	return 0;
+}
+
+int kpmu_stop(void)
+{
+	return kpmu.be->stop(&kpmu.st) ? -1 : 0;
+}
+
+void kpmu_release(void)
+{
+	if (kpmu.be)
+		kpmu.be->disable_all(&kpmu.st);
+}
+
+static void not_functional(const char *fmt, const char *detail)
+{
+	kpmu.functional = false;
+	bp_snprintf(kpmu.reason, sizeof(kpmu.reason), fmt, detail);
+}
+
+static void selfcheck(void)
+{
+	static const char *const names[2] = { "cycles", "instructions" };
+	struct ev_encoding ev[2];
+	char err[160];
+
+	for (int i = 0; i < 2; i++)
+		if (kpmu_parse(names[i], &ev[i], err, sizeof(err)))
+			return not_functional("cannot encode the self-check events: %s", err);
+	if (kpmu_assign(ev, 2, err, sizeof(err)))
+		return not_functional("cannot place cycles and instructions: %s", err);
+	if (kpmu_start())
+		return not_functional("programming the counters faulted (%s)",
+				      kpmu.st.last_fault == 13 ? "#GP" : "exception");
+	((uint64_t (*)(uint64_t, uint64_t))pl_empty)(0, SELFCHECK_ITERS);
+	if (kpmu_stop())
+		return not_functional("stopping the counters faulted%s", "");
+
+	uint64_t cyc = 0, ins = 0, pmc = 0;
+	kpmu.be->read(&kpmu.st, 0, &cyc);
+	kpmu.be->read(&kpmu.st, 1, &ins);
+	int vec = pmc_read_safe(kpmu.st.slot[1].rdpmc_index, &pmc);
+	kpmu_release();
+	kprintf("pmu.selfcheck=cycles:%lu instructions:%lu expected_instructions:%lu rdpmc:%s\n",
+		(unsigned long)cyc, (unsigned long)ins, (unsigned long)(2 * SELFCHECK_ITERS),
+		vec == 0 ? "ok" : vec == 6 ? "#UD" : "#GP");
+	if (cyc == 0 && ins == 0)
+		return not_functional("counters read 0 after a known loop%s: the counter MSRs are "
+				      "not implemented (a hypervisor without PMU emulation, such as "
+				      "QEMU TCG)", vec == 6 ? " and RDPMC raises #UD" : "");
+	if (vec)
+		return not_functional("RDPMC raises %s", vec == 6 ? "#UD" : "#GP");
+	if (ins < 2 * SELFCHECK_ITERS || ins > 2 * SELFCHECK_ITERS + SELFCHECK_SLACK)
+		return not_functional("instructions counted do not match the loop (%s)",
+				      "see pmu.selfcheck");
+	kpmu.functional = true;
+}
+
+void kpmu_init(void)
+{
+	kpmu.caps = kernel.pmu;
+	kpmu.serialize_lfence = cpu_lfence_serializing(&kernel.cpu);
+	if (strcmp(kernel.cfg.pmu, "auto")) {
+		kpmu.model = pmu_model_by_name(kernel.cfg.pmu);
+		if (!kpmu.model) {
+			kprintf("config error: pmu=%s is not a libpfm4 PMU model bareperf knows "
+				"(bareperf-encode --list-pmus lists them); using the detected one\n",
+				kernel.cfg.pmu);
+			kernel.config_errors++;
+		} else {
+			kpmu.forced = true;
+			pmu_model_default_caps(kpmu.model, &kpmu.caps);
+		}
+	}
+	if (!kpmu.model)
+		kpmu.model = pmu_model_for_cpu(&kernel.cpu, &kernel.pmu);
+
+	kpmu.be = pmu_backend_for(kpmu.caps.kind);
+	kpmu.st = (struct pmu_state){ .be = kpmu.be, .caps = kpmu.caps,
+				      .io = msr_io_hardware(&tracer),
+				      .logical_cpu = kernel.cfg.nb_thread == 1 ? 1 : 0 };
+	kprintf("pmu.model=%s%s\n", kpmu.model->pfm_name, kpmu.forced ? " (forced by pmu=)" : "");
+	kprintf("pmu.serialize=%s\n", kpmu.serialize_lfence ? "lfence" : "cpuid");
+	char err[160];
+	if (!kpmu.be) {
+		not_functional("CPUID reports no usable PMU%s",
+			       kernel.cpu.hypervisor ? " (leaf 0xA is empty: the hypervisor does "
+						       "not expose one)" : "");
+	} else if (kpmu.be->probe(&kpmu.st, err, sizeof(err))) {
+		not_functional("backend probe failed: %s", err);
+	} else {
+		selfcheck();
+	}
+	if (kpmu.functional)
+		kprintf("pmu.functional=yes\n");
+	else
+		kprintf("pmu.functional=no (%s)\n", kpmu.reason);
+}

@@ -1,0 +1,30 @@
+/* The kernel's use of the PMU: which model and backend, whether the counters really
+ * count (self-check at boot), the trace=msr printer. Probed once, read everywhere. */
+#ifndef KERNEL_PMU_H
+#define KERNEL_PMU_H
+#include <stdbool.h>
+#include "arch/x86/pmu/pmu.h"
+#include "lib/event.h"
+
+struct kpmu {
+	const struct pmu_model *model;
+	const struct pmu_backend *be;
+	struct pmu_caps caps;           /* detected, or the forced model's defaults */
+	struct pmu_state st;
+	bool forced;                    /* pmu=NAME in the config */
+	bool functional;
+	char reason[192];               /* why not functional */
+	bool serialize_lfence;          /* else CPUID */
+};
+extern struct kpmu kpmu;
+
+/* Choose model and backend, run the self-check, print the pmu.* lines. */
+void kpmu_init(void);
+int kpmu_parse(const char *text, struct ev_encoding *ev, char *err, size_t errlen);
+/* Place n events on counters (no MSR access). 0 or -1 with err. */
+int kpmu_assign(const struct ev_encoding *ev, unsigned n, char *err, size_t errlen);
+int kpmu_start(void);                /* program + start what kpmu_assign placed */
+int kpmu_stop(void);
+void kpmu_release(void);            /* disable every counter */
+
+#endif

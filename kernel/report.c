@@ -1,0 +1,245 @@
+/*
+ * Output: a perf-stat-like block per payload for people, and one "@" line per fact for
+ * scripts (schema in docs/results.md). Formatting only: nothing here touches hardware.
+ */
+#include "kernel/engine.h"
+#include "arch/x86/desc.h"
+#include "kernel/console.h"
+#include "kernel/kernel.h"
+#include "kernel/pmu.h"
+#include "lib/format.h"
+#include "lib/str.h"
+
+#define SCHEMA_VERSION 1
+
+static bool human(void) { return kernel.cfg.format != CFG_FORMAT_MACHINE; }
+static bool machine(void) { return kernel.cfg.format != CFG_FORMAT_HUMAN; }
+
+/* JSON string body: quotes, backslashes and control characters escaped. */
+static const char *json_str(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+	for (; *s && o + 7 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			buf[o++] = '\\';
+			buf[o++] = (char)c;
+		} else if (c < 0x20) {
+			o += (size_t)bp_snprintf(buf + o, len - o, "\\u%04x", c);
+		} else {
+			buf[o++] = (char)c;
+		}
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+static const char *milli(int64_t v, char *buf)
+{
+	stats_fmt_milli(buf, 32, v);
+	return buf;
+}
+
+static const char *size_text(uint64_t size, char *buf)
+{
+	if (size >= (1ull << 30) && !(size & ((1ull << 30) - 1)))
+		bp_snprintf(buf, 24, "%lu GiB", (unsigned long)(size >> 30));
+	else if (size >= (1ull << 20) && !(size & ((1ull << 20) - 1)))
+		bp_snprintf(buf, 24, "%lu MiB", (unsigned long)(size >> 20));
+	else
+		bp_snprintf(buf, 24, "%lu KiB", (unsigned long)(size >> 10));
+	return buf;
+}
+
+static const char *source_name(enum result_source s)
+{
+	return s == SRC_PMU ? "pmu" : s == SRC_TSC ? "tsc" : "single-step";
+}
+
+static const char *unit_name(enum result_source s)
+{
+	return s == SRC_PMU ? "events" : s == SRC_TSC ? "ticks" : "instructions";
+}
+
+void report_meta(void)
+{
+	if (!machine())
+		return;
+	char brand[112], reason[400], events[300], hv[32];
+	const struct cpu_info *c = &kernel.cpu;
+	const struct pmu_caps *p = &kpmu.caps;
+	kprintf("@meta {\"schema\":%d,\"version\":\"%s\",\"cpu\":{\"vendor\":\"%s\",\"family\":%u,"
+		"\"model\":%u,\"stepping\":%u,\"brand\":\"%s\",\"hypervisor\":\"%s\"},",
+		SCHEMA_VERSION, BAREPERF_VERSION, c->vendor_id, c->family, c->model, c->stepping,
+		json_str(c->brand, brand, sizeof(brand)),
+		c->hypervisor ? json_str(c->hv_vendor[0] ? c->hv_vendor : "unknown", hv, sizeof(hv))
+			      : "none");
+	kprintf("\"pmu\":{\"kind\":\"%s\",\"model\":\"%s\",\"version\":%u,\"gp_counters\":%u,"
+		"\"gp_width\":%u,\"fixed_counters\":%u,\"fixed_width\":%u,\"functional\":%s,"
+		"\"reason\":\"%s\"},",
+		pmu_kind_name(p->kind), kpmu.model->pfm_name, p->version, p->gp_counters, p->gp_width,
+		p->fixed_counters, p->fixed_width, kpmu.functional ? "true" : "false",
+		json_str(kpmu.functional ? "" : kpmu.reason, reason, sizeof(reason)));
+	unsigned cpls = kernel.cfg.cpls;
+	kprintf("\"config\":{\"reps\":%u,\"warmup\":%u,\"iters\":%lu,\"trim\":%u,\"cpls\":\"%s\","
+		"\"events\":\"%s\"},\"tsc_hz\":%lu}\n",
+		kernel.cfg.reps, kernel.cfg.warmup, (unsigned long)kernel.cfg.iters,
+		kernel.cfg.trim_pct,
+		cpls == (CFG_CPL0 | CFG_CPL3) ? "0,3" : cpls == CFG_CPL3 ? "3" : "0",
+		json_str(kernel.cfg.events, events, sizeof(events)), (unsigned long)c->tsc_hz);
+}
+
+void report_result(const struct result *r)
+{
+	if (!machine())
+		return;
+	char ev[2 * EV_NAME_MAX], a[32], b[32], c[32], d[32];
+	kprintf("@result {\"bench\":\"%s\",\"size\":%lu,\"cpl\":%u,\"event\":\"%s\",\"group\":%u,"
+		"\"source\":\"%s\",\"unit\":\"%s\",\"reps\":%u,\"iters\":%lu,\"insns_per_iter\":%d,"
+		"\"min\":%ld,\"median\":%s,\"mean\":%s,\"stddev\":%s,\"max\":%ld,\"per_iter\":%s,"
+		"\"trimmed\":%u}\n",
+		r->pl->name, (unsigned long)r->size, r->cpl, json_str(r->event, ev, sizeof(ev)),
+		r->group, source_name(r->source), unit_name(r->source), r->reps,
+		(unsigned long)r->iters, r->pl->insns_per_iter, (long)r->st.min,
+		milli(r->st.median_milli, a), milli(r->st.mean_milli, b),
+		milli(r->st.stddev_milli, c), (long)r->st.max, milli(r->per_iter_milli, d),
+		r->st.trimmed);
+}
+
+/* Where in the payload a fault hit: "fault_div0+0x9" when inside its code. */
+static void fault_place(const struct fault_result *f, char *buf, size_t len)
+{
+	uint64_t base = f->fn_addr;
+	uint64_t rip = f->run.fault.rip;
+	if (rip >= base && rip - base < 4096)
+		bp_snprintf(buf, len, "%s+0x%lx", f->pl->name, (unsigned long)(rip - base));
+	else
+		bp_snprintf(buf, len, "outside %s", f->pl->name);
+}
+
+void report_fault(const struct fault_result *f)
+{
+	char where[80], sz[24];
+	if (f->run.status == RUN_TIMEOUT) {
+		if (machine())
+			kprintf("@timeout {\"bench\":\"%s\",\"size\":%lu,\"cpl\":%u,\"budget_ms\":%u,"
+				"\"expected\":%s}\n", f->pl->name, (unsigned long)f->size, f->cpl,
+				f->budget_ms, f->expected ? "true" : "false");
+		if (human())
+			kprintf("%s%s%s at CPL %u: stopped by the watchdog after %u ms%s\n",
+				f->pl->name, f->size ? " " : "", f->size ? size_text(f->size, sz) : "",
+				f->cpl, f->budget_ms,
+				f->expected ? " (expected: it never ends)" : " (UNEXPECTED)");
+		return;
+	}
+	const struct run_fault *t = &f->run.fault;
+	fault_place(f, where, sizeof(where));
+	if (machine())
+		kprintf("@fault {\"bench\":\"%s\",\"size\":%lu,\"cpl\":%u,\"vector\":%u,\"name\":\"%s\","
+			"\"error_code\":%lu,\"rip\":\"0x%016lx\",\"where\":\"%s\",\"cr2\":\"0x%lx\","
+			"\"expected\":%s}\n",
+			f->pl->name, (unsigned long)f->size, f->cpl, t->vector, vector_name(t->vector),
+			(unsigned long)t->error, (unsigned long)t->rip, where, (unsigned long)t->cr2,
+			f->expected ? "true" : "false");
+	if (human())
+		kprintf("%s at CPL %u: %s (vector %u, error 0x%lx) at %s, RIP %016lx%s\n",
+			f->pl->name, f->cpl, vector_name(t->vector), t->vector,
+			(unsigned long)t->error, where, (unsigned long)t->rip,
+			f->expected ? " (expected)" : " (UNEXPECTED)");
+}
+
+void report_skip(const struct payload *pl, const char *why)
+{
+	if (machine())
+		kprintf("@skip {\"bench\":\"%s\",\"reason\":\"%s\"}\n", pl->name, why);
+	if (human())
+		kprintf("%s: skipped: %s\n", pl->name, why);
+}
+
+void report_error(const char *context, const char *msg)
+{
+	char m[640];
+	if (machine())
+		kprintf("@error {\"context\":\"%s\",\"message\":\"%s\"}\n", context,
+			json_str(msg, m, sizeof(m)));
+	if (human())
+		kprintf("error: %s\n", msg);
+}
+
+void report_note(const char *context, const char *msg)
+{
+	char m[640];
+	if (machine())
+		kprintf("@note {\"context\":\"%s\",\"message\":\"%s\"}\n", context,
+			json_str(msg, m, sizeof(m)));
+	if (human())
+		kprintf("note: %s\n", msg);
+}
+
+/* "12.345 /iter ±0.00%" for one result. */
+static void cell(const struct result *r, char *buf, size_t len)
+{
+	char v[32], pct[32];
+	int64_t spread = r->st.mean_milli ? r->st.stddev_milli * 100000 / r->st.mean_milli : 0;
+	if (spread < 0)
+		spread = -spread;
+	bp_snprintf(buf, len, "%12s ±%s%%", milli(r->per_iter_milli, v), milli(spread, pct));
+}
+
+static const struct result *find(const struct result *rs, unsigned n, unsigned cpl,
+				 const char *event, enum result_source src)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (rs[i].cpl == cpl && !strcmp(rs[i].event, event) && rs[i].source == src)
+			return &rs[i];
+	return 0;
+}
+
+void report_block(const struct payload *pl, uint64_t size, const struct result *rs, unsigned n)
+{
+	if (!human())
+		return;
+	char sz[24], a[64], b[64];
+	kprintf("\n %s%s%s: %s\n", pl->name, size ? " " : "", size ? size_text(size, sz) : "",
+		pl->desc);
+	kprintf("   %d instructions/iteration declared; n=%lu, each sample = count(2n) - count(n); "
+		"%u repetitions after %u warm-up%s\n", pl->insns_per_iter,
+		(unsigned long)kernel.cfg.iters, kernel.cfg.reps, kernel.cfg.warmup,
+		kernel.cfg.trim_pct ? ", outliers trimmed" : "");
+	kprintf("   %-28s %-13s %22s %22s\n", "per iteration", "source", "CPL 0", "CPL 3");
+	for (unsigned i = 0; i < n; i++) {
+		const struct result *r = &rs[i];
+		if (find(rs, i, 0, r->event, r->source) || find(rs, i, 3, r->event, r->source))
+			continue;                  /* its row is already printed */
+		const struct result *c0 = find(rs, n, 0, r->event, r->source);
+		const struct result *c3 = find(rs, n, 3, r->event, r->source);
+		if (c0)
+			cell(c0, a, sizeof(a));
+		else
+			str_copy(a, "-", sizeof(a));
+		if (c3)
+			cell(c3, b, sizeof(b));
+		else
+			str_copy(b, "-", sizeof(b));
+		kprintf("   %-28s %-13s %22s %22s\n", r->event, source_name(r->source), a, b);
+	}
+	for (unsigned cpl = 0; cpl <= 3; cpl += 3) {
+		const struct result *cy = find(rs, n, cpl, "cycles", SRC_PMU);
+		const struct result *in = find(rs, n, cpl, "instructions", SRC_PMU);
+		if (cy && in && cy->st.median_milli > 0) {
+			char v[32];
+			kprintf("   CPL %u: %s instructions per cycle\n", cpl,
+				milli(in->st.median_milli * 1000 / cy->st.median_milli, v));
+		}
+	}
+}
+
+void report_done(unsigned results, unsigned faults, unsigned timeouts, unsigned errors)
+{
+	if (machine())
+		kprintf("@done {\"results\":%u,\"faults\":%u,\"timeouts\":%u,\"errors\":%u}\n", results,
+			faults, timeouts, errors);
+	if (human())
+		kprintf("\nbareperf: %u results, %u faults, %u timeouts, %u errors\n", results, faults,
+			timeouts, errors);
+}

@@ -1,0 +1,160 @@
+; The measuring loop, run at CPL 0 or CPL 3 from the same bytes. One call measures a
+; whole batch: for every repetition it runs the payload at n and at 2n iterations and
+; records, for each, the difference of every counter (RDPMC) and of the TSC around it.
+; At CPL 3 everything here (loop, reads, result buffer) is in user pages: no ring
+; transition happens inside a batch. Layout of struct harness: payloads/payload.h.
+bits 64
+default rel
+
+%define H_FN      0
+%define H_ARG     8
+%define H_N       16
+%define H_REPS    24
+%define H_NCTR    32
+%define H_OUT     40
+%define H_IDX     48        ; u32 idx[8]
+%define H_START   80        ; u64 start[9]
+
+%define RFLAGS_TF 0x100
+%define RFLAGS_AC 0x40000
+
+; Serialising a counter read (SDM Vol. 3B 20.x / AMD APM Vol. 3 RDPMC, RDTSC): LFENCE
+; where it is dispatch-serialising (Intel; AMD with it enabled), CPUID elsewhere.
+%macro SER_LFENCE 0
+	lfence
+%endmacro
+%macro SER_CPUID 0
+	push rbx
+	xor eax, eax
+	cpuid
+	pop rbx
+%endmacro
+
+; read_counters_X: dst in RDI, harness in R12. start/end use the same code, so its cost
+; is identical at n and 2n and cancels in the difference.
+%macro READ_COUNTERS 2
+%1:
+	mov r8, [r12 + H_NCTR]
+	xor r9d, r9d
+.ctr:
+	cmp r9, r8
+	jae .tsc
+	%2
+	mov ecx, [r12 + H_IDX + r9 * 4]
+	rdpmc
+	shl rdx, 32
+	or rax, rdx
+	mov [rdi + r9 * 8], rax
+	inc r9
+	jmp .ctr
+.tsc:
+	%2
+	rdtsc
+	shl rdx, 32
+	or rax, rdx
+	mov [rdi + r8 * 8], rax
+	%2
+	ret
+%endmacro
+
+; uint64_t NAME(struct harness *h) -> repetitions done
+%macro HARNESS 2
+global %1
+%1:
+	push rbx
+	push rbp
+	push r12
+	push r13
+	push r14
+	push r15
+	mov r12, rdi
+	xor r13d, r13d
+	mov rbp, [r12 + H_OUT]
+.rep:
+	mov r14, [r12 + H_N]
+	xor r15d, r15d
+.len:
+	lea rdi, [r12 + H_START]
+	call %2
+	mov rdi, [r12 + H_ARG]
+	mov rsi, r14
+	call [r12 + H_FN]
+	mov rdi, rbp
+	call %2
+	mov rcx, [r12 + H_NCTR]
+	xor ebx, ebx
+.sub:
+	mov rax, [rbp + rbx * 8]
+	sub rax, [r12 + H_START + rbx * 8]
+	mov [rbp + rbx * 8], rax
+	inc rbx
+	cmp rbx, rcx
+	jbe .sub
+	lea rbp, [rbp + rcx * 8 + 8]
+	shl r14, 1
+	inc r15
+	cmp r15, 2
+	jb .len
+	inc r13
+	cmp r13, [r12 + H_REPS]
+	jb .rep
+	mov rax, r13
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop rbp
+	pop rbx
+	ret
+%endmacro
+
+section .payload
+align 64
+READ_COUNTERS read_counters_lfence, SER_LFENCE
+align 64
+READ_COUNTERS read_counters_cpuid, SER_CPUID
+align 64
+HARNESS bp_harness_lfence, read_counters_lfence
+align 64
+HARNESS bp_harness_cpuid, read_counters_cpuid
+
+; CPL 0 entry: the harness data lives in user pages, so set RFLAGS.AC for SMAP
+; (SDM Vol. 3A 4.6.1) for the duration; CR0.AM is clear, so AC checks no alignment.
+%macro CPL0_WRAPPER 2
+global %1
+align 16
+%1:
+	pushfq
+	or qword [rsp], RFLAGS_AC
+	popfq
+	call %2
+	pushfq
+	and qword [rsp], ~RFLAGS_AC
+	popfq
+	ret
+%endmacro
+CPL0_WRAPPER bp_harness_lfence_cpl0, bp_harness_lfence
+CPL0_WRAPPER bp_harness_cpuid_cpl0, bp_harness_cpuid
+
+; uint64_t bp_step(struct harness *h): one call of fn(arg, n) with RFLAGS.TF set, for
+; counting instructions by single-step traps. The fixed instructions around the call
+; are the same for any n, so counts at n and 2n differ by exactly n x insns_per_iter.
+global bp_step, bp_step_cpl0
+align 16
+bp_step:
+	push r12
+	mov r12, rdi
+	mov rdi, [r12 + H_ARG]
+	mov rsi, [r12 + H_N]
+	pushfq
+	or qword [rsp], RFLAGS_TF
+	popfq
+	call [r12 + H_FN]
+	pushfq
+	and qword [rsp], ~RFLAGS_TF
+	popfq
+	pop r12
+	ret
+CPL0_WRAPPER bp_step_cpl0, bp_step
+
+section .note.GNU-stack noalloc noexec nowrite progbits

@@ -1,0 +1,50 @@
+/*
+ * The payload catalogue: each entry names a .payload function fn(arg, iters), says
+ * what it measures, how many instructions one iteration executes, and where it may run.
+ */
+#ifndef PAYLOADS_PAYLOAD_H
+#define PAYLOADS_PAYLOAD_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "lib/cpuinfo.h"
+
+#define PL_CPL0          0x001u   /* may run at CPL 0 */
+#define PL_CPL3          0x002u   /* may run at CPL 3 */
+#define PL_SIZES         0x004u   /* measured once per configured buffer size */
+#define PL_KERNEL_CODE   0x008u   /* each iteration also runs kernel code (transitions) */
+#define PL_FAULT         0x010u   /* test payload: expected to fault or hang */
+#define PL_INT3_RESUME   0x020u   /* int3 from CPL 3 must return at once */
+#define PL_NEEDS_RDPMC   0x040u   /* needs a working PMU and RDPMC */
+#define PL_NEEDS_RDTSCP  0x080u
+#define PL_NEEDS_POPCNT  0x100u
+
+enum payload_arg {
+	ARG_NONE = 0,
+	ARG_CHASE,          /* start of the pointer chain built over the buffer */
+	ARG_SEQ_DESC,       /* pointer to {base, end} of the buffer */
+	ARG_KERNEL_ADDR,    /* an address in the kernel image */
+	ARG_RDPMC_INDEX,    /* RDPMC index of the first programmed counter */
+	ARG_NONZERO,        /* any non-zero value (popcnt input) */
+};
+
+struct payload {
+	const char *name;
+	const char *desc;
+	const void *fn;
+	int insns_per_iter;       /* instructions of the payload per iteration */
+	unsigned flags;
+	enum payload_arg arg;
+	unsigned expect_vector;   /* PL_FAULT: the exception it raises; ~0u = never ends */
+};
+
+extern const struct payload payload_catalogue[];
+extern const unsigned payload_count;
+
+/* Why this payload cannot run on this CPU (NULL if it can). */
+const char *payload_unsupported(const struct payload *p, const struct cpu_info *ci,
+				bool pmu_functional);
+/* Fill buf (user VA, `size` bytes) with a random cyclic chain of cache lines: each
+ * line's first word points to the next. Same permutation for a given size. */
+void payload_build_chase(uint64_t buf, uint64_t size);
+
+#endif
