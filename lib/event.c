@@ -174,8 +174,8 @@ const struct pmu_model *pmu_model_for_cpu(const struct cpu_info *ci, const struc
 {
 	const char *name = NULL;
 	if (ci->vendor == VENDOR_INTEL) {
-		if (ci->family == 15)
-			name = "netburst";
+		if (ci->family == 15)   /* libpfm4: Prescott models 3, 4, 6 have one more event */
+			name = ci->model == 3 || ci->model == 4 || ci->model == 6 ? "netburst_p" : "netburst";
 		else if (ci->family == 6) {
 			for (unsigned i = 0; i < sizeof(intel_fam6) / sizeof(intel_fam6[0]); i++)
 				if (intel_fam6[i].model == ci->model)
@@ -329,6 +329,8 @@ static int parse_plm_suffix(const char *s, uint64_t *plm, const char *what, char
 					    what, (int)n, start);
 		}
 	}
+	if (*s)
+		return fail(err, errlen, "%s: unexpected '%s' (modifiers follow ':')", what, s);
 	return 0;
 }
 
@@ -368,12 +370,18 @@ static const uint64_t amd_zen4_map[GEN_COUNT] = {        /* Linux amd_zen4_perfm
 	[GEN_BRANCHES] = 0x00c2, [GEN_BRANCH_MISSES] = 0x00c3,
 	[GEN_CACHE_REFS] = 0xff60, [GEN_CACHE_MISSES] = 0x0964,
 };
-static const char *const netburst_map[GEN_COUNT] = {     /* Linux p4_general_events */
+/* Linux p4_general_events in libpfm4's names: mispred_branch_retired's bit 0 (the SDM's
+ * NBOGUS) is libpfm4's BOGUS. instructions and branches count the non-bogus retired
+ * instructions and all four retired-branch kinds, where Linux takes untagged bogus
+ * ones too and retired_branch_type. */
+static const char *const netburst_map[GEN_COUNT] = {
 	[GEN_CYCLES] = "global_power_events:RUNNING",
 	[GEN_INSTRUCTIONS] = "instr_retired:NBOGUSNTAG:NBOGUSTAG",
 	[GEN_BRANCHES] = "branch_retired:MMNP:MMNM:MMTP:MMTM",
-	[GEN_BRANCH_MISSES] = "mispred_branch_retired:NBOGUS",
-	[GEN_CACHE_REFS] = "bsq_cache_reference",
+	[GEN_BRANCH_MISSES] = "mispred_branch_retired:BOGUS",
+	[GEN_CACHE_REFS] = "bsq_cache_reference:RD_2ndL_HITS:RD_2ndL_HITE:RD_2ndL_HITM:"
+			   "RD_3rdL_HITS:RD_3rdL_HITE:RD_3rdL_HITM",
+	[GEN_CACHE_MISSES] = "bsq_cache_reference:RD_2ndL_MISS:RD_3rdL_MISS:WR_2ndL_MISS",
 };
 
 static int parse_generic(const struct pmu_model *m, const struct pmu_caps *pc, unsigned id,
@@ -578,24 +586,28 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 	if (sep && sep[1] == ':') {
 		const struct pmu_model *pm = model_by_name_n(text, (size_t)(sep - text));
 		if (!pm) {
-			/* List a few close names. */
+			/* List up to PMU_HINTS close names, closest first. */
+			enum { PMU_HINTS = 3 };
 			char list[160] = "";
 			size_t used = 0;
+			unsigned listed = 0;
 			char a[64], b[64];
 			upper_copy(a, text, (size_t)(sep - text), sizeof(a));
-			for (unsigned pass = 1; pass <= 2 && used < 100; pass++)
-				for (unsigned i = 0; i < pmu_model_count(); i++) {
+			for (unsigned pass = 1; pass <= 2 && listed < PMU_HINTS; pass++)
+				for (unsigned i = 0; i < pmu_model_count() && listed < PMU_HINTS; i++) {
 					const char *name = pmu_model_at(i)->pfm_name;
 					upper_copy(b, name, strlen(name), sizeof(b));
-					unsigned d = str_edit_distance(a, b);
-					if (d == pass && used < 100)
-						used += bp_snprintf(list + used, sizeof(list) - used, "%s'%s'",
-								    used ? ", " : "", name);
+					if (str_edit_distance(a, b) != pass)
+						continue;
+					used += bp_snprintf(list + used, sizeof(list) - used, "%s'%s'",
+							    used ? ", " : "", name);
+					listed++;
 				}
 			return fail(err, errlen, "unknown PMU '%.*s'%s%s%s", (int)(sep - text), text,
 				    used ? " (close: " : " (see bareperf-encode --list-pmus)", list, used ? ")" : "");
 		}
-		if (pm != m)
+		/* netburst and netburst_p share the hand table */
+		if (pm != m && !(pm->kind == PMU_INTEL_NETBURST && m->kind == PMU_INTEL_NETBURST))
 			return fail(err, errlen, "'%s' is for PMU %s, but the PMU in use is %s", text,
 				    pm->pfm_name, m->pfm_name);
 		p = sep + 2;
@@ -676,8 +688,6 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 			if (pfm_mods[k].bit & (PFMT_MOD_LDLAT | PFMT_MOD_FETHR))
 				return fail(err, errlen, "modifier '%s' needs a second register, not supported",
 					    pfm_mods[k].name);
-			if (given & pfm_mods[k].bit)
-				return fail(err, errlen, "modifier '%s' given twice", pfm_mods[k].name);
 			uint64_t v = 1;
 			if (eq && str_to_u64(eq + 1, tlen - klen - 1, &v))
 				return fail(err, errlen, "'%.*s': '%.*s' is not a number", (int)tlen, tok,
@@ -694,6 +704,10 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 			if (pfm_mods[k].bit == PFMT_MOD_T && v && pc->any_thread_deprecated)
 				return fail(err, errlen, "modifier 't' (AnyThread) is deprecated on this CPU "
 					    "(CPUID.0AH:EDX[15])");
+			/* libpfm4 drops a repeat with the same value and refuses another value */
+			if ((given & pfm_mods[k].bit) && modval[k] != v)
+				return fail(err, errlen, "modifier '%s' given twice with different values (%llu, %llu)",
+					    pfm_mods[k].name, (unsigned long long)modval[k], (unsigned long long)v);
 			given |= pfm_mods[k].bit;
 			modval[k] = v;
 		}
