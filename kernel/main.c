@@ -110,6 +110,12 @@ void kernel_main(struct boot_info *bi)
 		break;
 	case CFG_MODE_DETECT:
 		break;
+	case CFG_MODE_CRASHTEST:
+		kprintf("crashtest: writing to a non-canonical address outside any fixup\n");
+		*(volatile uint64_t *)0x8000000000000000ull = 1;
+		kprintf("crashtest: FAIL: the write did not fault\n");
+		code = PLATFORM_EXIT_FAIL;
+		break;
 	case CFG_MODE_RUN:
 		code = engine_main();
 		break;

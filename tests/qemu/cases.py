@@ -47,3 +47,151 @@ CASES = [
                 r"^config error: .*'bogus'"],
          absent=[r"^FATAL"]),
 ]
+
+
+# ---------------------------------------------------------------- measurement engine
+import json
+import os
+import re as _re
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def catalogue():
+    """Payloads as payloads/catalogue.c declares them: name -> (insns_per_iter, flags)."""
+    src = open(os.path.join(_ROOT, "payloads", "catalogue.c")).read()
+    out = {}
+    for m in _re.finditer(r'\.name = "(\w+)".*?\.insns_per_iter = (\d+), \.flags = ([^,}]+)', src, _re.S):
+        out[m.group(1)] = (int(m.group(2)), m.group(3))
+    return out
+
+
+def tagged(out, tag):
+    return [json.loads(l[len(tag) + 2:]) for l in out.split("\n") if l.startswith("@" + tag + " ")]
+
+
+def icount_exact(out):
+    """Under -icount shift=5 every instruction is 32 TSC ticks: each payload's TSC figure
+    must equal 32 x its declared instructions, with zero spread, the same at CPL 0 and 3;
+    single-stepped instruction counts must equal the declaration."""
+    problems = []
+    cat = catalogue()
+    results = tagged(out, "result")
+    skipped = {s["bench"] for s in tagged(out, "skip")}
+    seen = {r["bench"] for r in results}
+    for name, (insns, flags) in cat.items():
+        if "PL_FAULT" in flags or name in skipped:
+            continue
+        if name not in seen:
+            problems.append("no result for payload %s" % name)
+    if len(cat) < 30:
+        problems.append("catalogue parse found only %d payloads" % len(cat))
+    by_key = {}
+    for r in results:
+        insns, flags = cat.get(r["bench"], (None, ""))
+        if insns is None:
+            problems.append("result for unknown payload %s" % r["bench"])
+            continue
+        if r["insns_per_iter"] != insns:
+            problems.append("%s: @result says %d insns/iter, catalogue %d" % (r["bench"], r["insns_per_iter"], insns))
+        if r["stddev"] != 0 or r["min"] != r["max"]:
+            problems.append("%s cpl%d %s: spread min=%s max=%s stddev=%s" % (r["bench"], r["cpl"], r["event"], r["min"], r["max"], r["stddev"]))
+        own = "PL_KERNEL_CODE" not in flags
+        if r["source"] == "tsc" and own and r["per_iter"] != 32 * insns:
+            problems.append("%s size %d cpl%d: %s ticks/iter, expected 32 x %d" % (r["bench"], r["size"], r["cpl"], r["per_iter"], insns))
+        if r["source"] == "single-step" and r["per_iter"] != insns:
+            problems.append("%s cpl%d: %s stepped insns/iter, declared %d" % (r["bench"], r["cpl"], r["per_iter"], insns))
+        by_key.setdefault((r["bench"], r["size"], r["event"], r["source"]), {})[r["cpl"]] = r["per_iter"]
+    for key, cpls in by_key.items():
+        if 0 in cpls and 3 in cpls and cpls[0] != cpls[3]:
+            problems.append("%s: CPL 0 %s != CPL 3 %s" % (key, cpls[0], cpls[3]))
+    done = tagged(out, "done")
+    if not done or done[0]["errors"] or done[0]["faults"] or done[0]["timeouts"]:
+        problems.append("@done: %s" % done)
+    if len(results) < 100:
+        problems.append("only %d results" % len(results))
+    return problems
+
+
+def faults_reported(out):
+    want = {("fault_priv", 3): 13, ("fault_kaddr", 3): 14, ("fault_div0", 0): 0, ("fault_div0", 3): 0,
+            ("fault_ud", 0): 6, ("fault_ud", 3): 6}
+    problems = []
+    got = {(f["bench"], f["cpl"]): f for f in tagged(out, "fault")}
+    for k, vec in want.items():
+        f = got.get(k)
+        if not f:
+            problems.append("no @fault for %s at CPL %d" % k)
+        elif f["vector"] != vec or not f["expected"] or not f["where"].startswith(k[0] + "+"):
+            problems.append("%s: %s" % (k, f))
+    touts = {(t["bench"], t["cpl"]) for t in tagged(out, "timeout") if t["expected"]}
+    for cpl in (0, 3):
+        if ("fault_hang", cpl) not in touts:
+            problems.append("no expected @timeout for fault_hang at CPL %d" % cpl)
+    # The run goes on: the payload after the faults still measures at both CPLs.
+    after = [r for r in tagged(out, "result") if r["bench"] == "empty"]
+    if {r["cpl"] for r in after} != {0, 3}:
+        problems.append("payload after the faults did not run at both CPLs")
+    return problems
+
+
+CASES += [
+    dict(name="icount-exact-catalogue", args=["--cpu", "max", "--icount"], timeout=400,
+         config="reps=4 warmup=1 iters=64 sizes=4K,64K,1M cpl=both events=cycles,instructions",
+         check=icount_exact, match=[r"^pmu\.functional=no \(.*RDPMC raises #UD"], absent=NO_FAIL),
+    dict(name="fault-payloads", args=["--cpu", "max"],
+         config="payloads=fault_*,empty watchdog=100 reps=2 iters=10",
+         check=faults_reported, match=[r"^fault_div0 at CPL 3: #DE \(vector 0, error 0x0\) at fault_div0\+0x"],
+         absent=[r"UNEXPECTED", r"^FATAL"]),
+    dict(name="crashtest-fatal-report", args=["--cpu", "qemu64"], config="mode=crashtest", exit=2,
+         match=[r"^FATAL: unexpected exception in the kernel$", r"^exception #GP \(vector 13\)",
+                r"^  RIP=ffffffff8\w+ CS=0008 RFLAGS=", r"^  RAX=8000000000000000 ",
+                r"^bareperf: stopped \(exit code 2\)$"]),
+    dict(name="payload-selection-errors", args=["--cpu", "qemu64"], config="payloads=add_chian,empty reps=2 iters=10",
+         exit=1, match=[r"^error: payloads: 'add_chian' matches no payload \(did you mean 'add_chain'\?\)$",
+                        r'^@result \{"bench":"empty"'], absent=[r"^FATAL"]),
+    dict(name="selects-nothing", args=["--cpu", "qemu64"], config="payloads=zzz*",
+         exit=1, match=[r"selects nothing: no payload to run"], absent=[r"^FATAL"]),
+    # trace=msr: the programming sequence, decoded, where the hardware ignores it.
+    dict(name="trace-msr-intel-arch-skl", args=["--cpu", "Skylake-Client"],
+         config="pmu=skl trace=msr payloads=empty reps=1 iters=10 cpl=3 "
+                "events=cycles,instructions,branches,skl::INST_RETIRED:ANY_P:u:c=1:i",
+         lines=["pmu.model=skl (forced by pmu=)",
+                "wrmsr PERFEVTSEL0 0x186 <- 0x004300c4 event=0xc4 umask=0x00 usr os en",
+                "wrmsr PERFEVTSEL1 0x187 <- 0x01c100c0 event=0xc0 umask=0x00 usr en inv cmask=1",
+                "wrmsr FIXED_CTR_CTRL 0x38d <- 0x00000033 fixed0=os,usr fixed1=os,usr",
+                "wrmsr PERF_GLOBAL_CTRL 0x38f <- 0x300000003 pmc0 pmc1 fixed0 fixed1",
+                "wrmsr PERF_GLOBAL_CTRL 0x38f <- 0x00000000 none",
+                "wrmsr FIXED_CTR_CTRL 0x38d <- 0x00000000 all off"],
+         absent=NO_FAIL),
+    dict(name="trace-msr-amd-k8", args=["--cpu", "qemu64"],
+         config="trace=msr payloads=empty reps=1 iters=10 cpl=3 "
+                "events=cycles,instructions,amd64_k8_revg::RETIRED_BRANCH_INSTRUCTIONS:k",
+         lines=["pmu.model=amd64_k8_revg",
+                "wrmsr K7_EVNTSEL0 0xc0010000 <- 0x00030076 event=0x076 umask=0x00 usr os",
+                "wrmsr K7_EVNTSEL2 0xc0010002 <- 0x000200c2 event=0x0c2 umask=0x00 os",
+                "wrmsr K7_EVNTSEL0 0xc0010000 <- 0x00430076 event=0x076 umask=0x00 usr os en",
+                "wrmsr K7_EVNTSEL1 0xc0010001 <- 0x004300c0 event=0x0c0 umask=0x00 usr os en",
+                "wrmsr K7_PERFCTR2 0xc0010006 <- 0x00000000"],
+         absent=NO_FAIL),
+    dict(name="trace-msr-amd-zen4-perfmon-v2", args=["--cpu", "EPYC"],
+         config="pmu=amd64_fam19h_zen4 trace=msr payloads=empty reps=1 iters=10 cpl=3 events=cycles,instructions",
+         lines=["wrmsr PERF_CTL0 0xc0010200 <- 0x00430076 event=0x076 umask=0x00 usr os en",
+                "wrmsr PERF_CTL1 0xc0010202 <- 0x004300c0 event=0x0c0 umask=0x00 usr os en",
+                "wrmsr PERF_CNTR_GLOBAL_CTL 0xc0000301 <- 0x00000003 pmc0 pmc1",
+                "wrmsr PERF_CNTR_GLOBAL_CTL 0xc0000301 <- 0x00000000 none"],
+         absent=NO_FAIL),
+    dict(name="trace-msr-netburst", args=["--cpu", "qemu64,vendor=GenuineIntel,family=15,model=4"],
+         config="trace=msr payloads=empty reps=1 iters=10 cpl=3 "
+                "events=cycles,instructions,netburst::global_power_events:RUNNING:cmpl:thr=8:u",
+         lines=["pmu.kind=intel-netburst",
+                "wrmsr FSB_ESCR0 0x3a2 <- 0x2600020c evsel=0x13 emask=0x1 t0_os t0_usr (global_power_events)",
+                "wrmsr CRU_ESCR0 0x3b8 <- 0x0400060c evsel=0x2 emask=0x3 t0_os t0_usr (instr_retired)",
+                "wrmsr BPU_CCCR0 0x360 <- 0x0003d000 enable esel=6 active=any",
+                "wrmsr IQ_CCCR0 0x36c <- 0x00039000 enable esel=4 active=any",
+                # FSB_ESCR0 is taken by cycles, so the second global_power_events goes to
+                # FSB_ESCR1, which feeds counters 2 and 3 (SDM Table 18-xx): T0_USR only (:u).
+                "wrmsr FSB_ESCR1 0x3a3 <- 0x26000204 evsel=0x13 emask=0x1 t0_usr (global_power_events)",
+                "wrmsr BPU_CCCR2 0x362 <- 0x008fd000 enable esel=6 active=any thr=8 compare complement"],
+         absent=NO_FAIL),
+]

@@ -195,8 +195,8 @@ static void test_messages(void **state)
 		{ "watchdg=5", "test.cfg line 1: unknown key 'watchdg' (did you mean 'watchdog'?)" },
 		{ "xyzzy=1", "test.cfg line 1: unknown key 'xyzzy' (see docs/config.md for the keys)" },
 		{ "=5", "test.cfg line 1: '=5' has no key (key=value)" },
-		{ "mode=fast", "test.cfg line 1: mode=fast is not one of run|selftest|detect" },
-		{ "mode=selftets", "test.cfg line 1: mode=selftets is not one of run|selftest|detect (did you mean 'selftest'?)" },
+		{ "mode=fast", "test.cfg line 1: mode=fast is not one of run|selftest|detect|crashtest" },
+		{ "mode=selftets", "test.cfg line 1: mode=selftets is not one of run|selftest|detect|crashtest (did you mean 'selftest'?)" },
 		{ "cpl=1", "test.cfg line 1: cpl=1 is not one of 0|3|both|0,3|3,0" },
 		{ "sizes=4K,2G", "test.cfg line 1: sizes=4K,2G: '2G' out of range (4K..1G)" },
 		{ "sizes=4095", "test.cfg line 1: sizes=4095: '4095' out of range (4K..1G)" },
@@ -219,7 +219,7 @@ static void test_messages(void **state)
 		{ "events=\"cycles", "test.cfg line 1: unterminated quote in 'events' (close it with \" on the same line)" },
 		{ "reps=5;;\r\n\tReps=6", "test.cfg line 2: unknown key 'Reps' (did you mean 'reps'?)" },
 		{ "mode=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-		  "test.cfg line 1: mode=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... is not one of run|selftest|detect" },
+		  "test.cfg line 1: mode=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... is not one of run|selftest|detect|crashtest" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
