@@ -3,7 +3,7 @@
  *   bareperf-encode --pmu skl 'INST_RETIRED:ANY_P:u' cycles r003c
  *   bareperf-encode --cpuid dump.txt cycles
  *   bareperf-encode --list-pmus | --list-events [PATTERN]
- * Output, one line per event: "EVENT: evtsel=0x%016llx gp=0x.. fixed=0x.." (EN set,
+ * Output, one line per event: "EVENT: evtsel=0x%016llx gp_mask=0x.. fixed_mask=0x.." (EN set,
  * INT clear), NetBurst "escr=... cccr=...", or "EVENT: tsc"/"aperf"/"mperf".
  * An event that cannot be encoded prints "error: EVENT: reason"; the exit status is
  * then 1, after the remaining events.
