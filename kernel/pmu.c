@@ -38,7 +38,7 @@ static const struct msr_observer tracer = { trace_access, 0 };
 
 int kpmu_parse(const char *text, struct ev_encoding *ev, char *err, size_t errlen)
 {
-	return event_parse(kpmu.model, &kpmu.caps, text, ev, err, errlen);
+	return event_parse(kpmu.model, &kpmu.parse_caps, text, ev, err, errlen);
 }
 
 int kpmu_assign(const struct ev_encoding *ev, unsigned n, char *err, size_t errlen)
@@ -132,6 +132,11 @@ void kpmu_init(void)
 		kpmu.model = pmu_model_for_cpu(&kernel.cpu, &kernel.pmu);
 
 	kpmu.be = pmu_backend_for(kpmu.caps.kind);
+	/* With no PMU in CPUID, event names are still checked, against the model's
+	 * usual counters, so that a typo is reported as one rather than as "no PMU". */
+	kpmu.parse_caps = kpmu.caps;
+	if (!kpmu.be)
+		pmu_model_default_caps(kpmu.model, &kpmu.parse_caps);
 	kpmu.st = (struct pmu_state){ .be = kpmu.be, .caps = kpmu.caps,
 				      .io = msr_io_hardware(&tracer),
 				      .logical_cpu = kernel.cfg.nb_thread == 1 ? 1 : 0 };

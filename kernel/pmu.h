@@ -10,6 +10,8 @@ struct kpmu {
 	const struct pmu_model *model;
 	const struct pmu_backend *be;
 	struct pmu_caps caps;           /* detected, or the forced model's defaults */
+	struct pmu_caps parse_caps;     /* what events are checked against: caps, or the
+	                                   model's defaults when CPUID shows no PMU at all */
 	struct pmu_state st;
 	bool forced;                    /* pmu=NAME in the config */
 	bool functional;

@@ -297,9 +297,14 @@ static int finish_gp(const struct pmu_model *m, const struct pmu_caps *pc, uint6
 		out->gp_mask = 0;   /* 0x0300 is a pseudo-encoding: fixed counter 2 only */
 	if (fixed >= 0 && fixed_present(pc, (unsigned)fixed))
 		out->fixed_mask = 1u << fixed;
-	if (!out->gp_mask && !out->fixed_mask)
-		return fail(err, errlen, "%s needs fixed counter 2 (reference cycles), which this CPU lacks",
-			    out->name);
+	if (!out->gp_mask && !out->fixed_mask) {
+		if (fixed == 2)
+			return fail(err, errlen, "%s needs fixed counter 2 (reference cycles), "
+				    "which this CPU lacks", out->name);
+		return fail(err, errlen, "%s: this CPU reports no counter that can count it "
+			    "(%u general-purpose, %u fixed)", out->name, pc->gp_counters,
+			    pc->fixed_counters);
+	}
 	return 0;
 }
 

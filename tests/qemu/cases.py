@@ -195,3 +195,14 @@ CASES += [
                 "wrmsr BPU_CCCR2 0x362 <- 0x008fd000 enable esel=6 active=any thr=8 compare complement"],
          absent=NO_FAIL),
 ]
+
+# A CPU whose CPUID shows no PMU (QEMU's Skylake: leaf 0xA empty): events are still checked
+# by name, then measured the only ways left: TSC and single-stepped instructions.
+CASES.append(dict(name="run-no-pmu-skylake", args=["--cpu", "Skylake-Client"],
+                  config="payloads=add_chain,empty reps=3 iters=100 events=cycles,instructions,INST_RETIRD",
+                  exit=1,
+                  match=[r"^pmu\.functional=no \(CPUID reports no usable PMU \(leaf 0xA is empty",
+                         r"^note: event 'cycles' not measured: no working PMU",
+                         r"^error: unknown event 'INST_RETIRD' for PMU skl \(did you mean 'INST_RETIRED'\?\)",
+                         r'^@result \{"bench":"add_chain","size":0,"cpl":3,"event":"instructions","group":0,"source":"single-step".*"per_iter":10\.000'],
+                  absent=[r"^FATAL", r"needs fixed counter"]))

@@ -133,6 +133,14 @@ static void test_generic_intel_caps(void **state)
 	pc.fixed_counter_mask = 0x4;
 	assert_int_equal(parse_ok(m, &pc, "ref-cycles").fixed_mask, 1u << 2);
 	assert_int_equal(parse_ok(m, &pc, "instructions").fixed_mask, 0);
+	/* no counter at all (a hypervisor that hides the PMU): the message says so, and
+	 * does not blame fixed counter 2 for cycles */
+	m = model("skl", &pc);
+	pc.gp_counters = 0;
+	pc.fixed_counters = 0;
+	pc.fixed_counter_mask = 0;
+	parse_err(m, &pc, "cycles", "cycles: this CPU reports no counter that can count it "
+		  "(0 general-purpose, 0 fixed)");
 
 	/* Core Duo: version 1, no fixed counters */
 	m = model("coreduo", &pc);
