@@ -10,6 +10,8 @@
 /* ---------------------------------------------------------------- architectural */
 #define MSR_IA32_TSC                    0x00000010
 #define MSR_IA32_APIC_BASE              0x0000001b
+#define   APIC_BASE_ENABLE              (1ull << 11)          /* SDM Vol. 3A 11.4.4 */
+#define   APIC_BASE_ADDR_MASK           0x000ffffffffff000ull
 #define MSR_IA32_FEATURE_CONTROL        0x0000003a
 #define MSR_IA32_MPERF                  0x000000e7
 #define MSR_IA32_APERF                  0x000000e8
@@ -24,6 +26,9 @@
 #define MSR_X2APIC_BASE                 0x00000800
 
 #define MSR_EFER                        0xc0000080
+#define   EFER_SCE                      (1ull << 0)           /* SYSCALL enable */
+#define   EFER_LME                      (1ull << 8)
+#define   EFER_NXE                      (1ull << 11)
 #define MSR_STAR                        0xc0000081
 #define MSR_LSTAR                       0xc0000082
 #define MSR_CSTAR                       0xc0000083
@@ -32,6 +37,12 @@
 #define MSR_GS_BASE                     0xc0000101
 #define MSR_KERNEL_GS_BASE              0xc0000102
 #define MSR_TSC_AUX                     0xc0000103
+/* AMD DE_CFG: bit 1 makes LFENCE dispatch-serialising (AMD, "Software techniques for
+ * managing speculation on AMD processors", 2018). */
+#define MSR_AMD64_DE_CFG                0xc0011029
+#define   DE_CFG_LFENCE_SERIALIZE       (1ull << 1)
+/* A register no x86 CPU implements: for checking that rdmsr_safe reports #GP. */
+#define MSR_NONEXISTENT                 0x4b564d00
 
 /* ---------------------------------------------------------------- Intel PMU, SDM Vol. 3B 20.2 */
 /* General-purpose counters (P6: PERFCTR0/1, 40 bits; a WRMSR takes bits 31:0, sign-extended). */

@@ -22,8 +22,6 @@ void arch_init(const struct boot_info *bi, const struct cpu_info *ci)
 	write_cr4(read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT);
 }
 
-#define APIC_BASE_ENABLE  (1ull << 11)
-#define APIC_BASE_ADDR    0x000ffffffffff000ull
 
 uint64_t cpu_lapic_enable(const struct cpu_info *ci)
 {
@@ -32,11 +30,9 @@ uint64_t cpu_lapic_enable(const struct cpu_info *ci)
 	uint64_t v = rdmsr(MSR_IA32_APIC_BASE);
 	if (!(v & APIC_BASE_ENABLE))
 		wrmsr(MSR_IA32_APIC_BASE, v | APIC_BASE_ENABLE);
-	return v & APIC_BASE_ADDR;
+	return v & APIC_BASE_ADDR_MASK;
 }
 
-#define MSR_AMD64_DE_CFG              0xc0011029
-#define   DE_CFG_LFENCE_SERIALIZE     (1ull << 1)
 
 bool cpu_lfence_serializing(const struct cpu_info *ci)
 {
