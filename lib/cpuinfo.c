@@ -535,17 +535,6 @@ void cpuinfo_report(const struct cpu_info *ci, const struct pmu_caps *pc,
 
 /* ------------------------------------------------------------------ dump files */
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Exactly 8 hex digits at p (within end) into *out; returns the end of them or NULL. */
 static const char *parse_hex32(const char *p, const char *end, uint32_t *out)
 {
@@ -555,7 +544,7 @@ static const char *parse_hex32(const char *p, const char *end, uint32_t *out)
 	if (end - p < 8)
 		return NULL;
 	for (i = 0; i < 8; i++) {
-		int d = hex_digit(p[i]);
+		int d = str_hex_digit(p[i]);
 
 		if (d < 0)
 			return NULL;
@@ -626,8 +615,8 @@ static bool parse_cpuid_line(const char *p, const char *end, struct cpuid_dump_e
 			continue;
 		}
 		p += 4;
-		while (p < end && hex_digit(*p) >= 0 && digits < 8) {
-			v = (v << 4) | (unsigned)hex_digit(*p);
+		while (p < end && str_hex_digit(*p) >= 0 && digits < 8) {
+			v = (v << 4) | (unsigned)str_hex_digit(*p);
 			p++;
 			digits++;
 		}

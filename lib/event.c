@@ -32,18 +32,6 @@
 #define AMD64_EVENTSEL_HOST  (1ull << 41)
 
 /* ---------------------------------------------------------------- errors */
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && errlen)
-		bp_vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static void upper_copy(char *dst, const char *src, size_t n, size_t size)
 {
 	size_t i;
@@ -299,9 +287,9 @@ static int finish_gp(const struct pmu_model *m, const struct pmu_caps *pc, uint6
 		out->fixed_mask = 1u << fixed;
 	if (!out->gp_mask && !out->fixed_mask) {
 		if (fixed == 2)
-			return fail(err, errlen, "%s needs fixed counter 2 (reference cycles), "
+			return fmt_error(err, errlen, "%s needs fixed counter 2 (reference cycles), "
 				    "which this CPU lacks", out->name);
-		return fail(err, errlen, "%s: this CPU reports no counter that can count it "
+		return fmt_error(err, errlen, "%s: this CPU reports no counter that can count it "
 			    "(%u general-purpose, %u fixed)", out->name, pc->gp_counters,
 			    pc->fixed_counters);
 	}
@@ -323,19 +311,19 @@ static int parse_plm_suffix(const char *s, uint64_t *plm, const char *what, char
 			s++;
 		size_t n = (size_t)(s - start);
 		if (n == 0)
-			return fail(err, errlen, "%s: empty modifier after ':'", what);
+			return fmt_error(err, errlen, "%s: empty modifier after ':'", what);
 		for (size_t i = 0; i < n; i++) {
 			if (start[i] == 'u')
 				*plm |= EVSEL_USR;
 			else if (start[i] == 'k')
 				*plm |= EVSEL_OS;
 			else
-				return fail(err, errlen, "%s: unknown modifier '%.*s' (this form takes u and k)",
+				return fmt_error(err, errlen, "%s: unknown modifier '%.*s' (this form takes u and k)",
 					    what, (int)n, start);
 		}
 	}
 	if (*s)
-		return fail(err, errlen, "%s: unexpected '%s' (modifiers follow ':')", what, s);
+		return fmt_error(err, errlen, "%s: unexpected '%s' (modifiers follow ':')", what, s);
 	return 0;
 }
 
@@ -394,7 +382,7 @@ static int parse_generic(const struct pmu_model *m, const struct pmu_caps *pc, u
 {
 	if (m->kind == PMU_INTEL_NETBURST) {
 		if (!netburst_map[id])
-			return fail(err, errlen, "%s is not available on NetBurst", generic_names[id]);
+			return fmt_error(err, errlen, "%s is not available on NetBurst", generic_names[id]);
 		char buf[EV_NAME_MAX * 2];
 		bp_snprintf(buf, sizeof(buf), "%s%s", netburst_map[id], mods);
 		int r = netburst_event_parse(buf, pc, out, err, errlen);
@@ -415,15 +403,15 @@ static int parse_generic(const struct pmu_model *m, const struct pmu_caps *pc, u
 	case PMU_AMD_CORE: map = zen ? (!strcmp(m->pfm_name, "amd64_fam19h_zen4") ? amd_zen4_map : amd_zen_map)
 				    : amd_map; break;
 	default:
-		return fail(err, errlen, "%s: no PMU to count it on (PMU kind %s)", generic_names[id],
+		return fmt_error(err, errlen, "%s: no PMU to count it on (PMU kind %s)", generic_names[id],
 			    pmu_kind_name(m->kind));
 	}
 	if (!map[id])
-		return fail(err, errlen, "%s is not available on PMU %s", generic_names[id], m->pfm_name);
+		return fmt_error(err, errlen, "%s is not available on PMU %s", generic_names[id], m->pfm_name);
 	if (m->kind == PMU_INTEL_ARCH && intel_arch_bit[id] >= 0 && pc->arch_events_len) {
 		unsigned bit = (unsigned)intel_arch_bit[id];
 		if (bit >= pc->arch_events_len || (pc->arch_events_unavail >> bit & 1))
-			return fail(err, errlen, "%s: architectural event %u not available on this CPU "
+			return fmt_error(err, errlen, "%s: architectural event %u not available on this CPU "
 				    "(CPUID.0AH:EBX bit %u)", generic_names[id], bit, bit);
 	}
 	/* The maps hold event-select values (AMD event bits 11:8 already at 35:32). */
@@ -451,7 +439,7 @@ static int parse_rXXXX(const struct pmu_model *m, const struct pmu_caps *pc, con
 	size_t n = colon ? (size_t)(colon - text) : strlen(text);
 	uint64_t v = 0;
 	if (n < 2 || n > 17)
-		return fail(err, errlen, "raw event '%s': expected r followed by 1-16 hex digits", text);
+		return fmt_error(err, errlen, "raw event '%s': expected r followed by 1-16 hex digits", text);
 	for (size_t i = 1; i < n; i++) {
 		char c = text[i];
 		unsigned d;
@@ -459,7 +447,7 @@ static int parse_rXXXX(const struct pmu_model *m, const struct pmu_caps *pc, con
 		else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
 		else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
 		else
-			return fail(err, errlen, "raw event '%.*s': '%c' is not a hex digit", (int)n, text, c);
+			return fmt_error(err, errlen, "raw event '%.*s': '%c' is not a hex digit", (int)n, text, c);
 		v = v << 4 | d;
 	}
 	uint64_t plm;
@@ -467,7 +455,7 @@ static int parse_rXXXX(const struct pmu_model *m, const struct pmu_caps *pc, con
 		return -1;
 	uint64_t bad = v & ~raw_allowed(m);
 	if (bad)
-		return fail(err, errlen, "raw event '%.*s': reserved bits 0x%llx set for PMU %s "
+		return fmt_error(err, errlen, "raw event '%.*s': reserved bits 0x%llx set for PMU %s "
 			    "(USR/OS come from :u/:k)", (int)n, text, (unsigned long long)bad, m->pfm_name);
 	return finish_gp(m, pc, v | plm, out, err, errlen);
 }
@@ -479,7 +467,7 @@ static int parse_cpu_raw(const struct pmu_model *m, const struct pmu_caps *pc, c
 	const char *body = text + 4;
 	const char *end = strchr(body, '/');
 	if (!end)
-		return fail(err, errlen, "'%s': missing closing '/'", text);
+		return fmt_error(err, errlen, "'%s': missing closing '/'", text);
 	uint64_t sel = 0;
 	const char *p = body;
 	while (p < end) {
@@ -492,9 +480,9 @@ static int parse_cpu_raw(const struct pmu_model *m, const struct pmu_caps *pc, c
 		size_t klen = (size_t)(eq - p);
 		uint64_t v = 1;
 		if (klen == 0)
-			return fail(err, errlen, "'%s': empty key", text);
+			return fmt_error(err, errlen, "'%s': empty key", text);
 		if (eq < comma && str_to_u64(eq + 1, (size_t)(comma - eq - 1), &v))
-			return fail(err, errlen, "'%s': bad number '%.*s' for %.*s", text,
+			return fmt_error(err, errlen, "'%s': bad number '%.*s' for %.*s", text,
 				    (int)(comma - eq - 1), eq + 1, (int)klen, p);
 		struct { const char *key; uint64_t max; unsigned shift; uint64_t flag; } keys[] = {
 			{ "event", is_amd(m) ? 0xfff : 0xff, 0, 0 },
@@ -509,13 +497,13 @@ static int parse_cpu_raw(const struct pmu_model *m, const struct pmu_caps *pc, c
 			if (strlen(keys[k].key) == klen && !strncmp(keys[k].key, p, klen))
 				break;
 		if (k == sizeof(keys) / sizeof(keys[0]))
-			return fail(err, errlen, "'%s': unknown key '%.*s' (keys: event, umask, cmask, inv, edge, any)",
+			return fmt_error(err, errlen, "'%s': unknown key '%.*s' (keys: event, umask, cmask, inv, edge, any)",
 				    text, (int)klen, p);
 		if (v > keys[k].max)
-			return fail(err, errlen, "'%s': %s=%llu out of range 0-%llu", text, keys[k].key,
+			return fmt_error(err, errlen, "'%s': %s=%llu out of range 0-%llu", text, keys[k].key,
 				    (unsigned long long)v, (unsigned long long)keys[k].max);
 		if (keys[k].flag == EVSEL_ANY && m->kind != PMU_INTEL_ARCH)
-			return fail(err, errlen, "'%s': 'any' (AnyThread) is Intel architectural only", text);
+			return fmt_error(err, errlen, "'%s': 'any' (AnyThread) is Intel architectural only", text);
 		if (keys[k].flag)
 			sel = v ? sel | keys[k].flag : sel & ~keys[k].flag;
 		else if (k == 0)
@@ -608,19 +596,19 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 							    used ? ", " : "", name);
 					listed++;
 				}
-			return fail(err, errlen, "unknown PMU '%.*s'%s%s%s", (int)(sep - text), text,
+			return fmt_error(err, errlen, "unknown PMU '%.*s'%s%s%s", (int)(sep - text), text,
 				    used ? " (close: " : " (see bareperf-encode --list-pmus)", list, used ? ")" : "");
 		}
 		/* netburst and netburst_p share the hand table */
 		if (pm != m && !(pm->kind == PMU_INTEL_NETBURST && m->kind == PMU_INTEL_NETBURST))
-			return fail(err, errlen, "'%s' is for PMU %s, but the PMU in use is %s", text,
+			return fmt_error(err, errlen, "'%s' is for PMU %s, but the PMU in use is %s", text,
 				    pm->pfm_name, m->pfm_name);
 		p = sep + 2;
 	}
 	if (m->kind == PMU_INTEL_NETBURST)
 		return netburst_event_parse(p, pc, out, err, errlen);
 	if (m->table == ~0u)
-		return fail(err, errlen, "unknown event '%s': PMU %s has no libpfm4 event table here "
+		return fmt_error(err, errlen, "unknown event '%s': PMU %s has no libpfm4 event table here "
 			    "(use generic names or raw rXXXX)", text, m->pfm_name);
 
 	const struct pfmt_model *tm = &pfmt_models[m->table];
@@ -628,7 +616,7 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 	const char *colon = strchr(p, ':');
 	size_t nlen = colon ? (size_t)(colon - p) : strlen(p);
 	if (nlen == 0)
-		return fail(err, errlen, "'%s': missing event name", text);
+		return fmt_error(err, errlen, "'%s': missing event name", text);
 	const struct pfmt_event *ev = NULL;
 	for (unsigned i = 0; i < tm->nevents && !ev; i++) {
 		const char *name = pfmt_strings + evs[i].name;
@@ -639,7 +627,7 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 		char want[EV_NAME_MAX];
 		str_copy(want, p, nlen + 1 < sizeof(want) ? nlen + 1 : sizeof(want));
 		const char *hint = closest(want, evs, tm->nevents);
-		return fail(err, errlen, "unknown event '%s' for PMU %s%s%s%s", want, m->pfm_name,
+		return fmt_error(err, errlen, "unknown event '%s' for PMU %s%s%s%s", want, m->pfm_name,
 			    *hint ? " (did you mean '" : "", hint, *hint ? "'?)" : "");
 	}
 	const char *evname = pfmt_strings + ev->name;
@@ -661,7 +649,7 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 				eq = tok + i;
 		size_t klen = eq ? (size_t)(eq - tok) : tlen;
 		if (tlen == 0)
-			return fail(err, errlen, "'%s': empty unit mask or modifier after ':'", text);
+			return fmt_error(err, errlen, "'%s': empty unit mask or modifier after ':'", text);
 		unsigned u = ev->numasks;
 		if (!eq)
 			for (u = 0; u < ev->numasks; u++)
@@ -669,7 +657,7 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 					break;
 		if (u < ev->numasks) {
 			if (ums[u].flags & PFMT_UM_EXTRA_REG)
-				return fail(err, errlen, "unit mask %s of %s needs a second register "
+				return fmt_error(err, errlen, "unit mask %s of %s needs a second register "
 					    "(offcore response/load latency), not supported", umask_name(&ums[u]), evname);
 			if (!(chosen[u / 32] >> (u % 32) & 1)) {
 				chosen[u / 32] |= 1u << (u % 32);
@@ -683,35 +671,35 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 					break;
 			if (k == NPFM_MODS) {
 				const char *hint = eq ? "" : closest_umask(tok, tlen, ev);
-				return fail(err, errlen, "unknown unit mask or modifier '%.*s' for event %s%s%s%s",
+				return fmt_error(err, errlen, "unknown unit mask or modifier '%.*s' for event %s%s%s%s",
 					    (int)tlen, tok, evname, *hint ? " (did you mean '" : "", hint,
 					    *hint ? "'?)" : "");
 			}
 			if (!(ev->mods & pfm_mods[k].bit))
-				return fail(err, errlen, "modifier '%s' is not valid for PMU %s event %s",
+				return fmt_error(err, errlen, "modifier '%s' is not valid for PMU %s event %s",
 					    pfm_mods[k].name, m->pfm_name, evname);
 			if (pfm_mods[k].bit & (PFMT_MOD_LDLAT | PFMT_MOD_FETHR))
-				return fail(err, errlen, "modifier '%s' needs a second register, not supported",
+				return fmt_error(err, errlen, "modifier '%s' needs a second register, not supported",
 					    pfm_mods[k].name);
 			uint64_t v = 1;
 			if (eq && str_to_u64(eq + 1, tlen - klen - 1, &v))
-				return fail(err, errlen, "'%.*s': '%.*s' is not a number", (int)tlen, tok,
+				return fmt_error(err, errlen, "'%.*s': '%.*s' is not a number", (int)tlen, tok,
 					    (int)(tlen - klen - 1), eq + 1);
 			if (pfm_mods[k].integer && !eq)
-				return fail(err, errlen, "modifier '%s' needs a value (%s=N)", pfm_mods[k].name,
+				return fmt_error(err, errlen, "modifier '%s' needs a value (%s=N)", pfm_mods[k].name,
 					    pfm_mods[k].name);
 			if (pfm_mods[k].integer && v > 255)
-				return fail(err, errlen, "%s=%llu out of range 0-255", pfm_mods[k].name,
+				return fmt_error(err, errlen, "%s=%llu out of range 0-255", pfm_mods[k].name,
 					    (unsigned long long)v);
 			if (!pfm_mods[k].integer && v > 1)
-				return fail(err, errlen, "%s=%llu: modifier '%s' takes 0 or 1", pfm_mods[k].name,
+				return fmt_error(err, errlen, "%s=%llu: modifier '%s' takes 0 or 1", pfm_mods[k].name,
 					    (unsigned long long)v, pfm_mods[k].name);
 			if (pfm_mods[k].bit == PFMT_MOD_T && v && pc->any_thread_deprecated)
-				return fail(err, errlen, "modifier 't' (AnyThread) is deprecated on this CPU "
+				return fmt_error(err, errlen, "modifier 't' (AnyThread) is deprecated on this CPU "
 					    "(CPUID.0AH:EDX[15])");
 			/* libpfm4 drops a repeat with the same value and refuses another value */
 			if ((given & pfm_mods[k].bit) && modval[k] != v)
-				return fail(err, errlen, "modifier '%s' given twice with different values (%llu, %llu)",
+				return fmt_error(err, errlen, "modifier '%s' given twice with different values (%llu, %llu)",
 					    pfm_mods[k].name, (unsigned long long)modval[k], (unsigned long long)v);
 			given |= pfm_mods[k].bit;
 			modval[k] = v;
@@ -721,18 +709,18 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 
 	/* Unit-mask rules as libpfm4 applies them (probed by the generator). */
 	if (ev->flags & PFMT_EV_EXTRA_REG && !nchosen)
-		return fail(err, errlen, "event %s needs a second register (offcore response), not supported", evname);
+		return fmt_error(err, errlen, "event %s needs a second register (offcore response), not supported", evname);
 	if (!nchosen && (ev->flags & PFMT_EV_NEEDS_UMASK)) {
 		char list[96] = "";
 		size_t used = 0;
 		for (unsigned u = 0; u < ev->numasks && used < 80; u++)
 			used += bp_snprintf(list + used, sizeof(list) - used, "%s%s", u ? ", " : "",
 					    umask_name(&ums[u]));
-		return fail(err, errlen, "event %s needs a unit mask (one of: %s%s)", evname, list,
+		return fmt_error(err, errlen, "event %s needs a unit mask (one of: %s%s)", evname, list,
 			    used >= 80 ? ", ..." : "");
 	}
 	if (nchosen == 1 && (ums[first_um].flags & PFMT_UM_SOLO_BAD))
-		return fail(err, errlen, "unit mask %s of event %s cannot be used alone", umask_name(&ums[first_um]),
+		return fmt_error(err, errlen, "unit mask %s of event %s cannot be used alone", umask_name(&ums[first_um]),
 			    evname);
 	unsigned words = PFMT_SET_WORDS(ev->numasks);
 	uint32_t keep[8];
@@ -743,7 +731,7 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 			continue;
 		for (unsigned b = a + 1; b < ev->numasks; b++)
 			if ((chosen[b / 32] >> (b % 32) & 1) && !set_has(ums[a].compat, b))
-				return fail(err, errlen, "unit masks %s and %s cannot be combined on event %s",
+				return fmt_error(err, errlen, "unit masks %s and %s cannot be combined on event %s",
 					    umask_name(&ums[a]), umask_name(&ums[b]), evname);
 		for (unsigned w = 0; w < words; w++)
 			keep[w] &= pfmt_words[ums[a].keep + w];
@@ -791,14 +779,14 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 		case PFMT_MOD_INTXCP: field = EVSEL_IN_TXCP; fv = v ? field : 0; break;
 		}
 		if ((modhw & pfm_mods[k].bit) && (hwbits & field) != fv)
-			return fail(err, errlen, "%s=%llu conflicts with a unit mask of %s that fixes it",
+			return fmt_error(err, errlen, "%s=%llu conflicts with a unit mask of %s that fixes it",
 				    pfm_mods[k].name, (unsigned long long)v, evname);
 		sel = (sel & ~field) | fv;
 	}
 	/* libpfm4 refuses edge detection without a counter mask. */
 	if ((ev->flags & PFMT_EV_EDGE_CMASK) && (given & PFMT_MOD_E) && (sel & EVSEL_EDGE) &&
 	    !(sel & EVSEL_CMASK_MASK))
-		return fail(err, errlen, "e (edge) needs a counter mask: add c=N (event %s)", evname);
+		return fmt_error(err, errlen, "e (edge) needs a counter mask: add c=N (event %s)", evname);
 	/* Both rings unless a privilege filter was given; libpfm4 counts AMD's host-only
 	 * h as one, guest-only g not. */
 	if (!(given & (PFMT_MOD_U | PFMT_MOD_K | PFMT_MOD_H)))
@@ -815,13 +803,13 @@ int event_parse(const struct pmu_model *m, const struct pmu_caps *pc, const char
 		err[0] = 0;
 	size_t len = strlen(text);
 	if (len == 0)
-		return fail(err, errlen, "empty event");
+		return fmt_error(err, errlen, "empty event");
 	if (len >= EV_NAME_MAX)
-		return fail(err, errlen, "event '%.20s...' longer than %d characters", text, EV_NAME_MAX - 1);
+		return fmt_error(err, errlen, "event '%.20s...' longer than %d characters", text, EV_NAME_MAX - 1);
 	str_copy(out->name, text, sizeof(out->name));
 	for (size_t i = 0; i < len; i++)
 		if (text[i] <= ' ' || text[i] > '~')
-			return fail(err, errlen, "'%s': unexpected character at offset %zu", text, i);
+			return fmt_error(err, errlen, "'%s': unexpected character at offset %zu", text, i);
 
 	static const struct { const char *name; enum ev_class cls; } fixed_classes[] = {
 		{ "tsc", EV_CLASS_TSC }, { "aperf", EV_CLASS_APERF }, { "mperf", EV_CLASS_MPERF },
@@ -834,18 +822,18 @@ int event_parse(const struct pmu_model *m, const struct pmu_caps *pc, const char
 
 	if (!strncmp(text, "cpu/", 4)) {
 		if (m->kind == PMU_INTEL_NETBURST)
-			return fail(err, errlen, "'%s': NetBurst raw events are p4/escr=...,cccr=.../", text);
+			return fmt_error(err, errlen, "'%s': NetBurst raw events are p4/escr=...,cccr=.../", text);
 		return parse_cpu_raw(m, pc, text, out, err, errlen);
 	}
 	if (!strncmp(text, "p4/", 3)) {
 		if (m->kind != PMU_INTEL_NETBURST)
-			return fail(err, errlen, "'%s': p4/.../ raw events need the netburst PMU (this is %s)",
+			return fmt_error(err, errlen, "'%s': p4/.../ raw events need the netburst PMU (this is %s)",
 				    text, m->pfm_name);
 		const char *end = strchr(text + 3, '/');
 		if (!end)
-			return fail(err, errlen, "'%s': missing closing '/'", text);
+			return fmt_error(err, errlen, "'%s': missing closing '/'", text);
 		if (end[1])
-			return fail(err, errlen, "'%s': unexpected '%s' after the closing '/'", text, end + 1);
+			return fmt_error(err, errlen, "'%s': unexpected '%s' after the closing '/'", text, end + 1);
 		char body[EV_NAME_MAX];
 		str_copy(body, text + 3, (size_t)(end - text - 3) + 1);
 		int r = netburst_event_parse_raw(body, pc, out, err, errlen);
@@ -860,7 +848,7 @@ int event_parse(const struct pmu_model *m, const struct pmu_caps *pc, const char
 				hex = false;
 		if (hex) {
 			if (m->kind == PMU_INTEL_NETBURST)
-				return fail(err, errlen, "'%s': NetBurst raw events are p4/escr=...,cccr=.../", text);
+				return fmt_error(err, errlen, "'%s': NetBurst raw events are p4/escr=...,cccr=.../", text);
 			return parse_rXXXX(m, pc, text, out, err, errlen);
 		}
 	}
@@ -901,24 +889,24 @@ int event_split_list(const char *list, char names[][EV_NAME_MAX], unsigned max,
 			p++;
 		}
 		if (inside)
-			return fail(err, errlen, "unbalanced '/' in event '%s'", start);
+			return fmt_error(err, errlen, "unbalanced '/' in event '%s'", start);
 		const char *end = p;
 		while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
 			end--;
 		size_t len = (size_t)(end - start);
 		if (len == 0)
-			return fail(err, errlen, "empty event in list at position %u", n + 1);
+			return fmt_error(err, errlen, "empty event in list at position %u", n + 1);
 		if (len >= EV_NAME_MAX)
-			return fail(err, errlen, "event %u is longer than %d characters", n + 1, EV_NAME_MAX - 1);
+			return fmt_error(err, errlen, "event %u is longer than %d characters", n + 1, EV_NAME_MAX - 1);
 		if (n == max)
-			return fail(err, errlen, "more than %u events in the list", max);
+			return fmt_error(err, errlen, "more than %u events in the list", max);
 		memcpy(names[n], start, len);
 		names[n][len] = 0;
 		n++;
 		if (*p == ',') {
 			p++;
 			if (!*p)
-				return fail(err, errlen, "empty event in list at position %u", n + 1);
+				return fmt_error(err, errlen, "empty event in list at position %u", n + 1);
 		}
 	}
 	return (int)n;

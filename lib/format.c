@@ -362,3 +362,13 @@ int bp_snprintf(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+int fmt_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err && errlen)
+		bp_vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}

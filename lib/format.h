@@ -23,4 +23,9 @@ int bp_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int bp_snprintf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Format an error message into err (when err and errlen are set) and return -1, so that
+ * parsers can write "return fmt_error(err, errlen, ...);". */
+int fmt_error(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif

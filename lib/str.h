@@ -25,6 +25,8 @@ size_t str_copy(char *dst, const char *src, size_t size);
 /* Parse an unsigned number: decimal, 0x hex or 0b binary; whole string must match.
  * Returns 0 on success, -1 on syntax error or overflow. */
 int str_to_u64(const char *s, size_t len, uint64_t *out);
+/* Value of a hexadecimal digit, -1 for anything else. */
+int str_hex_digit(char c);
 /* Shell-style glob with * and ?, case-sensitive. */
 int str_glob_match(const char *pattern, const char *s);
 /* Levenshtein distance, capped at 255; for "did you mean" hints. */

@@ -35,7 +35,7 @@ size_t str_copy(char *dst, const char *src, size_t size)
 	return len;
 }
 
-static int digit_value(char c)
+int str_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -43,7 +43,14 @@ static int digit_value(char c)
 		return c - 'a' + 10;
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
-	return 99;
+	return -1;
+}
+
+/* Digit value for str_to_u64: 99 (above every base) for a non-digit. */
+static int digit_value(char c)
+{
+	int d = str_hex_digit(c);
+	return d < 0 ? 99 : d;
 }
 
 int str_to_u64(const char *s, size_t len, uint64_t *out)

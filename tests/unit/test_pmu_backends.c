@@ -706,6 +706,28 @@ static void test_netburst(void **state)
 
 /* ---------------------------------------------------------------- the rest */
 
+/* No PMI handler: an event asking for an interrupt on overflow (INT, bit 20 in the Intel
+ * and AMD layouts alike) is refused by every event-select backend, before any MSR write. */
+static void test_int_bit_refused(void **state)
+{
+	(void)state;
+	struct pmu_caps caps[3] = { arch_caps(4, 8, 48, 3), p6_caps(),
+				    { .kind = PMU_AMD_LEGACY, .gp_counters = 4, .gp_width = 48 } };
+	for (unsigned i = 0; i < 3; i++) {
+		struct msr_model_opts o = { 0 };
+		struct rig *r = rig_new(caps[i].kind, &caps[i], &o);
+		r->st.be->probe(&r->st, r->err, sizeof(r->err));
+		unsigned nlog = r->m.nlog;
+		struct ev_encoding ev = gp_event("irq", SEL(0xc0, 0) | (1ull << 20), 0x3, 0);
+		assert_int_equal(r->st.be->assign(&r->st, &ev, 1, r->err, sizeof(r->err)), -1);
+		assert_non_null(strstr(r->err, "'irq': INT (bit 20) is set"));
+		assert_int_equal(r->m.nlog, nlog);
+		ev.evtsel &= ~(1ull << 20);
+		assert_int_equal(r->st.be->assign(&r->st, &ev, 1, r->err, sizeof(r->err)), 0);
+		free(r);
+	}
+}
+
 static void test_backend_for(void **state)
 {
 	(void)state;
@@ -770,6 +792,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_backend_for),
+		cmocka_unit_test(test_int_bit_refused),
 		cmocka_unit_test(test_arch_v1),
 		cmocka_unit_test(test_arch_v2_sequence),
 		cmocka_unit_test(test_arch_conroe_quirk),

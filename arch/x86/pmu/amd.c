@@ -105,11 +105,6 @@ static int amd_assign(struct pmu_state *st, const struct ev_encoding *ev, unsign
 				    (unsigned long long)(e->evtsel & AMD64_EVENTSEL_RESERVED));
 			return -1;
 		}
-		if (e->evtsel & AMD64_EVENTSEL_INT) {
-			bp_snprintf(err, errlen, "event '%s': INT (bit 20) is set, but bareperf has no "
-				    "PMI handler", e->name);
-			return -1;
-		}
 		/* Family 15h ties some events to certain counters: gp_mask says which. */
 		cand[k] = e->gp_mask & all;
 		if (!cand[k]) {

@@ -114,6 +114,12 @@ int pmu_check_class(const char *pmu_name, const struct ev_encoding *e,
 		bp_snprintf(err, errlen, "event '%s' has unknown class %d", e->name, (int)e->cls);
 		return -1;
 	}
+	/* INT is bit 20 in Intel's and AMD's event-select layouts alike. */
+	if (e->cls == EV_CLASS_GP && (e->evtsel & ARCH_PERFMON_EVENTSEL_INT)) {
+		bp_snprintf(err, errlen, "event '%s': INT (bit 20) is set, but bareperf has no "
+			    "PMI handler", e->name);
+		return -1;
+	}
 	return 0;
 }
 

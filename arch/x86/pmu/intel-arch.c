@@ -92,11 +92,6 @@ static int arch_check_evtsel(const struct pmu_state *st, const struct ev_encodin
 			    "on Intel", e->name, (unsigned long long)(e->evtsel >> 32));
 		return -1;
 	}
-	if (e->evtsel & ARCH_PERFMON_EVENTSEL_INT) {
-		bp_snprintf(err, errlen, "event '%s': INT (bit 20) is set, but bareperf has no "
-			    "PMI handler", e->name);
-		return -1;
-	}
 	if ((e->evtsel & ARCH_PERFMON_EVENTSEL_ANY) && !arch_any_thread_ok(st)) {
 		bp_snprintf(err, errlen, "event '%s': AnyThread (bit 21) needs perfmon v3+ without "
 			    "the deprecation flag (this PMU: v%u%s)", e->name, st->caps.version,

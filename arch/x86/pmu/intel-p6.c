@@ -47,11 +47,6 @@ static int p6_assign(struct pmu_state *st, const struct ev_encoding *ev, unsigne
 				    (unsigned long long)(e->evtsel & P6_EVNTSEL0_RESERVED));
 			return -1;
 		}
-		if (e->evtsel & ARCH_PERFMON_EVENTSEL_INT) {
-			bp_snprintf(err, errlen, "event '%s': INT (bit 20) is set, but bareperf has no "
-				    "PMI handler", e->name);
-			return -1;
-		}
 		cand[k] = e->gp_mask & ((1u << P6_COUNTERS) - 1);
 		if (!cand[k]) {
 			bp_snprintf(err, errlen, "event '%s' cannot be counted here: it allows counters "

@@ -18,18 +18,6 @@ const char *netburst_event_name(unsigned i)
 
 /* ---------------------------------------------------------------- parsing */
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && errlen)
-		bp_vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* First c in the n chars at s, or NULL (memchr is not in the freestanding set). */
 static const char *find_char(const char *s, size_t n, char c)
 {
@@ -123,7 +111,7 @@ int netburst_event_parse(const char *text, const struct pmu_caps *pc,
 	colon = strchr(p, ':');
 	n = colon ? (size_t)(colon - p) : strlen(p);
 	if (n == 0)
-		return fail(err, errlen, "'%s': missing event name", text);
+		return fmt_error(err, errlen, "'%s': missing event name", text);
 	idx = find_event(p, n);
 	if (idx < 0) {
 		const char *names[64];
@@ -131,9 +119,9 @@ int netburst_event_parse(const char *text, const struct pmu_caps *pc,
 		event_names(names);
 		hint = nearest(p, n, names, nb_event_count);
 		if (hint)
-			return fail(err, errlen, "unknown event '%.*s' for PMU netburst (did you mean '%s'?)",
+			return fmt_error(err, errlen, "unknown event '%.*s' for PMU netburst (did you mean '%s'?)",
 				    (int)n, p, hint);
-		return fail(err, errlen, "unknown event '%.*s' for PMU netburst", (int)n, p);
+		return fmt_error(err, errlen, "unknown event '%.*s' for PMU netburst", (int)n, p);
 	}
 	const struct nb_event *e = &nb_event_table[idx];
 
@@ -143,7 +131,7 @@ int netburst_event_parse(const char *text, const struct pmu_caps *pc,
 		colon = strchr(tok, ':');
 		tn = colon ? (size_t)(colon - tok) : strlen(tok);
 		if (tn == 0)
-			return fail(err, errlen, "'%s': empty field after ':'", text);
+			return fmt_error(err, errlen, "'%s': empty field after ':'", text);
 		eq = find_char(tok, tn, '=');
 		val = eq ? eq + 1 : tok + tn;
 		vn = eq ? tn - (size_t)(val - tok) : 0;
@@ -177,22 +165,22 @@ int netburst_event_parse(const char *text, const struct pmu_caps *pc,
 				names[count++] = nb_mod_name[m];
 			const char *hint = nearest(tok, nn, names, count);
 			if (eq)
-				return fail(err, errlen, "unknown modifier '%.*s' for event '%s' (modifiers: "
+				return fmt_error(err, errlen, "unknown modifier '%.*s' for event '%s' (modifiers: "
 					    "u k cmpl e thr t)", (int)nn, tok, e->name);
 			if (hint)
-				return fail(err, errlen, "unknown umask or modifier '%.*s' for event '%s' "
+				return fmt_error(err, errlen, "unknown umask or modifier '%.*s' for event '%s' "
 					    "(did you mean '%s'?)", (int)tn, tok, e->name, hint);
-			return fail(err, errlen, "unknown umask or modifier '%.*s' for event '%s'",
+			return fmt_error(err, errlen, "unknown umask or modifier '%.*s' for event '%s'",
 				    (int)tn, tok, e->name);
 		}
 		if (mod == MOD_THR) {
 			uint64_t thr;
 			if (!eq || vn == 0)
-				return fail(err, errlen, "thr needs a value: thr=0..15");
+				return fmt_error(err, errlen, "thr needs a value: thr=0..15");
 			if (str_to_u64(val, vn, &thr) != 0)
-				return fail(err, errlen, "thr=%.*s: not a number", (int)vn, val);
+				return fmt_error(err, errlen, "thr=%.*s: not a number", (int)vn, val);
 			if (thr > 15)
-				return fail(err, errlen, "thr=%.*s out of range 0-15", (int)vn, val);
+				return fmt_error(err, errlen, "thr=%.*s out of range 0-15", (int)vn, val);
 			/* libpfm4: thr=0 leaves the comparison off */
 			cccr &= ~P4_CCCR_THRESHOLD_MASK;
 			if (thr)
@@ -201,7 +189,7 @@ int netburst_event_parse(const char *text, const struct pmu_caps *pc,
 		}
 		bool on;
 		if (parse_bool(val, vn, &on) != 0)
-			return fail(err, errlen, "%s=%.*s: expected 0 or 1", nb_mod_name[mod], (int)vn, val);
+			return fmt_error(err, errlen, "%s=%.*s: expected 0 or 1", nb_mod_name[mod], (int)vn, val);
 		switch (mod) {
 		case MOD_U: usr = on; plm_given = true; break;
 		case MOD_K: os = on; plm_given = true; break;
@@ -221,13 +209,13 @@ int netburst_event_parse(const char *text, const struct pmu_caps *pc,
 		if (i == e->numasks) {
 			char list[256];
 			list_umasks(e, list, sizeof(list));
-			return fail(err, errlen, "event '%s' has no default umask: give one of %s",
+			return fmt_error(err, errlen, "event '%s' has no default umask: give one of %s",
 				    e->name, list);
 		}
 		evmask = 1u << e->umask[i].bit;
 	}
 	if (both && pc && pc->kind == PMU_INTEL_NETBURST && !pc->netburst_ht)
-		return fail(err, errlen, "'%s': t (both logical processors) needs a processor with "
+		return fmt_error(err, errlen, "'%s': t (both logical processors) needs a processor with "
 			    "Hyper-Threading", text);
 
 	out->nb_event = (uint16_t)idx;
@@ -262,12 +250,12 @@ int netburst_event_parse_raw(const char *body, const struct pmu_caps *pc,
 		size_t n = comma ? (size_t)(comma - p) : strlen(p);
 		const char *eq = find_char(p, n, '=');
 		if (!eq)
-			return fail(err, errlen, "p4/%s/: '%.*s' is not key=value (keys: escr, cccr)",
+			return fmt_error(err, errlen, "p4/%s/: '%.*s' is not key=value (keys: escr, cccr)",
 				    body, (int)n, p);
 		size_t kn = (size_t)(eq - p), vn = n - kn - 1;
 		uint64_t v;
 		if (str_to_u64(eq + 1, vn, &v) != 0)
-			return fail(err, errlen, "p4/%s/: %.*s is not a number", body, (int)n, p);
+			return fmt_error(err, errlen, "p4/%s/: %.*s is not a number", body, (int)n, p);
 		if (token_is(p, kn, "escr")) {
 			escr = v;
 			have_escr = true;
@@ -275,7 +263,7 @@ int netburst_event_parse_raw(const char *body, const struct pmu_caps *pc,
 			cccr = v;
 			have_cccr = true;
 		} else {
-			return fail(err, errlen, "p4/%s/: unknown key '%.*s' (keys: escr, cccr)",
+			return fmt_error(err, errlen, "p4/%s/: unknown key '%.*s' (keys: escr, cccr)",
 				    body, (int)kn, p);
 		}
 		p += n;
@@ -283,23 +271,23 @@ int netburst_event_parse_raw(const char *body, const struct pmu_caps *pc,
 			p++;
 	}
 	if (!have_escr || !have_cccr)
-		return fail(err, errlen, "p4/%s/: both escr= and cccr= are needed", body);
+		return fmt_error(err, errlen, "p4/%s/: both escr= and cccr= are needed", body);
 	if (escr & P4_ESCR_RESERVED)
-		return fail(err, errlen, "escr=%#llx sets reserved bits %#llx (bits 63:31 must be 0)",
+		return fmt_error(err, errlen, "escr=%#llx sets reserved bits %#llx (bits 63:31 must be 0)",
 			    (unsigned long long)escr, (unsigned long long)(escr & P4_ESCR_RESERVED));
 	if (!ht && (escr & (P4_ESCR_T1_OS | P4_ESCR_T1_USR)))
-		return fail(err, errlen, "escr=%#llx sets T1_OS/T1_USR (bits 1:0), reserved without "
+		return fmt_error(err, errlen, "escr=%#llx sets T1_OS/T1_USR (bits 1:0), reserved without "
 			    "Hyper-Threading", (unsigned long long)escr);
 	if (cccr & P4_CCCR_RESERVED)
-		return fail(err, errlen, "cccr=%#llx sets reserved bits %#llx (bits 11:0, 29:28, "
+		return fmt_error(err, errlen, "cccr=%#llx sets reserved bits %#llx (bits 11:0, 29:28, "
 			    "63:32 must be 0)", (unsigned long long)cccr,
 			    (unsigned long long)(cccr & P4_CCCR_RESERVED));
 	if (cccr & P4_CCCR_UNSUPPORTED)
-		return fail(err, errlen, "cccr=%#llx sets overflow/interrupt/cascade bits %#llx, "
+		return fmt_error(err, errlen, "cccr=%#llx sets overflow/interrupt/cascade bits %#llx, "
 			    "which bareperf does not use", (unsigned long long)cccr,
 			    (unsigned long long)(cccr & P4_CCCR_UNSUPPORTED));
 	if (P4_CCCR_GET_THREAD(cccr) != P4_CCCR_THREAD_ANY)
-		return fail(err, errlen, "cccr=%#llx: active thread (bits 17:16) must be 11b (any)",
+		return fmt_error(err, errlen, "cccr=%#llx: active thread (bits 17:16) must be 11b (any)",
 			    (unsigned long long)cccr);
 
 	unsigned evsel = P4_ESCR_GET_EVENT(escr), esel = P4_CCCR_GET_ESEL(cccr);
@@ -313,10 +301,10 @@ int netburst_event_parse_raw(const char *body, const struct pmu_caps *pc,
 			other = (int)i;
 	}
 	if (match < 0)
-		return fail(err, errlen, "escr event select %#x with cccr ESCR select %u is no "
+		return fmt_error(err, errlen, "escr event select %#x with cccr ESCR select %u is no "
 			    "NetBurst event (SDM Tables A-9/A-10)", evsel, esel);
 	if (other >= 0)
-		return fail(err, errlen, "escr event select %#x with cccr ESCR select %u is both "
+		return fmt_error(err, errlen, "escr event select %#x with cccr ESCR select %u is both "
 			    "%s (%s) and %s (%s): use the event name",
 			    evsel, esel, nb_event_table[match].name,
 			    p4_escr_table[nb_event_table[match].escr[0]].name,
@@ -565,24 +553,24 @@ static int nb_assign(struct pmu_state *st, const struct ev_encoding *ev, unsigne
 
 	st->nslots = 0;
 	if (n > PMU_MAX_SLOTS)
-		return fail(err, errlen, "%u events, at most %u fit one plan", n, PMU_MAX_SLOTS);
+		return fmt_error(err, errlen, "%u events, at most %u fit one plan", n, PMU_MAX_SLOTS);
 	if (lp > 1 || (lp == 1 && !ht))
-		return fail(err, errlen, "logical processor %u does not exist on this processor%s", lp,
+		return fmt_error(err, errlen, "logical processor %u does not exist on this processor%s", lp,
 			    ht ? "" : " (no Hyper-Threading)");
 	for (unsigned i = 0; i < n; i++) {
 		if (ev[i].cls == EV_CLASS_APERF || ev[i].cls == EV_CLASS_MPERF)
-			return fail(err, errlen, "event '%s': NetBurst processors have no APERF/MPERF",
+			return fmt_error(err, errlen, "event '%s': NetBurst processors have no APERF/MPERF",
 				    ev[i].name);
 		if (ev[i].cls == EV_CLASS_NETBURST && ev[i].nb_event >= nb_event_count)
-			return fail(err, errlen, "event '%s': NetBurst event index %u out of range",
+			return fmt_error(err, errlen, "event '%s': NetBurst event index %u out of range",
 				    ev[i].name, ev[i].nb_event);
 		if (ev[i].cls != EV_CLASS_NETBURST && ev[i].cls != EV_CLASS_TSC)
-			return fail(err, errlen, "event '%s' is not a NetBurst event", ev[i].name);
+			return fmt_error(err, errlen, "event '%s' is not a NetBurst event", ev[i].name);
 		if (ev[i].cls == EV_CLASS_NETBURST)
 			ncounted++;
 	}
 	if (ncounted > P4_NUM_COUNTERS)
-		return fail(err, errlen, "%u NetBurst events, but there are only %u counters",
+		return fmt_error(err, errlen, "%u NetBurst events, but there are only %u counters",
 			    ncounted, P4_NUM_COUNTERS);
 
 	for (unsigned g = 0; g < P4_GROUP_COUNT; g++) {
@@ -652,10 +640,10 @@ static int wr(struct pmu_state *st, uint32_t msr, uint64_t val)
 static int nb_probe(struct pmu_state *st, char *err, size_t errlen)
 {
 	if (st->caps.kind != PMU_INTEL_NETBURST)
-		return fail(err, errlen, "the NetBurst backend needs a family 15 Intel PMU, this is %s",
+		return fmt_error(err, errlen, "the NetBurst backend needs a family 15 Intel PMU, this is %s",
 			    pmu_kind_name(st->caps.kind));
 	if (st->logical_cpu > 1)
-		return fail(err, errlen, "logical processor %u: NetBurst has at most 2",
+		return fmt_error(err, errlen, "logical processor %u: NetBurst has at most 2",
 			    st->logical_cpu);
 	return 0;
 }
