@@ -117,6 +117,10 @@ CONFIG ?= bareperf.cfg
 $(B)/bareperf.img: $(B)/BOOTX64.EFI scripts/mkimage $(wildcard $(CONFIG))
 	scripts/mkimage $@ $(B)/BOOTX64.EFI $(wildcard $(CONFIG))
 
+# An image with a bareperf.cfg on the ESP, for the boot test of the config file path.
+$(B)/test-cfg.img: $(B)/BOOTX64.EFI scripts/mkimage tests/qemu/bareperf-test.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI tests/qemu/bareperf-test.cfg
+
 .PHONY: all image run test unit-tests qemu-tests deps clean
 all: $(B)/BOOTX64.EFI $(HOST_TOOLS)
 image: $(B)/bareperf.img
@@ -131,7 +135,7 @@ unit-tests: $(UNIT_TESTS) $(HOST_TOOLS)
 qemu-tests: image
 
 test: deps
-	$(MAKE) all image $(UNIT_TESTS)
+	$(MAKE) all image $(B)/test-cfg.img $(UNIT_TESTS)
 	tests/run-all
 
 clean:

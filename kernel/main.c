@@ -120,6 +120,9 @@ void kernel_main(struct boot_info *bi)
 		code = engine_main();
 		break;
 	}
+	/* A configuration with mistakes ran what it could, but does not count as a pass. */
+	if (code == PLATFORM_EXIT_OK && kernel.config_errors)
+		code = PLATFORM_EXIT_FAIL;
 	if (!kernel.cfg.exit_when_done)
 		platform_halt();
 	platform_stop(code);

@@ -40,7 +40,7 @@ CASES = [
          lines=ident("GenuineIntel", 15, 6, kind="intel-netburst"), match=SELFTEST_OK, absent=NO_FAIL),
     # Bad configuration: each bad entry named, the rest applied, the run goes on.
     dict(name="config-errors", args=["--cpu", "qemu64"],
-         config="mode=detect rep=5 reps=0 bogus reps=7",
+         config="mode=detect rep=5 reps=0 bogus reps=7", exit=1,
          lines=["cfg.reps=7", "cfg.mode=detect"],
          match=[r"^config error: --config line 1: unknown key 'rep' \(did you mean 'reps'\?\)",
                 r"^config error: --config line 1: reps=0 out of range",
@@ -206,3 +206,10 @@ CASES.append(dict(name="run-no-pmu-skylake", args=["--cpu", "Skylake-Client"],
                          r"^error: unknown event 'INST_RETIRD' for PMU skl \(did you mean 'INST_RETIRED'\?\)",
                          r'^@result \{"bench":"add_chain","size":0,"cpl":3,"event":"instructions","group":0,"source":"single-step".*"per_iter":10\.000'],
                   absent=[r"^FATAL", r"needs fixed counter"]))
+
+# bareperf.cfg on the ESP (read by the UEFI loader), overridden by --config (fw_cfg).
+CASES.append(dict(name="config-file-on-esp", args=["--cpu", "qemu64", "--image", "build/test-cfg.img"],
+                  config="reps=9", exit=1,
+                  lines=["cfg.mode=detect", "cfg.reps=9", "cfg.warmup=3",
+                         "config error: bareperf.cfg line 5: unknown key 'rep' (did you mean 'reps'?)"],
+                  absent=[r"^FATAL"]))
