@@ -38,7 +38,39 @@ static const struct msr_observer tracer = { trace_access, 0 };
 
 int kpmu_parse(const char *text, struct ev_encoding *ev, char *err, size_t errlen)
 {
-	return event_parse(kpmu.model, &kpmu.parse_caps, text, ev, err, errlen);
+	if (event_parse(kpmu.model, &kpmu.parse_caps, text, ev, err, errlen))
+		return -1;
+	if (ev->cls == EV_CLASS_NETBURST && kpmu.nb_both)
+		ev->nb_both_threads = true;
+	return 0;
+}
+
+/*
+ * NetBurst ESCRs qualify events by logical processor (T0/T1 bits, SDM Vol. 3B 18.19.4,
+ * Table 18-29). The payload runs on this CPU, whose thread number is the low bit(s) of
+ * its initial APIC ID (SDM Vol. 3A 8.9.1) when the package has more than one.
+ */
+static void choose_netburst_thread(void)
+{
+	unsigned want = kernel.cfg.nb_thread, lp = 0;
+	if (kpmu.caps.kind != PMU_INTEL_NETBURST)
+		return;
+	if (kpmu.caps.netburst_ht && kernel.cpu.logical_per_package > 1) {
+		unsigned span = 1;
+		while (span < kernel.cpu.logical_per_package)
+			span <<= 1;
+		lp = kernel.cpu.initial_apic_id & (span - 1) ? 1 : 0;
+	} else if (want == CFG_NB_T1 || want == CFG_NB_BOTH) {
+		kprintf("note: netburst.thread=%s ignored: this CPU has no Hyper-Threading, only "
+			"logical processor 0 (T0) exists\n", want == CFG_NB_T1 ? "1" : "both");
+		want = CFG_NB_T0;
+	}
+	if (want == CFG_NB_T0 || want == CFG_NB_T1)
+		lp = want;
+	kpmu.st.logical_cpu = lp;
+	kpmu.nb_both = want == CFG_NB_BOTH;
+	kprintf("pmu.netburst_thread=%s (%s)\n", kpmu.nb_both ? "T0+T1" : lp ? "T1" : "T0",
+		want == CFG_NB_AUTO ? "the logical processor running the payloads" : "netburst.thread");
 }
 
 int kpmu_assign(const struct ev_encoding *ev, unsigned n, char *err, size_t errlen)
@@ -138,8 +170,8 @@ void kpmu_init(void)
 	if (!kpmu.be)
 		pmu_model_default_caps(kpmu.model, &kpmu.parse_caps);
 	kpmu.st = (struct pmu_state){ .be = kpmu.be, .caps = kpmu.caps,
-				      .io = msr_io_hardware(&tracer),
-				      .logical_cpu = kernel.cfg.nb_thread == 1 ? 1 : 0 };
+				      .io = msr_io_hardware(&tracer) };
+	choose_netburst_thread();
 	kprintf("pmu.model=%s%s\n", kpmu.model->pfm_name, kpmu.forced ? " (forced by pmu=)" : "");
 	kprintf("pmu.serialize=%s\n", kpmu.serialize_lfence ? "lfence" : "cpuid");
 	char err[160];

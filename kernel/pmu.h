@@ -17,6 +17,7 @@ struct kpmu {
 	bool functional;
 	char reason[192];               /* why not functional */
 	bool serialize_lfence;          /* else CPUID */
+	bool nb_both;                   /* NetBurst: count both logical processors */
 };
 extern struct kpmu kpmu;
 

@@ -489,7 +489,8 @@ static const struct cfg_word insn_count_words[] = {
 	{ "step", true }, { "off", false }, { NULL, 0 },
 };
 static const struct cfg_word thread_words[] = {
-	{ "0", 0 }, { "1", 1 }, { "both", 2 }, { NULL, 0 },
+	{ "auto", CFG_NB_AUTO }, { "0", CFG_NB_T0 }, { "1", CFG_NB_T1 }, { "both", CFG_NB_BOTH },
+	{ NULL, 0 },
 };
 static const struct cfg_word yes_no_words[] = {
 	{ "yes", true }, { "no", false }, { NULL, 0 },
@@ -546,7 +547,7 @@ void config_defaults(struct bp_config *cfg)
 	cfg->trim_pct = 0;
 	cfg->watchdog_ms = 2000;
 	cfg->single_step = true;
-	cfg->nb_thread = 0;
+	cfg->nb_thread = CFG_NB_AUTO;
 	cfg->exit_when_done = true;
 	str_copy(cfg->pmu, "auto", sizeof(cfg->pmu));
 }

@@ -19,6 +19,12 @@
 enum cfg_mode { CFG_MODE_RUN = 0, CFG_MODE_SELFTEST, CFG_MODE_DETECT, CFG_MODE_CRASHTEST };
 enum cfg_format { CFG_FORMAT_BOTH = 0, CFG_FORMAT_HUMAN, CFG_FORMAT_MACHINE };
 
+/* netburst.thread: which logical processor's events the ESCRs qualify (T0/T1). */
+#define CFG_NB_T0    0u
+#define CFG_NB_T1    1u
+#define CFG_NB_BOTH  2u
+#define CFG_NB_AUTO  3u       /* the one running the payload (its initial APIC ID) */
+
 #define CFG_CPL0 0x1u
 #define CFG_CPL3 0x2u
 
@@ -39,7 +45,7 @@ struct bp_config {
 	unsigned trim_pct;              /* trim=N percent of outliers dropped at each end, 0..25 */
 	uint32_t watchdog_ms;           /* watchdog=ms per payload run, 1..600000 */
 	bool single_step;               /* insn_count=step|off  TF-counted instructions w/o PMU */
-	unsigned nb_thread;             /* netburst.thread=0|1|both (2 = both) */
+	unsigned nb_thread;             /* netburst.thread=auto|0|1|both: CFG_NB_* */
 	bool exit_when_done;            /* exit=yes|no  leave QEMU via isa-debug-exit */
 	char pmu[32];                   /* pmu=auto|<libpfm4 PMU name>: model to program, overriding
 	                                   detection (e.g. to trace=msr a PMU QEMU does not have) */

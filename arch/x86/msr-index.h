@@ -10,6 +10,7 @@
 /* ---------------------------------------------------------------- architectural */
 #define MSR_IA32_TSC                    0x00000010
 #define MSR_IA32_APIC_BASE              0x0000001b
+#define   APIC_BASE_EXTD                (1ull << 10)          /* x2APIC mode, SDM 11.12.1 */
 #define   APIC_BASE_ENABLE              (1ull << 11)          /* SDM Vol. 3A 11.4.4 */
 #define   APIC_BASE_ADDR_MASK           0x000ffffffffff000ull
 #define MSR_IA32_FEATURE_CONTROL        0x0000003a

@@ -28,11 +28,16 @@ uint64_t cpu_lapic_enable(const struct cpu_info *ci)
 	if (!ci->apic || !ci->msr)
 		return 0;
 	uint64_t v = rdmsr(MSR_IA32_APIC_BASE);
+	/* Firmware may hand over in x2APIC mode, where the MMIO page does not answer. The
+	 * only legal way back to xAPIC is through disabled (SDM Vol. 3A 11.12.5). */
+	if (v & APIC_BASE_EXTD) {
+		v &= ~(APIC_BASE_EXTD | APIC_BASE_ENABLE);
+		wrmsr(MSR_IA32_APIC_BASE, v);
+	}
 	if (!(v & APIC_BASE_ENABLE))
 		wrmsr(MSR_IA32_APIC_BASE, v | APIC_BASE_ENABLE);
 	return v & APIC_BASE_ADDR_MASK;
 }
-
 
 bool cpu_lfence_serializing(const struct cpu_info *ci)
 {

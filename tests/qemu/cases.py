@@ -213,3 +213,15 @@ CASES.append(dict(name="config-file-on-esp", args=["--cpu", "qemu64", "--image",
                   lines=["cfg.mode=detect", "cfg.reps=9", "cfg.warmup=3",
                          "config error: bareperf.cfg line 5: unknown key 'rep' (did you mean 'reps'?)"],
                   absent=[r"^FATAL"]))
+
+# NetBurst with Hyper-Threading (two threads per core): the ESCR's T0/T1 bits follow
+# netburst.thread (SDM Vol. 3B 18.19.4, Table 18-29).
+for _want, _escr, _bits, _label in [("both", "0x2600020f", "t0_os t0_usr t1_os t1_usr", "T0+T1"),
+                                     ("1", "0x26000203", "t1_os t1_usr", "T1"),
+                                     ("auto", "0x2600020c", "t0_os t0_usr", "T0")]:
+    CASES.append(dict(name="trace-msr-netburst-ht-thread-" + _want,
+                      args=["--smp", "2,threads=2", "--cpu", "qemu64,vendor=GenuineIntel,family=15,model=4"],
+                      config="trace=msr payloads=empty reps=1 iters=10 cpl=3 events=cycles netburst.thread=" + _want,
+                      lines=["pmu.netburst_ht=yes", "cpu.logical_per_package=2",
+                             "wrmsr FSB_ESCR0 0x3a2 <- %s evsel=0x13 emask=0x1 %s (global_power_events)" % (_escr, _bits)],
+                      match=[r"^pmu\.netburst_thread=%s " % _label.replace("+", r"\+")], absent=NO_FAIL))

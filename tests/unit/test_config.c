@@ -107,7 +107,7 @@ static void test_defaults_and_report(void **state)
 		"mode=run\npayloads=*\nevents=cycles,instructions\ncpl=both\nreps=11\nwarmup=2\n"
 		"iters=1000\nsizes=4K,16K,64K,256K,1M,4M,16M,64M\nformat=both\nserial.port=0x3f8\n"
 		"serial.baud=115200\ntrace=none\ntrim=0\nwatchdog=2000\ninsn_count=step\n"
-		"netburst.thread=0\nexit=yes\npmu=auto\n");
+		"netburst.thread=auto\nexit=yes\npmu=auto\n");
 }
 
 static void test_pmu_key(void **state)
@@ -214,7 +214,7 @@ static void test_messages(void **state)
 		{ "iters=0", "test.cfg line 1: iters=0 out of range (1..1000000000000)" },
 		{ "warmup=10001", "test.cfg line 1: warmup=10001 out of range (0..10000)" },
 		{ "insn_count=on", "test.cfg line 1: insn_count=on is not one of step|off (did you mean 'off'?)" },
-		{ "netburst.thread=2", "test.cfg line 1: netburst.thread=2 is not one of 0|1|both" },
+		{ "netburst.thread=2", "test.cfg line 1: netburst.thread=2 is not one of auto|0|1|both" },
 		{ "exit=maybe", "test.cfg line 1: exit=maybe is not one of yes|no" },
 		{ "events=\"cycles", "test.cfg line 1: unterminated quote in 'events' (close it with \" on the same line)" },
 		{ "reps=5;;\r\n\tReps=6", "test.cfg line 2: unknown key 'Reps' (did you mean 'reps'?)" },
@@ -383,7 +383,7 @@ static const char *const valid_entries[] = {
 	"serial.port=com1", "serial.port=com3", "serial.port=0x2e8", "serial.port=1",
 	"serial.baud=115200", "serial.baud=1", "serial.baud=38400", "trace=msr", "trace=none",
 	"trim=0", "trim=25", "watchdog=1", "watchdog=600000", "insn_count=step",
-	"insn_count=off", "netburst.thread=0", "netburst.thread=1", "netburst.thread=both",
+	"insn_count=off", "netburst.thread=0", "netburst.thread=1", "netburst.thread=both", "netburst.thread=auto",
 	"exit=yes", "exit=no",
 };
 
