@@ -361,6 +361,13 @@ static uint64_t payload_arg(const struct payload *pl, uint64_t size, bool *ok)
 	}
 }
 
+/* The CPLs this payload runs at under the configuration (CFG_CPL* bits). */
+static unsigned payload_cpls(const struct payload *pl)
+{
+	unsigned can = (pl->flags & PL_CPL0 ? CFG_CPL0 : 0) | (pl->flags & PL_CPL3 ? CFG_CPL3 : 0);
+	return can & kernel.cfg.cpls;
+}
+
 static void measure_payload(const struct payload *pl, uint64_t size)
 {
 	user_reset();
@@ -412,6 +419,9 @@ int engine_main(void)
 	for (unsigned i = 0; i < plan.nsel; i++) {
 		const struct payload *pl = plan.sel[i];
 		const char *why = payload_unsupported(pl, &kernel.cpu, kpmu.functional);
+		if (!why && !payload_cpls(pl))
+			why = pl->flags & PL_CPL0 ? "runs only at CPL 0, and cpl= leaves CPL 0 out"
+						  : "runs only at CPL 3, and cpl= leaves CPL 3 out";
 		if (why) {
 			report_skip(pl, why);
 			continue;

@@ -225,3 +225,9 @@ for _want, _escr, _bits, _label in [("both", "0x2600020f", "t0_os t0_usr t1_os t
                       lines=["pmu.netburst_ht=yes", "cpu.logical_per_package=2",
                              "wrmsr FSB_ESCR0 0x3a2 <- %s evsel=0x13 emask=0x1 %s (global_power_events)" % (_escr, _bits)],
                       match=[r"^pmu\.netburst_thread=%s " % _label.replace("+", r"\+")], absent=NO_FAIL))
+
+# A payload the chosen CPLs exclude is skipped with a reason, not dropped silently.
+CASES.append(dict(name="cpl-selection-skip", args=["--cpu", "qemu64"],
+                  config="payloads=cost_rdmsr,sys_int80 cpl=3 reps=2 iters=10",
+                  lines=['@skip {"bench":"cost_rdmsr","reason":"runs only at CPL 0, and cpl= leaves CPL 0 out"}'],
+                  match=[r'^@result \{"bench":"sys_int80","size":0,"cpl":3,'], absent=[r'"cpl":0', r"^FATAL"]))
