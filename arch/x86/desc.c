@@ -47,7 +47,7 @@ struct table_ptr {
 static uint64_t gdt[8] __attribute__((aligned(16)));
 static struct tss64 tss __attribute__((aligned(16)));
 static struct idt_gate idt[256] __attribute__((aligned(16)));
-extern const uint64_t trap_stubs[256];   /* entry.asm */
+extern const uint64_t trap_entries[256];   /* entry.asm */
 extern char int80_fast[], bp_entry[];
 
 static const char *const vec_names[32] = {
@@ -117,11 +117,11 @@ void desc_init(void)
 		: : "m"(gp), "r"((uint64_t)SEL_KDATA), "i"(SEL_KCODE), "r"(SEL_TSS) : "rax", "memory");
 
 	for (unsigned v = 0; v < 256; v++)
-		set_gate(v, trap_stubs[v], 0, 0);
-	set_gate(VEC_DF, trap_stubs[VEC_DF], IST_DF, 0);
-	set_gate(VEC_NMI, trap_stubs[VEC_NMI], IST_NMI, 0);
-	set_gate(VEC_MC, trap_stubs[VEC_MC], IST_MC, 0);
-	set_gate(VEC_DB, trap_stubs[VEC_DB], IST_DB, 0);
+		set_gate(v, trap_entries[v], 0, 0);
+	set_gate(VEC_DF, trap_entries[VEC_DF], IST_DF, 0);
+	set_gate(VEC_NMI, trap_entries[VEC_NMI], IST_NMI, 0);
+	set_gate(VEC_MC, trap_entries[VEC_MC], IST_MC, 0);
+	set_gate(VEC_DB, trap_entries[VEC_DB], IST_DB, 0);
 	set_gate(VEC_BP, (uint64_t)bp_entry, 0, 3);                  /* int3 from CPL 3 */
 	set_gate(VEC_INT_ROUNDTRIP, (uint64_t)int80_fast, 0, 3);
 	struct table_ptr ip = { sizeof(idt) - 1, (uint64_t)idt };

@@ -12,7 +12,7 @@ default rel
 
 extern kernel_main, kernel_stack, trap_dispatch
 
-global kernel_entry, trap_stubs, syscall_entry, int80_fast, bp_entry, bp_fast_resume
+global kernel_entry, trap_entries, syscall_entry, int80_fast, bp_entry, bp_fast_resume
 global run_cpl0, run_cpl3, run_resume, run_saved_rsp
 
 section .text.entry
@@ -32,7 +32,7 @@ section .text
 %assign i 0
 %rep 256
 align 16
-stub_%[i]:
+trap_entry_%[i]:
 %if i == 8 || (i >= 10 && i <= 14) || i == 17 || i == 21 || i == 29 || i == 30
 %else
 	push 0
@@ -91,9 +91,9 @@ int80_fast:
 ; at once; anything else takes the normal path and is reported.
 bp_entry:
 	test byte [rsp + 8], 3
-	jz stub_3
+	jz trap_entry_3
 	cmp byte [bp_fast_resume], 0
-	je stub_3
+	je trap_entry_3
 	iretq
 
 ; SYSCALL from CPL 3: RAX = SYS_NULL returns at once (the round-trip benchmark keeps
@@ -169,10 +169,10 @@ run_resume:
 
 section .rodata
 align 8
-trap_stubs:
+trap_entries:
 %assign i 0
 %rep 256
-	dq stub_%[i]
+	dq trap_entry_%[i]
 %assign i i+1
 %endrep
 

@@ -138,28 +138,6 @@ static int amd_assign(struct pmu_state *st, const struct ev_encoding *ev, unsign
 	return 0;
 }
 
-/* Without PerfMonV2, EN in each PERF_CTL is the only switch. */
-static int amd_write_enables(struct pmu_state *st, bool enable)
-{
-	for (unsigned k = 0; k < st->nslots; k++) {
-		const struct pmu_slot *s = &st->slot[k];
-		if (s->type != SLOT_GP)
-			continue;
-		uint64_t v = enable ? s->ctl_value : s->ctl_value & ~AMD64_EVENTSEL_ENABLE;
-		if (pmu_wrmsr(st, s->ctl_msr, v))
-			return -1;
-	}
-	return 0;
-}
-
-static int amd_zero_counters(struct pmu_state *st)
-{
-	for (unsigned k = 0; k < st->nslots; k++)
-		if (st->slot[k].type == SLOT_GP && pmu_wrmsr(st, st->slot[k].ctr_msr, 0))
-			return -1;
-	return 0;
-}
-
 static uint64_t amd_used_mask(const struct pmu_state *st)
 {
 	uint64_t mask = 0;
@@ -172,10 +150,10 @@ static uint64_t amd_used_mask(const struct pmu_state *st)
 static int amd_program(struct pmu_state *st)
 {
 	if (!amd_has_global(st))
-		return amd_write_enables(st, false) || amd_zero_counters(st) ? -1 : 0;
+		return pmu_write_gp_enables(st, false) || pmu_zero_counters(st) ? -1 : 0;
 	/* PerfMonV2: a counter counts when its EN and its PerfCntrGlobalCtl bit are both set. */
-	if (pmu_wrmsr(st, MSR_AMD64_PERF_CNTR_GLOBAL_CTL, 0) || amd_write_enables(st, true) ||
-	    amd_zero_counters(st))
+	if (pmu_wrmsr(st, MSR_AMD64_PERF_CNTR_GLOBAL_CTL, 0) || pmu_write_gp_enables(st, true) ||
+	    pmu_zero_counters(st))
 		return -1;
 	return pmu_wrmsr(st, MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR, (1ULL << amd_count(st)) - 1);
 }
@@ -183,14 +161,14 @@ static int amd_program(struct pmu_state *st)
 static int amd_start(struct pmu_state *st)
 {
 	if (!amd_has_global(st))
-		return amd_write_enables(st, true);
+		return pmu_write_gp_enables(st, true);
 	return pmu_wrmsr(st, MSR_AMD64_PERF_CNTR_GLOBAL_CTL, amd_used_mask(st));
 }
 
 static int amd_stop(struct pmu_state *st)
 {
 	if (!amd_has_global(st))
-		return amd_write_enables(st, false);
+		return pmu_write_gp_enables(st, false);
 	return pmu_wrmsr(st, MSR_AMD64_PERF_CNTR_GLOBAL_CTL, 0);
 }
 
@@ -211,7 +189,7 @@ static int amd_disable_all(struct pmu_state *st)
 	.start = amd_start,              \
 	.stop = amd_stop,                \
 	.read = pmu_read_slot,           \
-	.reset = amd_zero_counters,      \
+	.reset = pmu_zero_counters,      \
 	.disable_all = amd_disable_all
 
 const struct pmu_backend pmu_backend_amd_legacy = {

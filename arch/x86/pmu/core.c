@@ -139,6 +139,29 @@ int pmu_rdmsr(struct pmu_state *st, uint32_t msr, uint64_t *val)
 	return vec ? -1 : 0;
 }
 
+int pmu_write_gp_enables(struct pmu_state *st, bool enable)
+{
+	for (unsigned k = 0; k < st->nslots; k++) {
+		const struct pmu_slot *s = &st->slot[k];
+		if (s->type != SLOT_GP)
+			continue;
+		uint64_t v = enable ? s->ctl_value : s->ctl_value & ~ARCH_PERFMON_EVENTSEL_ENABLE;
+		if (pmu_wrmsr(st, s->ctl_msr, v))
+			return -1;
+	}
+	return 0;
+}
+
+int pmu_zero_counters(struct pmu_state *st)
+{
+	for (unsigned k = 0; k < st->nslots; k++) {
+		const struct pmu_slot *s = &st->slot[k];
+		if ((s->type == SLOT_GP || s->type == SLOT_FIXED) && pmu_wrmsr(st, s->ctr_msr, 0))
+			return -1;
+	}
+	return 0;
+}
+
 int pmu_read_slot(struct pmu_state *st, unsigned i, uint64_t *val)
 {
 	if (i >= st->nslots)

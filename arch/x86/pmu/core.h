@@ -39,6 +39,12 @@ int pmu_check_class(const char *pmu_name, const struct ev_encoding *e,
 int pmu_wrmsr(struct pmu_state *st, uint32_t msr, uint64_t val);
 int pmu_rdmsr(struct pmu_state *st, uint32_t msr, uint64_t *val);
 
+/* Write each GP slot's select with EN (bit 22 in the Intel, P6 and AMD layouts alike) set
+ * or clear: the only on/off switch where there is no global control. 0 or -1. */
+int pmu_write_gp_enables(struct pmu_state *st, bool enable);
+/* Zero the counter of every GP and fixed slot. 0 or -1. */
+int pmu_zero_counters(struct pmu_state *st);
+
 /* Read slot i: RDMSR of its counter MSR; -1 for an out-of-range slot. */
 int pmu_read_slot(struct pmu_state *st, unsigned i, uint64_t *val);
 

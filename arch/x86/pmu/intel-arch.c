@@ -190,37 +190,13 @@ static uint64_t arch_used_mask(const struct pmu_state *st)
 	return mask;
 }
 
-/* v1 has no global control: EN in each event select is the only switch. */
-static int arch_write_v1_enables(struct pmu_state *st, bool enable)
-{
-	for (unsigned k = 0; k < st->nslots; k++) {
-		const struct pmu_slot *s = &st->slot[k];
-		if (s->type != SLOT_GP)
-			continue;
-		uint64_t v = enable ? s->ctl_value : s->ctl_value & ~ARCH_PERFMON_EVENTSEL_ENABLE;
-		if (pmu_wrmsr(st, s->ctl_msr, v))
-			return -1;
-	}
-	return 0;
-}
-
-static int arch_zero_counters(struct pmu_state *st)
-{
-	for (unsigned k = 0; k < st->nslots; k++) {
-		const struct pmu_slot *s = &st->slot[k];
-		if ((s->type == SLOT_GP || s->type == SLOT_FIXED) && pmu_wrmsr(st, s->ctr_msr, 0))
-			return -1;
-	}
-	return 0;
-}
-
 static int arch_program(struct pmu_state *st)
 {
 	bool v2 = st->caps.version >= 2;
 	if (v2 && pmu_wrmsr(st, MSR_IA32_PERF_GLOBAL_CTRL, 0))
 		return -1;
 	if (!v2)
-		return arch_write_v1_enables(st, false) || arch_zero_counters(st) ? -1 : 0;
+		return pmu_write_gp_enables(st, false) || pmu_zero_counters(st) ? -1 : 0;
 
 	uint64_t fixed_ctrl = 0;
 	for (unsigned k = 0; k < st->nslots; k++) {
@@ -233,7 +209,7 @@ static int arch_program(struct pmu_state *st)
 	uint32_t fixed_all = arch_fixed_all(st);
 	if (fixed_all && pmu_wrmsr(st, MSR_IA32_FIXED_CTR_CTRL, fixed_ctrl))
 		return -1;
-	if (arch_zero_counters(st))
+	if (pmu_zero_counters(st))
 		return -1;
 	uint64_t ovf = arch_gp_all(st) | ((uint64_t)fixed_all << GLOBAL_CTRL_FIXED_SHIFT);
 	return pmu_wrmsr(st, MSR_IA32_PERF_GLOBAL_OVF_CTRL, ovf);
@@ -242,14 +218,14 @@ static int arch_program(struct pmu_state *st)
 static int arch_start(struct pmu_state *st)
 {
 	if (st->caps.version < 2)
-		return arch_write_v1_enables(st, true);
+		return pmu_write_gp_enables(st, true);
 	return pmu_wrmsr(st, MSR_IA32_PERF_GLOBAL_CTRL, arch_used_mask(st));
 }
 
 static int arch_stop(struct pmu_state *st)
 {
 	if (st->caps.version < 2)
-		return arch_write_v1_enables(st, false);
+		return pmu_write_gp_enables(st, false);
 	return pmu_wrmsr(st, MSR_IA32_PERF_GLOBAL_CTRL, 0);
 }
 
@@ -275,6 +251,6 @@ const struct pmu_backend pmu_backend_intel_arch = {
 	.start = arch_start,
 	.stop = arch_stop,
 	.read = pmu_read_slot,
-	.reset = arch_zero_counters,
+	.reset = pmu_zero_counters,
 	.disable_all = arch_disable_all,
 };

@@ -97,14 +97,6 @@ static uint64_t p6_evtsel0(const struct pmu_state *st, bool enable)
 	return enable ? v | P6_EVNTSEL_ENABLE : v & ~P6_EVNTSEL_ENABLE;
 }
 
-static int p6_zero_counters(struct pmu_state *st)
-{
-	for (unsigned k = 0; k < st->nslots; k++)
-		if (st->slot[k].type == SLOT_GP && pmu_wrmsr(st, st->slot[k].ctr_msr, 0))
-			return -1;
-	return 0;
-}
-
 static int p6_program(struct pmu_state *st)
 {
 	/* EN clear in PERFEVTSEL0 first: that stops both counters. */
@@ -113,7 +105,7 @@ static int p6_program(struct pmu_state *st)
 	const struct pmu_slot *s1 = p6_slot_on(st, 1);
 	if (pmu_wrmsr(st, MSR_IA32_PERFEVTSEL0 + 1, s1 ? s1->ctl_value : P6_NOP_EVENT))
 		return -1;
-	return p6_zero_counters(st);
+	return pmu_zero_counters(st);
 }
 
 static int p6_start(struct pmu_state *st)
@@ -142,6 +134,6 @@ const struct pmu_backend pmu_backend_intel_p6 = {
 	.start = p6_start,
 	.stop = p6_stop,
 	.read = pmu_read_slot,
-	.reset = p6_zero_counters,
+	.reset = pmu_zero_counters,
 	.disable_all = p6_disable_all,
 };
