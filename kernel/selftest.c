@@ -207,6 +207,26 @@ static void test_protection(void)
 	user_reset();
 }
 
+/* Benchmarks map buffers of every size into the user region again and again: 4 KiB
+ * pages need page tables, 2 MiB pages replace them. Tables must be reused, not leaked. */
+static void test_user_region_reuse(void)
+{
+	unsigned before = paging_tables_in_use(), rounds = 300, ok = 0;
+	for (unsigned i = 0; i < rounds; i++) {
+		uint64_t small = user_alloc(PAGE_SIZE, PAGE_SIZE);
+		user_reset();
+		uint64_t large = user_alloc(4 * LARGE_PAGE_SIZE, LARGE_PAGE_SIZE);
+		user_reset();
+		if (!small || !large)
+			break;
+		ok++;
+	}
+	unsigned after = paging_tables_in_use();
+	check(ok == rounds && after <= before + 2, "paging.user_region_tables_reused",
+	      "%u of %u rounds mapped; page tables in use %u before, %u after", ok, rounds, before,
+	      after);
+}
+
 static void test_transitions(void)
 {
 	struct run_result r;
@@ -270,6 +290,7 @@ int selftest_run(void)
 	test_fixups();
 	test_rdpmc_pce();
 	test_protection();
+	test_user_region_reuse();
 	test_transitions();
 	test_single_step();
 	test_watchdog(kernel.watchdog);

@@ -1,4 +1,4 @@
-; Kernel entry, the 256 trap stubs, SYSCALL entry, and the ring-switching run calls.
+; Kernel entry, the 256 trap entry points, SYSCALL entry, and the ring-switching run calls.
 ; SDM Vol. 3A 6.14 (64-bit interrupt frames), 5.8.8 (SYSCALL/SYSRET).
 bits 64
 default rel

@@ -19,6 +19,9 @@ struct paging_state paging;
 
 static uint64_t pool[TABLE_POOL_PAGES][512] __attribute__((aligned(4096)));
 static unsigned pool_used;
+/* Tables given back (a 2 MiB page replacing a page table), reused before new ones. */
+static uint64_t *pool_free[TABLE_POOL_PAGES];
+static unsigned nfree;
 static uint64_t *pml4;
 static uint64_t kernel_phys;
 
@@ -38,11 +41,21 @@ static uint64_t *table_virt(uint64_t entry)
 
 static uint64_t *new_table(void)
 {
-	if (pool_used == TABLE_POOL_PAGES)
+	uint64_t *t;
+	if (nfree)
+		t = pool_free[--nfree];
+	else if (pool_used < TABLE_POOL_PAGES)
+		t = pool[pool_used++];
+	else
 		return 0;
-	uint64_t *t = pool[pool_used++];
 	memset(t, 0, PAGE_SIZE);
 	return t;
+}
+
+static void free_table(uint64_t *t)
+{
+	if (nfree < TABLE_POOL_PAGES)
+		pool_free[nfree++] = t;
 }
 
 /* Entry for va at `level` (1 = PT ... 4 = PML4), creating tables on the way. */
@@ -56,6 +69,8 @@ static uint64_t *walk(uint64_t va, int level, bool user)
 			if (!n)
 				return 0;
 			*e = kernel_virt_to_phys((uint64_t)n) | PTE_P | PTE_W;
+		} else if (*e & PTE_PS) {
+			return 0;     /* a large page covers va: unmap it before mapping inside it */
 		}
 		if (user)
 			*e |= PTE_U;
@@ -85,8 +100,16 @@ int paging_map(uint64_t va, uint64_t pa, uint64_t len, unsigned flags)
 		uint64_t *e = walk(va, large ? 2 : 1, flags & MAP_USER);
 		if (!e)
 			return -1;
+		/* A 2 MiB page replacing a page table: the table is free again. Reloading
+		 * CR3 drops any cached pointer to it (SDM Vol. 3A 4.10.4.1). */
+		bool replaced = large && (*e & PTE_P) && !(*e & PTE_PS);
+		uint64_t *old = replaced ? table_virt(*e) : 0;
 		*e = pa | leaf_flags(flags) | (large ? PTE_PS : 0);
 		invlpg(va);
+		if (replaced) {
+			write_cr3(read_cr3());
+			free_table(old);
+		}
 		va += large ? LARGE_PAGE_SIZE : PAGE_SIZE;
 		pa += large ? LARGE_PAGE_SIZE : PAGE_SIZE;
 	}
@@ -174,4 +197,9 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 	if (paging.umip)
 		cr4 |= CR4_UMIP;
 	write_cr4(cr4);
+}
+
+unsigned paging_tables_in_use(void)
+{
+	return pool_used - nfree;
 }

@@ -39,6 +39,8 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci);
 int paging_map(uint64_t va, uint64_t pa, uint64_t len, unsigned flags);
 /* Remove the mappings of [va, va+len): 4 KiB or whole 2 MiB pages. */
 void paging_unmap(uint64_t va, uint64_t len);
+/* Page-table pages in use (for the self-test of table reuse). */
+unsigned paging_tables_in_use(void);
 /* Physical address of a kernel-image virtual address. */
 uint64_t kernel_virt_to_phys(uint64_t va);
 /* User-region address of a payload-section address, or 0 if not in .payload. */
