@@ -255,8 +255,15 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 	struct run_opts o = { .cpl3 = cpl == 3, .watchdog_ms = kernel.cfg.watchdog_ms,
 			      .int3_resumes = pl->flags & PL_INT3_RESUME };
 
-	if (nprog && (kpmu_assign(g->ev, nprog, err, sizeof(err)) || kpmu_start())) {
-		error("pmu", "programming group failed: %s%s", err, "");
+	if (nprog && kpmu_assign(g->ev, nprog, err, sizeof(err))) {
+		error("pmu", "counter group cannot be placed: %s%s", err, "");
+		return true;
+	}
+	if (nprog && kpmu_start()) {
+		bp_snprintf(err, sizeof(err), "%u", (unsigned)kpmu.st.last_fault);
+		error("pmu", "programming the counters faulted (vector %s) while measuring %s",
+		      err, pl->name);
+		kpmu_release();
 		return true;
 	}
 	user_access_begin();
