@@ -15,11 +15,18 @@
 #define LAPIC_LVT_LINT0 0x350
 #define LAPIC_LVT_LINT1 0x360
 #define LAPIC_LVT_ERROR 0x370
+#define LAPIC_ICR_LO    0x300
+#define LAPIC_ICR_HI    0x310
 #define LAPIC_TIMER_INIT 0x380
 #define LAPIC_TIMER_CUR  0x390
 #define LAPIC_TIMER_DIV  0x3e0
 
 #define SVR_ENABLE      (1u << 8)
+/* ICR fields, SDM Vol. 3A Figure 11-12. */
+#define ICR_DELIVERY_NMI     (4u << 8)
+#define ICR_DELIVERY_PENDING (1u << 12)
+#define ICR_LEVEL_ASSERT     (1u << 14)
+#define ICR_ALL_INCL_SELF    (2u << 18)   /* NMI may not use the "self" shorthand */
 #define LVT_MASKED      (1u << 16)
 #define LVT_ONESHOT     0u
 
@@ -116,4 +123,16 @@ void lapic_watchdog_disarm(void)
 {
 	wr(LAPIC_TIMER_INIT, 0);
 	wr(LAPIC_LVT_TIMER, LVT_MASKED);
+}
+
+bool lapic_send_nmi_to_self(void)
+{
+	if (!regs)
+		return false;
+	wr(LAPIC_ICR_HI, 0);
+	wr(LAPIC_ICR_LO, ICR_ALL_INCL_SELF | ICR_LEVEL_ASSERT | ICR_DELIVERY_NMI);
+	for (int i = 0; i < 1000000; i++)
+		if (!(rd(LAPIC_ICR_LO) & ICR_DELIVERY_PENDING))
+			return true;
+	return false;
 }

@@ -11,5 +11,7 @@ uint64_t lapic_timer_hz(void);
 /* The run watchdog: a one-shot on VEC_APIC_TIMER. */
 bool lapic_watchdog_arm(uint32_t ms);
 void lapic_watchdog_disarm(void);
+/* Send this CPU an NMI through the ICR (for the self-test of the NMI path). */
+bool lapic_send_nmi_to_self(void);
 
 #endif

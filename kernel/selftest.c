@@ -8,6 +8,7 @@
 #include "arch/x86/paging.h"
 #include "arch/x86/run.h"
 #include "arch/x86/stacks.h"
+#include "drivers/lapic.h"
 #include "kernel/check.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
@@ -278,6 +279,25 @@ static void test_watchdog(bool have_watchdog)
 	check(r.status == RUN_OK && r.value == 5, "watchdog.next_run_normal", "status %d", r.status);
 }
 
+/* An NMI is noted and survived (only the smp=1 case: "all including self" reaches every CPU,
+ * and the others are not started). */
+static void test_nmi(void)
+{
+	if (!kernel.watchdog) {
+		check_skip("nmi.noted_and_survived", "no local APIC");
+		return;
+	}
+	uint64_t before = trap_nmi_count();
+	bool sent = lapic_send_nmi_to_self();
+	for (int i = 0; i < 100000 && trap_nmi_count() == before; i++)
+		__asm__ volatile("pause");
+	struct run_result r;
+	run_call(&cpl3, st_add, 20, 22, &r);
+	check(sent && trap_nmi_count() == before + 1 && r.status == RUN_OK && r.value == 42,
+	      "nmi.noted_and_survived", "sent %d, NMIs %lu -> %lu, next run status %d", sent,
+	      (unsigned long)before, (unsigned long)trap_nmi_count(), r.status);
+}
+
 int selftest_run(void)
 {
 	kprintf("selftest: start\n");
@@ -294,5 +314,6 @@ int selftest_run(void)
 	test_transitions();
 	test_single_step();
 	test_watchdog(kernel.watchdog);
+	test_nmi();
 	return check_summary();
 }

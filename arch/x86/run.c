@@ -73,8 +73,13 @@ void run_call(const struct run_opts *o, const void *fn, uint64_t a0, uint64_t a1
 	irq_disable();
 	cur.active = false;
 	bp_fast_resume = 0;
-	if (armed)
+	if (armed) {
 		watchdog->disarm();
+		/* A timer interrupt that became pending just as the run ended must not land
+		 * in the next run: open a one-instruction window (after STI's shadow) so it is
+		 * taken now, while no run is active, and merely acknowledged. */
+		__asm__ volatile("sti; nop; cli" ::: "memory");
+	}
 }
 
 /* Point the interrupted context at run_resume in ring 0 so that the run returns. */

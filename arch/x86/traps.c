@@ -13,6 +13,7 @@
 volatile int extable_vector;
 extern const struct extable_entry __extable_start[], __extable_end[];
 static irq_handler_fn irq_handlers[256];
+static uint64_t nmi_count;
 
 uint64_t extable_lookup(uint64_t rip)
 {
@@ -20,6 +21,11 @@ uint64_t extable_lookup(uint64_t rip)
 		if (e->insn == rip)
 			return e->cont;
 	return 0;
+}
+
+uint64_t trap_nmi_count(void)
+{
+	return nmi_count;
 }
 
 void trap_set_irq_handler(unsigned vector, irq_handler_fn fn)
@@ -64,6 +70,14 @@ void trap_dispatch(struct trap_frame *f)
 			f->rip = cont;
 			return;
 		}
+	}
+	/* An NMI (a platform watchdog, a BMC, a memory error report) is not ours to handle;
+	 * say that it came, since it may have disturbed a measurement, and go on. */
+	if (f->vector == VEC_NMI) {
+		nmi_count++;
+		kprintf("note: NMI received (%lu so far); a measurement in progress may include "
+			"its handling\n", nmi_count);
+		return;
 	}
 	bool handled = run_handle_trap(f);
 	if (f->vector >= 32 && irq_handlers[f->vector])

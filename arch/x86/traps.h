@@ -17,6 +17,8 @@ void trap_set_irq_handler(unsigned vector, irq_handler_fn fn);
 
 /* Called by kernel code for an unrecoverable state: report, then stop. */
 __attribute__((noreturn)) void trap_fatal(const struct trap_frame *f, const char *why);
+/* NMIs received so far (each is noted on the console and otherwise ignored). */
+uint64_t trap_nmi_count(void);
 /* Print the full register dump (vector, error, RIP, CS, RFLAGS, RSP, CR2, GPRs). */
 void trap_dump(const struct trap_frame *f);
 
