@@ -434,6 +434,7 @@ void cpuinfo_decode(cpuid_read_fn read, void *ctx, struct cpu_info *ci, struct p
 		decode_pmu_intel(&r, ci, pc);
 	else if (ci->vendor == VENDOR_AMD || ci->vendor == VENDOR_HYGON)
 		decode_pmu_amd(&r, ci, pc);
+	pc->aperfmperf = ci->aperfmperf;
 }
 
 /* ------------------------------------------------------------------ report */

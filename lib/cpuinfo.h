@@ -67,6 +67,7 @@ struct pmu_caps {
 	bool amd_lbr_v2;             /* CPUID 0x80000022 EAX[1] */
 	bool netburst_ht;            /* family 15 with more than one logical processor per package */
 	bool any_thread_deprecated;  /* leaf 0xA EDX[15] */
+	bool aperfmperf;             /* IA32_APERF/MPERF exist: CPUID.06H:ECX[0] */
 };
 
 /* Decode everything; never fails (missing leaves read as zero). */

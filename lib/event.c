@@ -229,6 +229,7 @@ void pmu_model_default_caps(const struct pmu_model *m, struct pmu_caps *pc)
 		pc->fixed_width = 48;
 		pc->fixed_counter_mask = (1u << pc->fixed_counters) - 1;
 		pc->arch_events_len = 7;
+		pc->aperfmperf = true;      /* every CPU with architectural perfmon v2+ */
 		break;
 	case PMU_AMD_LEGACY:
 	case PMU_AMD_CORE:
@@ -238,6 +239,8 @@ void pmu_model_default_caps(const struct pmu_model *m, struct pmu_caps *pc)
 		pc->amd_perfctr_core = m->kind != PMU_AMD_LEGACY;
 		pc->amd_perfmon_v2 = m->kind == PMU_AMD_PERFMON_V2;
 		pc->version = pc->amd_perfmon_v2 ? 2 : 0;
+		/* APERF/MPERF came with family 10h; K7 and K8 lack them */
+		pc->aperfmperf = strncmp(m->pfm_name, "amd64_k", 7) != 0;
 		break;
 	default:
 		break;
@@ -817,6 +820,9 @@ int event_parse(const struct pmu_model *m, const struct pmu_caps *pc, const char
 	for (unsigned i = 0; i < 3; i++)
 		if (!str_casecmp(text, fixed_classes[i].name)) {
 			out->cls = fixed_classes[i].cls;
+			if (out->cls != EV_CLASS_TSC && !pc->aperfmperf)
+				return fmt_error(err, errlen, "%s: this CPU has no APERF/MPERF "
+						 "(CPUID.06H:ECX bit 0 is clear)", text);
 			return 0;
 		}
 

@@ -297,6 +297,7 @@ static void test_intel_details(void **state)
 	assert_int_equal(ci.bus_mhz, 100);
 	assert_int_equal(ci.threads_per_core, 1);      /* leaf 0xB level 0 */
 	assert_true(ci.smep && ci.smap && ci.pdcm && ci.x2apic && ci.aperfmperf && ci.rdtscp);
+	assert_true(pc.aperfmperf);                    /* carried into the PMU caps */
 	assert_false(ci.umip);
 	assert_true(ci.nx && ci.lm && ci.ds && ci.dtes64);
 	assert_int_equal(ci.clflush_size, 64);
@@ -314,6 +315,7 @@ static void test_intel_details(void **state)
 
 	/* Northwood: HTT flag set but one logical processor, so no HT; brand trimmed. */
 	decode_file(SHARED_DIR "GenuineIntel0000F24_P4_Northwood_CPUID.txt", &ci, &pc);
+	assert_false(pc.aperfmperf);                   /* max leaf 2: no leaf 6 */
 	assert_true(ci.htt);
 	assert_int_equal(ci.logical_per_package, 1);
 	assert_false(pc.netburst_ht);

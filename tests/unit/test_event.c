@@ -247,14 +247,27 @@ static void test_generic_netburst(void **state)
 static void test_free_running(void **state)
 {
 	(void)state;
-	static const char *const pmus[] = { "skl", "p6", "netburst", "amd64_k7", "amd64_fam19h_zen4" };
-	for (unsigned i = 0; i < 5; i++) {
+	/* APERF/MPERF exist where CPUID.06H:ECX[0] says so: the default caps of a model
+	 * follow the hardware (Core 2 and later, AMD family 10h and later), and a CPU's
+	 * own CPUID overrides them. */
+	static const struct { const char *pmu; bool aperf; } pmus[] = {
+		{ "skl", true }, { "p6", false }, { "netburst", false }, { "amd64_k7", false },
+		{ "amd64_k8_revg", false }, { "amd64_fam10h_barcelona", true },
+		{ "amd64_fam19h_zen4", true },
+	};
+	for (unsigned i = 0; i < sizeof(pmus) / sizeof(pmus[0]); i++) {
 		struct pmu_caps pc;
-		const struct pmu_model *m = model(pmus[i], &pc);
+		const struct pmu_model *m = model(pmus[i].pmu, &pc);
 		assert_int_equal(parse_ok(m, &pc, "tsc").cls, EV_CLASS_TSC);
 		assert_int_equal(parse_ok(m, &pc, "TSC").cls, EV_CLASS_TSC);
+		if (pmus[i].aperf) {
+			assert_int_equal(parse_ok(m, &pc, "aperf").cls, EV_CLASS_APERF);
+			assert_int_equal(parse_ok(m, &pc, "mperf").cls, EV_CLASS_MPERF);
+			pc.aperfmperf = false;
+		}
+		parse_err(m, &pc, "mperf", "mperf: this CPU has no APERF/MPERF (CPUID.06H:ECX bit 0 is clear)");
+		pc.aperfmperf = true;
 		assert_int_equal(parse_ok(m, &pc, "aperf").cls, EV_CLASS_APERF);
-		assert_int_equal(parse_ok(m, &pc, "mperf").cls, EV_CLASS_MPERF);
 	}
 	struct pmu_caps pc;
 	const struct pmu_model *m = model("skl", &pc);
