@@ -12,6 +12,7 @@
 #include "kernel/mem.h"
 #include "kernel/platform.h"
 #include "kernel/pmu.h"
+#include "arch/x86/pmu/core.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -23,11 +24,16 @@
 /* Must match payloads/harness.asm. */
 struct harness {
 	uint64_t fn, arg, n, reps, nctr, out;
-	uint32_t idx[8];
-	uint64_t start[9];
+	uint32_t idx[8];                /* RDPMC indices */
+	uint64_t nmsr;                  /* free-running MSRs read by RDMSR (CPL 0 only) */
+	uint32_t msr[4];
+	uint64_t start[13];
 };
-_Static_assert(sizeof(struct harness) == 152, "harness layout shared with harness.asm");
+_Static_assert(sizeof(struct harness) == 208, "harness layout shared with harness.asm");
+_Static_assert(__builtin_offsetof(struct harness, start) == 104, "H_START in harness.asm");
 #define HARNESS_MAX_CTRS 8
+#define HARNESS_MAX_MSRS 4
+#define HARNESS_MAX_VALUES (HARNESS_MAX_CTRS + HARNESS_MAX_MSRS + 1)
 
 extern char bp_harness_lfence[], bp_harness_cpuid[], bp_harness_lfence_cpl0[];
 extern char bp_harness_cpuid_cpl0[], bp_step[], bp_step_cpl0[];
@@ -45,6 +51,9 @@ static struct {
 	struct group groups[MAX_GROUPS];
 	unsigned ngroups;
 	bool step;                      /* count instructions by single-stepping */
+	struct ev_encoding msr_ev[HARNESS_MAX_MSRS];   /* aperf, mperf: RDMSR at CPL 0 */
+	struct pmu_slot msr_slot[HARNESS_MAX_MSRS];
+	unsigned nmsr;
 	bool trace_only;                /* no working PMU, but program the groups for trace=msr */
 	unsigned results, faults, timeouts, errors, unexpected;
 } plan;
@@ -137,6 +146,28 @@ static bool group_add(struct group *g, const struct ev_encoding *ev)
 	return true;
 }
 
+/* APERF/MPERF count without programming and are read with RDMSR, which only ring 0 may
+ * execute: they are measured in the CPL 0 runs, alongside the first counter group. */
+static void plan_free_running(const struct ev_encoding *ev)
+{
+	for (unsigned i = 0; i < plan.nmsr; i++)
+		if (plan.msr_ev[i].cls == ev->cls)
+			return;                    /* named twice */
+	if (plan.nmsr == HARNESS_MAX_MSRS || !pmu_slot_free_running(&plan.msr_slot[plan.nmsr], ev))
+		return;
+	plan.msr_ev[plan.nmsr++] = *ev;
+	char msg[200];
+	if (!(kernel.cfg.cpls & CFG_CPL0)) {
+		bp_snprintf(msg, sizeof(msg), "event '%s' not measured: it is read with RDMSR, which "
+			    "only CPL 0 may execute, and cpl= leaves CPL 0 out", ev->name);
+		report_note("event", msg);
+	} else if (kernel.cfg.cpls & CFG_CPL3) {
+		bp_snprintf(msg, sizeof(msg), "event '%s' is measured in the CPL 0 runs only: it is "
+			    "read with RDMSR, which CPL 3 may not execute", ev->name);
+		report_note("event", msg);
+	}
+}
+
 /* More events than counters: split into groups, each run separately. */
 static void plan_events(const char *list)
 {
@@ -158,8 +189,7 @@ static void plan_events(const char *list)
 		if (ev.cls == EV_CLASS_TSC)
 			continue;                  /* the harness always reads the TSC */
 		if (ev.cls == EV_CLASS_APERF || ev.cls == EV_CLASS_MPERF) {
-			error("event", "event '%s': APERF/MPERF are read with RDMSR, which the "
-			      "harness cannot do at CPL 3%s; use cycles or ref-cycles", names[i], "");
+			plan_free_running(&ev);
 			continue;
 		}
 		if (!kpmu.functional) {
@@ -250,6 +280,7 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 {
 	const struct group *g = &plan.groups[gi];
 	unsigned nctr = kpmu.functional ? g->n : 0, total = kernel.cfg.warmup + kernel.cfg.reps;
+	unsigned nmsr = gi == 0 && cpl == 0 ? plan.nmsr : 0;
 	unsigned nprog = kpmu.functional || plan.trace_only ? g->n : 0;
 	char err[160];
 	struct run_opts o = { .cpl3 = cpl == 3, .watchdog_ms = kernel.cfg.watchdog_ms,
@@ -273,6 +304,9 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 	};
 	for (unsigned i = 0; i < nctr; i++)
 		h->idx[i] = kpmu.st.slot[i].rdpmc_index;
+	h->nmsr = nmsr;
+	for (unsigned i = 0; i < nmsr; i++)
+		h->msr[i] = plan.msr_slot[i].ctr_msr;
 	user_access_end();
 
 	struct run_result run;
@@ -284,11 +318,12 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 	if (run_failed(pl, size, cpl, &run))
 		return false;
 
-	/* out[rep][len][c]: c < nctr are counters, c == nctr the TSC. */
-	unsigned stride = nctr + 1;
-	for (unsigned c = 0; c <= nctr; c++) {
-		if (c == nctr && gi > 0)
-			break;                     /* the TSC is reported once, from group 0 */
+	/* out[rep][len][c]: c < nctr are RDPMC counters, then nmsr RDMSR counters, then the
+	 * TSC (reported once, from group 0). */
+	unsigned stride = nctr + nmsr + 1;
+	for (unsigned c = 0; c < stride; c++) {
+		if (c == stride - 1 && gi > 0)
+			break;
 		uint64_t mask = c < nctr && g->width[c] < 64 ? (1ull << g->width[c]) - 1 : ~0ull;
 		user_access_begin();
 		for (unsigned r = 0; r < kernel.cfg.reps; r++) {
@@ -298,6 +333,9 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 		user_access_end();
 		if (c < nctr)
 			record(pl, size, cpl, g->ev[c].name, gi, SRC_PMU, kernel.cfg.reps, samples);
+		else if (c < nctr + nmsr)
+			record(pl, size, cpl, plan.msr_ev[c - nctr].name, gi, SRC_MSR, kernel.cfg.reps,
+			       samples);
 		else
 			record(pl, size, cpl, "tsc", 0, SRC_TSC, kernel.cfg.reps, samples);
 	}
@@ -383,7 +421,7 @@ static void measure_payload(const struct payload *pl, uint64_t size)
 	uint64_t arg = payload_arg(pl, size, &ok);
 	unsigned total = kernel.cfg.warmup + kernel.cfg.reps;
 	struct harness *h = (struct harness *)user_alloc(sizeof(struct harness), 64);
-	uint64_t *out = (uint64_t *)user_alloc((uint64_t)total * 2 * (HARNESS_MAX_CTRS + 1) * 8,
+	uint64_t *out = (uint64_t *)user_alloc((uint64_t)total * 2 * HARNESS_MAX_VALUES * 8,
 					       PAGE_SIZE);
 	if (!ok || !h || !out) {
 		char sz[32];

@@ -8,7 +8,9 @@
 #include "lib/stats.h"
 #include "payloads/payload.h"
 
-enum result_source { SRC_PMU, SRC_TSC, SRC_STEP };
+/* pmu: RDPMC; msr: a free-running counter read by RDMSR (APERF, MPERF); tsc: RDTSC;
+ * step: instructions counted by single-stepping. */
+enum result_source { SRC_PMU, SRC_MSR, SRC_TSC, SRC_STEP };
 
 struct result {
 	const struct payload *pl;

@@ -167,8 +167,10 @@ void kpmu_init(void)
 	/* With no PMU in CPUID, event names are still checked, against the model's
 	 * usual counters, so that a typo is reported as one rather than as "no PMU". */
 	kpmu.parse_caps = kpmu.caps;
-	if (!kpmu.be)
+	if (!kpmu.be) {
 		pmu_model_default_caps(kpmu.model, &kpmu.parse_caps);
+		kpmu.parse_caps.aperfmperf = kernel.pmu.aperfmperf;   /* CPUID.06H still holds */
+	}
 	kpmu.st = (struct pmu_state){ .be = kpmu.be, .caps = kpmu.caps,
 				      .io = msr_io_hardware(&tracer) };
 	choose_netburst_thread();

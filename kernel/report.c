@@ -53,12 +53,16 @@ static const char *size_text(uint64_t size, char *buf)
 
 static const char *source_name(enum result_source s)
 {
-	return s == SRC_PMU ? "pmu" : s == SRC_TSC ? "tsc" : "single-step";
+	static const char *const names[] = { [SRC_PMU] = "pmu", [SRC_MSR] = "msr",
+					     [SRC_TSC] = "tsc", [SRC_STEP] = "single-step" };
+	return names[s];
 }
 
 static const char *unit_name(enum result_source s)
 {
-	return s == SRC_PMU ? "events" : s == SRC_TSC ? "ticks" : "instructions";
+	static const char *const units[] = { [SRC_PMU] = "events", [SRC_MSR] = "events",
+					     [SRC_TSC] = "ticks", [SRC_STEP] = "instructions" };
+	return units[s];
 }
 
 void report_meta(void)

@@ -12,8 +12,10 @@ default rel
 %define H_REPS    24
 %define H_NCTR    32
 %define H_OUT     40
-%define H_IDX     48        ; u32 idx[8]
-%define H_START   80        ; u64 start[9]
+%define H_IDX     48        ; u32 idx[8]: RDPMC indices
+%define H_NMSR    80        ; MSRs read with RDMSR (CPL 0 only: APERF, MPERF)
+%define H_MSR     88        ; u32 msr[4]
+%define H_START   104       ; u64 start[13]
 
 %define RFLAGS_TF 0x100
 %define RFLAGS_AC 0x40000
@@ -30,15 +32,16 @@ default rel
 	pop rbx
 %endmacro
 
-; read_counters_X: dst in RDI, harness in R12. start/end use the same code, so its cost
-; is identical at n and 2n and cancels in the difference.
+; read_counters_X: dst in RDI, harness in R12; dst[0..nctr) by RDPMC, then nmsr values by
+; RDMSR, then the TSC. Start and end use the same code, so its cost is identical at n and
+; 2n and cancels in the difference.
 %macro READ_COUNTERS 2
 %1:
 	mov r8, [r12 + H_NCTR]
 	xor r9d, r9d
 .ctr:
 	cmp r9, r8
-	jae .tsc
+	jae .msr
 	%2
 	mov ecx, [r12 + H_IDX + r9 * 4]
 	rdpmc
@@ -47,12 +50,28 @@ default rel
 	mov [rdi + r9 * 8], rax
 	inc r9
 	jmp .ctr
+.msr:
+	mov r10, [r12 + H_NMSR]
+	xor r11d, r11d
+.msrloop:
+	cmp r11, r10
+	jae .tsc
+	%2
+	mov ecx, [r12 + H_MSR + r11 * 4]
+	rdmsr
+	shl rdx, 32
+	or rax, rdx
+	lea rcx, [r8 + r11]
+	mov [rdi + rcx * 8], rax
+	inc r11
+	jmp .msrloop
 .tsc:
 	%2
 	rdtsc
 	shl rdx, 32
 	or rax, rdx
-	mov [rdi + r8 * 8], rax
+	lea rcx, [r8 + r10]
+	mov [rdi + rcx * 8], rax
 	%2
 	ret
 %endmacro
@@ -82,6 +101,7 @@ global %1
 	mov rdi, rbp
 	call %2
 	mov rcx, [r12 + H_NCTR]
+	add rcx, [r12 + H_NMSR]
 	xor ebx, ebx
 .sub:
 	mov rax, [rbp + rbx * 8]

@@ -231,3 +231,17 @@ CASES.append(dict(name="cpl-selection-skip", args=["--cpu", "qemu64"],
                   config="payloads=cost_rdmsr,sys_int80 cpl=3 reps=2 iters=10",
                   lines=['@skip {"bench":"cost_rdmsr","reason":"runs only at CPL 0, and cpl= leaves CPL 0 out"}'],
                   match=[r'^@result \{"bench":"sys_int80","size":0,"cpl":3,'], absent=[r'"cpl":0', r"^FATAL"]))
+
+# APERF/MPERF: read by RDMSR in the CPL 0 runs (QEMU implements them as reading 0); the
+# CPL 3 runs say why they have none. Without pmu=, QEMU's Skylake has no CPUID.06H:ECX[0].
+CASES.append(dict(name="aperf-mperf-cpl0-only", args=["--cpu", "Skylake-Client"],
+                  config="pmu=skl payloads=add_chain reps=2 iters=100 events=aperf,mperf,aperf",
+                  lines=["note: event 'aperf' is measured in the CPL 0 runs only: it is read with RDMSR, "
+                         "which CPL 3 may not execute"],
+                  match=[r'^@result \{"bench":"add_chain","size":0,"cpl":0,"event":"aperf","group":0,"source":"msr"',
+                         r'^@result \{"bench":"add_chain","size":0,"cpl":0,"event":"mperf","group":0,"source":"msr"',
+                         r'^@result \{"bench":"add_chain","size":0,"cpl":3,"event":"tsc"'],
+                  absent=[r'"cpl":3,"event":"[am]perf"', r"^FATAL", r"^error"]))
+CASES.append(dict(name="aperf-refused-without-cpuid6", args=["--cpu", "Skylake-Client"],
+                  config="payloads=empty reps=2 iters=10 events=aperf", exit=1,
+                  match=[r"^error: aperf: this CPU has no APERF/MPERF \(CPUID\.06H:ECX bit 0 is clear\)$"]))
