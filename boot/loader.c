@@ -305,6 +305,9 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return err;
 	}
 
+	Print(L"bareperf: starting the kernel; results go to the serial port (COM1, 115200 8N1,\n"
+	      L"          or as bareperf.cfg says), not to this screen\n");
+
 	/* Map buffer with room for the entries our own allocation adds. */
 	UINTN map_size = 0, key, desc_size;
 	UINT32 desc_version;

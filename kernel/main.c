@@ -59,8 +59,14 @@ void kernel_main(struct boot_info *bi)
 {
 	char err[160];
 
-	uart_init(UART_COM1, 115200);
+	/* Until the configuration is read: COM1, or the first of COM2-4 that answers
+	 * (boards without COM1 often have a header for another). */
+	static const uint16_t com_ports[] = { UART_COM1, UART_COM2, UART_COM3, UART_COM4 };
+	for (unsigned i = 0; i < 4 && !uart_init(com_ports[i], 115200); i++)
+		;
 	kprintf("\nbareperf %s\n", BAREPERF_VERSION);
+	if (uart_port() != UART_COM1)
+		kprintf("console: no UART at COM1; using port 0x%x\n", uart_port());
 	cpuinfo_decode(cpuid_hw_read, 0, &kernel.cpu, &kernel.pmu);
 	platform_init(kernel.cpu.hypervisor);
 	if (bootinfo_validate(bi, err, sizeof(err))) {
@@ -72,14 +78,21 @@ void kernel_main(struct boot_info *bi)
 		kprintf("loader: %s\n", bi->note);
 
 	load_config(bi);
-	if (kernel.cfg.serial_port != UART_COM1 || kernel.cfg.serial_baud != 115200) {
+	/* serial.port at its default (COM1) keeps whichever port the fallback found. */
+	uint16_t want = kernel.cfg.serial_port == UART_COM1 ? uart_port() : kernel.cfg.serial_port;
+	bool change = want != uart_port() || kernel.cfg.serial_baud != 115200;
+	kernel.cfg.serial_port = want;
+	if (change) {
 		kprintf("console: switching to port 0x%x at %u baud\n", kernel.cfg.serial_port,
 			kernel.cfg.serial_baud);
+		uint16_t before = uart_port();
 		if (!uart_init(kernel.cfg.serial_port, kernel.cfg.serial_baud)) {
-			uart_init(UART_COM1, 115200);
+			uart_init(before, 115200);
 			kprintf("console: no UART answers at port 0x%x (or %u baud does not divide "
-				"115200); staying on COM1\n", kernel.cfg.serial_port,
-				kernel.cfg.serial_baud);
+				"115200); staying on port 0x%x\n", kernel.cfg.serial_port,
+				kernel.cfg.serial_baud, before);
+			kernel.cfg.serial_port = before;
+			kernel.cfg.serial_baud = 115200;
 		}
 	}
 

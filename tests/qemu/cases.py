@@ -245,3 +245,8 @@ CASES.append(dict(name="aperf-mperf-cpl0-only", args=["--cpu", "Skylake-Client"]
 CASES.append(dict(name="aperf-refused-without-cpuid6", args=["--cpu", "Skylake-Client"],
                   config="payloads=empty reps=2 iters=10 events=aperf", exit=1,
                   match=[r"^error: aperf: this CPU has no APERF/MPERF \(CPUID\.06H:ECX bit 0 is clear\)$"]))
+
+# A board without COM1: the kernel finds the UART at COM2 and says so.
+CASES.append(dict(name="serial-fallback-com2", args=["--cpu", "qemu64", "--com", "2"], config="mode=detect",
+                  lines=["console: no UART at COM1; using port 0x2f8", "cfg.serial.port=0x2f8",
+                         "cpu.vendor=AuthenticAMD"], absent=[r"^FATAL", r"staying on"]))
