@@ -424,10 +424,11 @@ static void measure_payload(const struct payload *pl, uint64_t size)
 	uint64_t *out = (uint64_t *)user_alloc((uint64_t)total * 2 * HARNESS_MAX_VALUES * 8,
 					       PAGE_SIZE);
 	if (!ok || !h || !out) {
-		char sz[32];
-		bp_snprintf(sz, sizeof(sz), "%lu KiB", (unsigned long)(size >> 10));
-		error("payload", "%s: not enough memory below 4 GiB for the buffers (%s)", pl->name,
-		      sz);
+		char sz[64];
+		bp_snprintf(sz, sizeof(sz), "%lu %s buffer (%lu MiB free)",
+			    (unsigned long)(size >= (1u << 20) ? size >> 20 : size >> 10),
+			    size >= (1u << 20) ? "MiB" : "KiB", (unsigned long)(mem_free_bytes() >> 20));
+		error("payload", "%s: not enough memory below 4 GiB for a %s", pl->name, sz);
 		user_reset();
 		return;
 	}
