@@ -133,9 +133,9 @@ static void selfcheck(void)
 		(unsigned long)cyc, (unsigned long)ins, (unsigned long)(2 * SELFCHECK_ITERS),
 		vec == 0 ? "ok" : vec == 6 ? "#UD" : "#GP");
 	if (cyc == 0 && ins == 0)
-		return not_functional("counters read 0 after a known loop%s: the counter MSRs are "
-				      "not implemented (a hypervisor without PMU emulation, such as "
-				      "QEMU TCG)", vec == 6 ? " and RDPMC raises #UD" : "");
+		return not_functional("counters read 0 after a known loop%s: this machine does "
+				      "not emulate the PMU (a hypervisor such as QEMU TCG drops "
+				      "counter MSR writes)", vec == 6 ? " and RDPMC raises #UD" : "");
 	if (vec)
 		return not_functional("RDPMC raises %s", vec == 6 ? "#UD" : "#GP");
 	if (ins < 2 * SELFCHECK_ITERS || ins > 2 * SELFCHECK_ITERS + SELFCHECK_SLACK)
