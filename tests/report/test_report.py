@@ -137,6 +137,20 @@ class Outputs(unittest.TestCase):
             self.assertEqual(data[:8], b"\x89PNG\r\n\x1a\n")
             self.assertGreater(len(data), 2000)
 
+    def test_outputs_follow_umask(self):
+        # Outputs go through temporary files, which mkstemp creates 0600; the tool must
+        # give them the usual umask-derived mode so others can read a shared report.
+        out_dir = os.path.join(self.dir, "perm")
+        old = os.umask(0o022)
+        try:
+            rc, _, err = run_tool(SAMPLE, "-o", out_dir)
+        finally:
+            os.umask(old)
+        self.assertEqual(rc, 0, err)
+        for name in ("results.csv", "results.json", "latency.png", "cpl.png"):
+            mode = os.stat(os.path.join(out_dir, name)).st_mode & 0o777
+            self.assertEqual(mode, 0o644, "%s has mode %o" % (name, mode))
+
     def test_latency_plot_shows_timing_only(self):
         log = report.parse_log(sample_text(), "sample")
         script, why = report.latency_script(log)
