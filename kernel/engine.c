@@ -12,7 +12,6 @@
 #include "kernel/mem.h"
 #include "kernel/platform.h"
 #include "kernel/pmu.h"
-#include "arch/x86/pmu/core.h"
 #include "lib/format.h"
 #include "lib/str.h"
 

@@ -7,7 +7,6 @@
  */
 #include "kernel/pmu.h"
 #include "arch/x86/msr-io.h"
-#include "arch/x86/pmu/core.h"
 #include "arch/x86/setup.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
@@ -38,10 +37,10 @@ static const struct msr_observer tracer = { trace_access, 0 };
 
 int kpmu_parse(const char *text, struct ev_encoding *ev, char *err, size_t errlen)
 {
-	if (event_parse(kpmu.model, &kpmu.parse_caps, text, ev, err, errlen))
+	if (event_parse(kpmu.model, &kpmu.parse_caps, pmu_generic_map_for_model(kpmu.model), text, ev, err, errlen))
 		return -1;
 	if (ev->cls == EV_CLASS_NETBURST && kpmu.nb_both)
-		ev->nb_both_threads = true;
+		ev->nb.both_threads = true;
 	return 0;
 }
 

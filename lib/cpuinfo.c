@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include "lib/cpuinfo.h"
 #include "lib/format.h"
+#include "lib/pmu-layout.h"
 #include "lib/str.h"
 
 enum { EAX, EBX, ECX, EDX };
@@ -77,15 +78,8 @@ enum { EAX, EBX, ECX, EDX };
 #define AMD_PERFMON_EAX_LBR_V2_BIT     1
 #define AMD_PERFMON_EBX_CORE_COUNT(ebx) ((ebx) & 0xFu)
 
-/* Counter counts and widths that no CPUID leaf gives. */
-#define NETBURST_COUNTERS  18      /* SDM Vol. 3B 20.6.4.2 */
-#define NETBURST_WIDTH     40
-#define P6_COUNTERS        2       /* SDM Vol. 3B 20.6.2 */
-#define P6_WIDTH           40
+/* Counter counts and widths that no CPUID leaf gives are in lib/pmu-layout.h. */
 #define P6_LAST_MODEL      0xE     /* Yonah; later family 6 parts have leaf 0xA */
-#define AMD_LEGACY_COUNTERS 4      /* 0xC0010000-7, K7 on */
-#define AMD_CORE_COUNTERS  6       /* 0xC0010200-B with PerfCtrExtCore */
-#define AMD_WIDTH          48
 #define AMD_FIRST_PMU_FAMILY 6     /* K7 */
 #define INTEL_NETBURST_FAMILY 15
 
@@ -351,7 +345,7 @@ static void decode_pmu_intel(const struct leaf_reader *r, const struct cpu_info 
 	uint32_t regs[4];
 
 	if (ci->family == INTEL_NETBURST_FAMILY) {
-		pmu_set(pc, PMU_INTEL_NETBURST, 0, NETBURST_COUNTERS, NETBURST_WIDTH);
+		pmu_set(pc, PMU_INTEL_NETBURST, 0, P4_NUM_COUNTERS, P4_COUNTER_WIDTH);
 		pc->netburst_ht = ci->htt && ci->logical_per_package > 1;
 		return;
 	}
@@ -362,7 +356,7 @@ static void decode_pmu_intel(const struct leaf_reader *r, const struct cpu_info 
 	}
 	/* A hypervisor may hide leaf 0xA on purpose: no PMU is the only safe answer. */
 	if (ci->family == 6 && ci->model <= P6_LAST_MODEL && !ci->hypervisor)
-		pmu_set(pc, PMU_INTEL_P6, 0, P6_COUNTERS, P6_WIDTH);
+		pmu_set(pc, PMU_INTEL_P6, 0, P6_COUNTERS, P6_COUNTER_WIDTH);
 }
 
 static void decode_pmu_amd(const struct leaf_reader *r, const struct cpu_info *ci,
@@ -379,11 +373,11 @@ static void decode_pmu_amd(const struct leaf_reader *r, const struct cpu_info *c
 	pc->amd_lbr_v2 = BIT_SET(regs[EAX], AMD_PERFMON_EAX_LBR_V2_BIT);
 
 	if (pc->amd_perfmon_v2)
-		pmu_set(pc, PMU_AMD_PERFMON_V2, 2, AMD_PERFMON_EBX_CORE_COUNT(regs[EBX]), AMD_WIDTH);
+		pmu_set(pc, PMU_AMD_PERFMON_V2, 2, AMD_PERFMON_EBX_CORE_COUNT(regs[EBX]), AMD64_COUNTER_WIDTH);
 	else if (pc->amd_perfctr_core)
-		pmu_set(pc, PMU_AMD_CORE, 0, AMD_CORE_COUNTERS, AMD_WIDTH);
+		pmu_set(pc, PMU_AMD_CORE, 0, AMD_CORE_COUNTERS, AMD64_COUNTER_WIDTH);
 	else
-		pmu_set(pc, PMU_AMD_LEGACY, 0, AMD_LEGACY_COUNTERS, AMD_WIDTH);
+		pmu_set(pc, PMU_AMD_LEGACY, 0, AMD_LEGACY_COUNTERS, AMD64_COUNTER_WIDTH);
 }
 
 static enum cpu_vendor vendor_from_id(const char *id)

@@ -8,28 +8,9 @@
 #include "lib/event.h"
 #include "lib/format.h"
 #include "lib/pfm_tables.h"
+#include "lib/pmu-layout.h"
 #include "lib/str.h"
 #include "arch/x86/pmu/netburst.h"
-
-#define EVSEL_EVENT_MASK   0x000000ffull
-#define EVSEL_UMASK_MASK   0x0000ff00ull
-#define EVSEL_USR          (1ull << 16)
-#define EVSEL_OS           (1ull << 17)
-#define EVSEL_EDGE         (1ull << 18)
-#define EVSEL_PC           (1ull << 19)
-#define EVSEL_INT          (1ull << 20)
-#define EVSEL_ANY          (1ull << 21)     /* Intel AnyThread */
-#define EVSEL_EN           (1ull << 22)
-#define EVSEL_INV          (1ull << 23)
-#define EVSEL_CMASK_SHIFT  24
-#define EVSEL_CMASK_MASK   (0xffull << EVSEL_CMASK_SHIFT)
-#define EVSEL_CMASK(v)     ((uint64_t)(v) << EVSEL_CMASK_SHIFT)
-#define EVSEL_IN_TX        (1ull << 32)     /* Intel TSX, Haswell+ */
-#define EVSEL_IN_TXCP      (1ull << 33)
-#define AMD64_EVENTSEL_EVENT_HI_SHIFT 32    /* event bits 11:8 in evtsel 35:32 */
-#define AMD64_EVENTSEL_EVENT_HI_MASK  (0xfull << AMD64_EVENTSEL_EVENT_HI_SHIFT)
-#define AMD64_EVENTSEL_GUEST (1ull << 40)
-#define AMD64_EVENTSEL_HOST  (1ull << 41)
 
 /* ---------------------------------------------------------------- errors */
 static void upper_copy(char *dst, const char *src, size_t n, size_t size)
@@ -269,14 +250,14 @@ static int finish_gp(const struct pmu_model *m, const struct pmu_caps *pc, uint6
 		     struct ev_encoding *out, char *err, size_t errlen)
 {
 	out->cls = EV_CLASS_GP;
-	out->evtsel = (sel | EVSEL_EN) & ~EVSEL_INT;
+	out->evtsel = (sel | ARCH_PERFMON_EVENTSEL_ENABLE) & ~ARCH_PERFMON_EVENTSEL_INT;
 	out->gp_mask = gp_all(pc);
 	out->fixed_mask = 0;
 	if (m->kind != PMU_INTEL_ARCH)
 		return 0;
 	/* Fixed counters count exactly one event each and take no edge/inv/cmask
 	 * (SDM Vol. 3B 20.2.2, Table 20-2). */
-	uint64_t filter = sel & ~(EVSEL_USR | EVSEL_OS | EVSEL_EN | EVSEL_INT | EVSEL_ANY);
+	uint64_t filter = sel & ~(ARCH_PERFMON_EVENTSEL_USR | ARCH_PERFMON_EVENTSEL_OS | ARCH_PERFMON_EVENTSEL_ENABLE | ARCH_PERFMON_EVENTSEL_INT | ARCH_PERFMON_EVENTSEL_ANY);
 	int fixed = -1;
 	if (filter == 0x00c0)
 		fixed = 0;
@@ -304,7 +285,7 @@ static int parse_plm_suffix(const char *s, uint64_t *plm, const char *what, char
 {
 	*plm = 0;
 	if (!*s) {
-		*plm = EVSEL_USR | EVSEL_OS;
+		*plm = ARCH_PERFMON_EVENTSEL_USR | ARCH_PERFMON_EVENTSEL_OS;
 		return 0;
 	}
 	while (*s == ':') {
@@ -317,9 +298,9 @@ static int parse_plm_suffix(const char *s, uint64_t *plm, const char *what, char
 			return fmt_error(err, errlen, "%s: empty modifier after ':'", what);
 		for (size_t i = 0; i < n; i++) {
 			if (start[i] == 'u')
-				*plm |= EVSEL_USR;
+				*plm |= ARCH_PERFMON_EVENTSEL_USR;
 			else if (start[i] == 'k')
-				*plm |= EVSEL_OS;
+				*plm |= ARCH_PERFMON_EVENTSEL_OS;
 			else
 				return fmt_error(err, errlen, "%s: unknown modifier '%.*s' (this form takes u and k)",
 					    what, (int)n, start);
@@ -331,63 +312,26 @@ static int parse_plm_suffix(const char *s, uint64_t *plm, const char *what, char
 }
 
 /* ---------------------------------------------------------------- generic names */
-enum generic_id { GEN_CYCLES, GEN_INSTRUCTIONS, GEN_REF_CYCLES, GEN_BRANCHES, GEN_BRANCH_MISSES,
-		  GEN_CACHE_REFS, GEN_CACHE_MISSES, GEN_COUNT };
-static const char *const generic_names[GEN_COUNT] = {
-	[GEN_CYCLES] = "cycles", [GEN_INSTRUCTIONS] = "instructions", [GEN_REF_CYCLES] = "ref-cycles",
-	[GEN_BRANCHES] = "branches", [GEN_BRANCH_MISSES] = "branch-misses",
-	[GEN_CACHE_REFS] = "cache-references", [GEN_CACHE_MISSES] = "cache-misses",
-};
-/* Event-select codes as Linux perf maps them; 0 = not available on that PMU. */
-static const uint64_t intel_arch_map[GEN_COUNT] = {       /* SDM Vol. 3B Table 20-1 */
-	[GEN_CYCLES] = 0x003c, [GEN_INSTRUCTIONS] = 0x00c0, [GEN_REF_CYCLES] = 0x0300,
-	[GEN_BRANCHES] = 0x00c4, [GEN_BRANCH_MISSES] = 0x00c5,
-	[GEN_CACHE_REFS] = 0x4f2e, [GEN_CACHE_MISSES] = 0x412e,
-};
-/* CPUID.0AH:EBX bit that says the architectural event is unavailable. */
-static const int8_t intel_arch_bit[GEN_COUNT] = {
-	[GEN_CYCLES] = 0, [GEN_INSTRUCTIONS] = 1, [GEN_REF_CYCLES] = -1, [GEN_BRANCHES] = 5,
-	[GEN_BRANCH_MISSES] = 6, [GEN_CACHE_REFS] = 3, [GEN_CACHE_MISSES] = 4,
-};
-static const uint64_t p6_map[GEN_COUNT] = {              /* Linux p6_perfmon_event_map */
-	[GEN_CYCLES] = 0x0079, [GEN_INSTRUCTIONS] = 0x00c0, [GEN_BRANCHES] = 0x00c4,
-	[GEN_BRANCH_MISSES] = 0x00c5, [GEN_CACHE_REFS] = 0x0f2e, [GEN_CACHE_MISSES] = 0x012e,
-};
-static const uint64_t amd_map[GEN_COUNT] = {             /* K7..fam16h */
-	[GEN_CYCLES] = 0x0076, [GEN_INSTRUCTIONS] = 0x00c0, [GEN_BRANCHES] = 0x00c2,
-	[GEN_BRANCH_MISSES] = 0x00c3, [GEN_CACHE_REFS] = 0x0080, [GEN_CACHE_MISSES] = 0x0081,
-};
-static const uint64_t amd_zen_map[GEN_COUNT] = {         /* Linux amd_zen1/2/3 maps */
-	[GEN_CYCLES] = 0x0076, [GEN_INSTRUCTIONS] = 0x00c0, [GEN_BRANCHES] = 0x00c2,
-	[GEN_BRANCH_MISSES] = 0x00c3, [GEN_CACHE_REFS] = 0xff60, [GEN_CACHE_MISSES] = 0x0964,
-};
-static const uint64_t amd_zen4_map[GEN_COUNT] = {        /* Linux amd_zen4_perfmon_event_map */
-	[GEN_CYCLES] = 0x0076, [GEN_INSTRUCTIONS] = 0x00c0, [GEN_REF_CYCLES] = 0x100000120ull,
-	[GEN_BRANCHES] = 0x00c2, [GEN_BRANCH_MISSES] = 0x00c3,
-	[GEN_CACHE_REFS] = 0xff60, [GEN_CACHE_MISSES] = 0x0964,
-};
-/* Linux p4_general_events in libpfm4's names: mispred_branch_retired's bit 0 (the SDM's
- * NBOGUS) is libpfm4's BOGUS. instructions and branches count the non-bogus retired
- * instructions and all four retired-branch kinds, where Linux takes untagged bogus
- * ones too and retired_branch_type. */
-static const char *const netburst_map[GEN_COUNT] = {
-	[GEN_CYCLES] = "global_power_events:RUNNING",
-	[GEN_INSTRUCTIONS] = "instr_retired:NBOGUSNTAG:NBOGUSTAG",
-	[GEN_BRANCHES] = "branch_retired:MMNP:MMNM:MMTP:MMTM",
-	[GEN_BRANCH_MISSES] = "mispred_branch_retired:BOGUS",
-	[GEN_CACHE_REFS] = "bsq_cache_reference:RD_2ndL_HITS:RD_2ndL_HITE:RD_2ndL_HITM:"
-			   "RD_3rdL_HITS:RD_3rdL_HITE:RD_3rdL_HITM",
-	[GEN_CACHE_MISSES] = "bsq_cache_reference:RD_2ndL_MISS:RD_3rdL_MISS:WR_2ndL_MISS",
+/* The maps themselves belong to the PMU generations (their descriptors in arch/x86/pmu/). */
+static const char *const generic_names[EV_GEN_COUNT] = {
+	[EV_GEN_CYCLES] = "cycles", [EV_GEN_INSTRUCTIONS] = "instructions",
+	[EV_GEN_REF_CYCLES] = "ref-cycles", [EV_GEN_BRANCHES] = "branches",
+	[EV_GEN_BRANCH_MISSES] = "branch-misses", [EV_GEN_CACHE_REFS] = "cache-references",
+	[EV_GEN_CACHE_MISSES] = "cache-misses",
 };
 
-static int parse_generic(const struct pmu_model *m, const struct pmu_caps *pc, unsigned id,
-			 const char *mods, struct ev_encoding *out, char *err, size_t errlen)
+static int parse_generic(const struct pmu_model *m, const struct pmu_caps *pc,
+			 const struct ev_generic_map *gm, unsigned id, const char *mods,
+			 struct ev_encoding *out, char *err, size_t errlen)
 {
+	if (!gm)
+		return fmt_error(err, errlen, "%s: no PMU to count it on (PMU kind %s)", generic_names[id],
+			    pmu_kind_name(m->kind));
 	if (m->kind == PMU_INTEL_NETBURST) {
-		if (!netburst_map[id])
+		if (!gm->pfm[id])
 			return fmt_error(err, errlen, "%s is not available on NetBurst", generic_names[id]);
 		char buf[EV_NAME_MAX * 2];
-		bp_snprintf(buf, sizeof(buf), "%s%s", netburst_map[id], mods);
+		bp_snprintf(buf, sizeof(buf), "%s%s", gm->pfm[id], mods);
 		int r = netburst_event_parse(buf, pc, out, err, errlen);
 		str_copy(out->name, generic_names[id], sizeof(out->name));
 		return r;
@@ -395,42 +339,28 @@ static int parse_generic(const struct pmu_model *m, const struct pmu_caps *pc, u
 	uint64_t plm;
 	if (parse_plm_suffix(mods, &plm, generic_names[id], err, errlen))
 		return -1;
-	const uint64_t *map;
-	bool zen = !str_ncasecmp(m->pfm_name, "amd64_fam17h", 12) ||
-		   !str_ncasecmp(m->pfm_name, "amd64_fam19h", 12);
-	switch (m->kind) {
-	case PMU_INTEL_ARCH: map = intel_arch_map; break;
-	case PMU_INTEL_P6: map = p6_map; break;
-	case PMU_AMD_PERFMON_V2: map = amd_zen4_map; break;
-	case PMU_AMD_LEGACY:
-	case PMU_AMD_CORE: map = zen ? (!strcmp(m->pfm_name, "amd64_fam19h_zen4") ? amd_zen4_map : amd_zen_map)
-				    : amd_map; break;
-	default:
-		return fmt_error(err, errlen, "%s: no PMU to count it on (PMU kind %s)", generic_names[id],
-			    pmu_kind_name(m->kind));
-	}
-	if (!map[id])
+	if (!gm->code[id])
 		return fmt_error(err, errlen, "%s is not available on PMU %s", generic_names[id], m->pfm_name);
-	if (m->kind == PMU_INTEL_ARCH && intel_arch_bit[id] >= 0 && pc->arch_events_len) {
-		unsigned bit = (unsigned)intel_arch_bit[id];
+	if (gm->cpuid_0a && gm->cpuid_0a_bit[id] >= 0 && pc->arch_events_len) {
+		unsigned bit = (unsigned)gm->cpuid_0a_bit[id];
 		if (bit >= pc->arch_events_len || (pc->arch_events_unavail >> bit & 1))
 			return fmt_error(err, errlen, "%s: architectural event %u not available on this CPU "
 				    "(CPUID.0AH:EBX bit %u)", generic_names[id], bit, bit);
 	}
 	/* The maps hold event-select values (AMD event bits 11:8 already at 35:32). */
-	return finish_gp(m, pc, map[id] | plm, out, err, errlen);
+	return finish_gp(m, pc, gm->code[id] | plm, out, err, errlen);
 }
 
 /* ---------------------------------------------------------------- raw forms */
 static uint64_t raw_allowed(const struct pmu_model *m)
 {
-	uint64_t ok = EVSEL_EVENT_MASK | EVSEL_UMASK_MASK | EVSEL_EDGE | EVSEL_INV | EVSEL_CMASK_MASK;
+	uint64_t ok = ARCH_PERFMON_EVENTSEL_EVENT_MASK | ARCH_PERFMON_EVENTSEL_UMASK_MASK | ARCH_PERFMON_EVENTSEL_EDGE | ARCH_PERFMON_EVENTSEL_INV | ARCH_PERFMON_EVENTSEL_CMASK_MASK;
 	if (m->kind == PMU_INTEL_ARCH)
-		ok |= EVSEL_ANY | EVSEL_IN_TX | EVSEL_IN_TXCP;
+		ok |= ARCH_PERFMON_EVENTSEL_ANY | ARCH_PERFMON_EVENTSEL_IN_TX | ARCH_PERFMON_EVENTSEL_IN_TXCP;
 	if (is_amd(m)) {
 		ok |= AMD64_EVENTSEL_EVENT_HI_MASK;
 		if (m->kind != PMU_AMD_LEGACY || str_ncasecmp(m->pfm_name, "amd64_k", 7))
-			ok |= AMD64_EVENTSEL_HOST | AMD64_EVENTSEL_GUEST;
+			ok |= AMD64_EVENTSEL_HOSTONLY | AMD64_EVENTSEL_GUESTONLY;
 	}
 	return ok;
 }
@@ -490,10 +420,10 @@ static int parse_cpu_raw(const struct pmu_model *m, const struct pmu_caps *pc, c
 		struct { const char *key; uint64_t max; unsigned shift; uint64_t flag; } keys[] = {
 			{ "event", is_amd(m) ? 0xfff : 0xff, 0, 0 },
 			{ "umask", 0xff, 8, 0 },
-			{ "cmask", 0xff, EVSEL_CMASK_SHIFT, 0 },
-			{ "inv", 1, 0, EVSEL_INV },
-			{ "edge", 1, 0, EVSEL_EDGE },
-			{ "any", 1, 0, EVSEL_ANY },
+			{ "cmask", 0xff, ARCH_PERFMON_EVENTSEL_CMASK_SHIFT, 0 },
+			{ "inv", 1, 0, ARCH_PERFMON_EVENTSEL_INV },
+			{ "edge", 1, 0, ARCH_PERFMON_EVENTSEL_EDGE },
+			{ "any", 1, 0, ARCH_PERFMON_EVENTSEL_ANY },
 		};
 		unsigned k;
 		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
@@ -505,12 +435,12 @@ static int parse_cpu_raw(const struct pmu_model *m, const struct pmu_caps *pc, c
 		if (v > keys[k].max)
 			return fmt_error(err, errlen, "'%s': %s=%llu out of range 0-%llu", text, keys[k].key,
 				    (unsigned long long)v, (unsigned long long)keys[k].max);
-		if (keys[k].flag == EVSEL_ANY && m->kind != PMU_INTEL_ARCH)
+		if (keys[k].flag == ARCH_PERFMON_EVENTSEL_ANY && m->kind != PMU_INTEL_ARCH)
 			return fmt_error(err, errlen, "'%s': 'any' (AnyThread) is Intel architectural only", text);
 		if (keys[k].flag)
 			sel = v ? sel | keys[k].flag : sel & ~keys[k].flag;
 		else if (k == 0)
-			sel = (sel & ~(EVSEL_EVENT_MASK | AMD64_EVENTSEL_EVENT_HI_MASK)) | (v & 0xff) |
+			sel = (sel & ~(ARCH_PERFMON_EVENTSEL_EVENT_MASK | AMD64_EVENTSEL_EVENT_HI_MASK)) | (v & 0xff) |
 			      ((v >> 8) << AMD64_EVENTSEL_EVENT_HI_SHIFT);
 		else
 			sel = (sel & ~(0xffull << keys[k].shift)) | v << keys[k].shift;
@@ -753,7 +683,7 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 		if (!use)
 			continue;
 		if (ums[a].flags & PFMT_UM_OVERRIDE)
-			sel = (sel & ~EVSEL_EVENT_MASK) | (ums[a].bits & 0xff) | (ums[a].bits & ~0xffull);
+			sel = (sel & ~ARCH_PERFMON_EVENTSEL_EVENT_MASK) | (ums[a].bits & 0xff) | (ums[a].bits & ~0xffull);
 		else
 			sel |= ums[a].bits;
 		if (chosen[a / 32] >> (a % 32) & 1) {
@@ -770,16 +700,16 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 		uint64_t v = modval[k];
 		uint64_t field = 0, fv = 0;
 		switch (pfm_mods[k].bit) {
-		case PFMT_MOD_U: plm |= v ? EVSEL_USR : 0; continue;
-		case PFMT_MOD_K: plm |= v ? EVSEL_OS : 0; continue;
-		case PFMT_MOD_E: field = EVSEL_EDGE; fv = v ? field : 0; break;
-		case PFMT_MOD_I: field = EVSEL_INV; fv = v ? field : 0; break;
-		case PFMT_MOD_C: field = EVSEL_CMASK_MASK; fv = EVSEL_CMASK(v); break;
-		case PFMT_MOD_T: field = EVSEL_ANY; fv = v ? field : 0; break;
-		case PFMT_MOD_H: field = AMD64_EVENTSEL_HOST; fv = v ? field : 0; break;
-		case PFMT_MOD_G: field = AMD64_EVENTSEL_GUEST; fv = v ? field : 0; break;
-		case PFMT_MOD_INTX: field = EVSEL_IN_TX; fv = v ? field : 0; break;
-		case PFMT_MOD_INTXCP: field = EVSEL_IN_TXCP; fv = v ? field : 0; break;
+		case PFMT_MOD_U: plm |= v ? ARCH_PERFMON_EVENTSEL_USR : 0; continue;
+		case PFMT_MOD_K: plm |= v ? ARCH_PERFMON_EVENTSEL_OS : 0; continue;
+		case PFMT_MOD_E: field = ARCH_PERFMON_EVENTSEL_EDGE; fv = v ? field : 0; break;
+		case PFMT_MOD_I: field = ARCH_PERFMON_EVENTSEL_INV; fv = v ? field : 0; break;
+		case PFMT_MOD_C: field = ARCH_PERFMON_EVENTSEL_CMASK_MASK; fv = ARCH_PERFMON_EVENTSEL_CMASK(v); break;
+		case PFMT_MOD_T: field = ARCH_PERFMON_EVENTSEL_ANY; fv = v ? field : 0; break;
+		case PFMT_MOD_H: field = AMD64_EVENTSEL_HOSTONLY; fv = v ? field : 0; break;
+		case PFMT_MOD_G: field = AMD64_EVENTSEL_GUESTONLY; fv = v ? field : 0; break;
+		case PFMT_MOD_INTX: field = ARCH_PERFMON_EVENTSEL_IN_TX; fv = v ? field : 0; break;
+		case PFMT_MOD_INTXCP: field = ARCH_PERFMON_EVENTSEL_IN_TXCP; fv = v ? field : 0; break;
 		}
 		if ((modhw & pfm_mods[k].bit) && (hwbits & field) != fv)
 			return fmt_error(err, errlen, "%s=%llu conflicts with a unit mask of %s that fixes it",
@@ -787,19 +717,20 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 		sel = (sel & ~field) | fv;
 	}
 	/* libpfm4 refuses edge detection without a counter mask. */
-	if ((ev->flags & PFMT_EV_EDGE_CMASK) && (given & PFMT_MOD_E) && (sel & EVSEL_EDGE) &&
-	    !(sel & EVSEL_CMASK_MASK))
+	if ((ev->flags & PFMT_EV_EDGE_CMASK) && (given & PFMT_MOD_E) && (sel & ARCH_PERFMON_EVENTSEL_EDGE) &&
+	    !(sel & ARCH_PERFMON_EVENTSEL_CMASK_MASK))
 		return fmt_error(err, errlen, "e (edge) needs a counter mask: add c=N (event %s)", evname);
 	/* Both rings unless a privilege filter was given; libpfm4 counts AMD's host-only
 	 * h as one, guest-only g not. */
 	if (!(given & (PFMT_MOD_U | PFMT_MOD_K | PFMT_MOD_H)))
-		plm = EVSEL_USR | EVSEL_OS;
+		plm = ARCH_PERFMON_EVENTSEL_USR | ARCH_PERFMON_EVENTSEL_OS;
 	return finish_gp(m, pc, sel | plm, out, err, errlen);
 }
 
 /* ---------------------------------------------------------------- entry points */
-int event_parse(const struct pmu_model *m, const struct pmu_caps *pc, const char *text,
-		struct ev_encoding *out, char *err, size_t errlen)
+int event_parse(const struct pmu_model *m, const struct pmu_caps *pc,
+		const struct ev_generic_map *gm, const char *text, struct ev_encoding *out,
+		char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
 	if (err && errlen)
@@ -860,10 +791,10 @@ int event_parse(const struct pmu_model *m, const struct pmu_caps *pc, const char
 	}
 	const char *colon = strchr(text, ':');
 	size_t nlen = colon ? (size_t)(colon - text) : len;
-	for (unsigned id = 0; id < GEN_COUNT; id++)
+	for (unsigned id = 0; id < EV_GEN_COUNT; id++)
 		if (strlen(generic_names[id]) == nlen && !strncmp(generic_names[id], text, nlen) &&
 		    !(colon && colon[1] == ':')) {
-			int r = parse_generic(m, pc, id, colon ? colon : "", out, err, errlen);
+			int r = parse_generic(m, pc, gm, id, colon ? colon : "", out, err, errlen);
 			if (r == 0)
 				str_copy(out->name, text, sizeof(out->name));
 			return r;

@@ -39,33 +39,59 @@ const struct pmu_model *pmu_model_at(unsigned i);
 /* Capabilities a model implies when no CPUID is at hand (host tool --pmu NAME). */
 void pmu_model_default_caps(const struct pmu_model *m, struct pmu_caps *pc);
 
+/* The NetBurst part of an encoding (lib/netburst.h has the tables it indexes). */
+struct ev_netburst {
+	uint16_t event;             /* index into nb_event_table (its ESCRs, CCCR select) */
+	uint32_t escr;              /* ESCR value for logical processor 0: event select, event
+	                               mask (replay_event's virtual bits removed), tag, and
+	                               T0_OS/T0_USR; never T1_* (the backend sets those) */
+	uint32_t cccr;              /* CCCR value as libpfm4 encodes it: enable, the event's
+	                               ESCR select, active thread 11b, compare/complement/
+	                               threshold/edge; never overflow/interrupt bits */
+	bool usr, os;               /* privilege levels requested */
+	bool both_threads;          /* count both logical processors (HT only) */
+};
+
 struct ev_encoding {
 	enum ev_class cls;
 	char name[EV_NAME_MAX];     /* the text the user wrote */
-	/* EV_CLASS_GP: the full event-select value as the kernel writes it: EN (bit 22) set,
-	 * INT (bit 20) clear; AMD event-select bits 35:32 included. */
-	uint64_t evtsel;
-	uint32_t gp_mask;           /* GP counters allowed (bit i = counter i); 0 = none */
-	uint32_t fixed_mask;        /* fixed counters that count exactly this event */
-	/* EV_CLASS_NETBURST (arch/x86/pmu/netburst.h) */
-	uint16_t nb_event;          /* index into nb_event_table (its ESCRs, CCCR select) */
-	uint32_t nb_escr;           /* ESCR value for logical processor 0: event select, event
-	                               mask (replay_event's virtual bits removed), tag, and
-	                               T0_OS/T0_USR; never T1_* (the backend sets those) */
-	uint32_t nb_cccr;           /* CCCR value as libpfm4 encodes it: enable, the event's
-	                               ESCR select, active thread 11b, compare/complement/
-	                               threshold/edge; never overflow/interrupt bits */
-	bool nb_usr, nb_os;         /* privilege levels requested */
-	bool nb_both_threads;       /* count both logical processors (HT only) */
+	union {
+		struct {            /* EV_CLASS_GP */
+			/* The full event-select value as the kernel writes it: EN (bit 22)
+			 * set, INT (bit 20) clear; AMD event-select bits 35:32 included. */
+			uint64_t evtsel;
+			uint32_t gp_mask;       /* GP counters allowed (bit i = counter i); 0 = none */
+			uint32_t fixed_mask;    /* fixed counters that count exactly this event */
+		};
+		struct ev_netburst nb;  /* EV_CLASS_NETBURST */
+	};
+};
+
+/* perf's generic event names. */
+enum ev_generic { EV_GEN_CYCLES, EV_GEN_INSTRUCTIONS, EV_GEN_REF_CYCLES, EV_GEN_BRANCHES,
+		  EV_GEN_BRANCH_MISSES, EV_GEN_CACHE_REFS, EV_GEN_CACHE_MISSES, EV_GEN_COUNT };
+
+/* One row of a PMU generation's generic-event map (the generation's descriptor holds
+ * its rows; the last row has model_prefix NULL and serves every other model). */
+struct ev_generic_map {
+	const char *model_prefix;       /* libpfm4 models this row is for ("amd64_fam17h") */
+	uint64_t code[EV_GEN_COUNT];    /* event select without USR/OS/EN; 0 = not available */
+	const char *pfm[EV_GEN_COUNT];  /* NetBurst: libpfm4 event strings instead of codes */
+	/* Intel architectural events: CPUID.0AH:EBX bit that says event i is unavailable,
+	 * -1 for none; only read when cpuid_0a is set. */
+	bool cpuid_0a;
+	int8_t cpuid_0a_bit[EV_GEN_COUNT];
 };
 
 /*
- * Parse one event for model m with capabilities pc. Returns 0, or -1 with a specific
- * message in err ("unknown event 'FOO' for PMU skl (did you mean 'BAR'?)",
+ * Parse one event for model m with capabilities pc; perf generic names come from gm,
+ * the map of m's PMU generation (pmu_generic_map() in arch/x86/pmu/pmu.h; NULL: none).
+ * Returns 0, or -1 with a specific message in err ("unknown event 'FOO' for PMU skl (did you mean 'BAR'?)",
  * "thr=16 out of range 0-15", ...).
  */
-int event_parse(const struct pmu_model *m, const struct pmu_caps *pc, const char *text,
-		struct ev_encoding *out, char *err, size_t errlen);
+int event_parse(const struct pmu_model *m, const struct pmu_caps *pc,
+		const struct ev_generic_map *gm, const char *text, struct ev_encoding *out,
+		char *err, size_t errlen);
 
 /* Split an events= list at commas that are not inside cpu/.../ or p4/.../.
  * Returns count, or -1 (err) when more than max. Pieces are copied into names[]. */

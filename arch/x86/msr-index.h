@@ -6,6 +6,7 @@
 #ifndef ARCH_X86_MSR_INDEX_H
 #define ARCH_X86_MSR_INDEX_H
 #include <stdint.h>
+#include "lib/pmu-layout.h"     /* event-select fields, counter counts and widths */
 
 /* ---------------------------------------------------------------- architectural */
 #define MSR_IA32_TSC                    0x00000010
@@ -52,33 +53,8 @@
 /* Full-width aliases of IA32_PMCx, present when IA32_PERF_CAPABILITIES[13] (SDM 20.2.6). */
 #define MSR_IA32_A_PMC0                 0x000004c1
 
-/* IA32_PERFEVTSELx (SDM Figure 20-6; P6 Figure 21-xx has the same layout below bit 32). */
-#define ARCH_PERFMON_EVENTSEL_EVENT_SHIFT   0
-#define ARCH_PERFMON_EVENTSEL_EVENT_MASK    0x000000ffULL
-#define ARCH_PERFMON_EVENTSEL_UMASK_SHIFT   8
-#define ARCH_PERFMON_EVENTSEL_UMASK_MASK    0x0000ff00ULL
-#define ARCH_PERFMON_EVENTSEL_USR           (1ULL << 16)
-#define ARCH_PERFMON_EVENTSEL_OS            (1ULL << 17)
-#define ARCH_PERFMON_EVENTSEL_EDGE          (1ULL << 18)
-#define ARCH_PERFMON_EVENTSEL_PC            (1ULL << 19)
-#define ARCH_PERFMON_EVENTSEL_INT           (1ULL << 20)
-#define ARCH_PERFMON_EVENTSEL_ANY           (1ULL << 21)   /* v3+, AnyThread */
-#define ARCH_PERFMON_EVENTSEL_ENABLE        (1ULL << 22)
-#define ARCH_PERFMON_EVENTSEL_INV           (1ULL << 23)
-#define ARCH_PERFMON_EVENTSEL_CMASK_SHIFT   24
-#define ARCH_PERFMON_EVENTSEL_CMASK_MASK    0xff000000ULL
-#define ARCH_PERFMON_EVENTSEL_RESERVED_HI   0xffffffff00000000ULL   /* bits 63:32 */
-#define ARCH_PERFMON_EVENTSEL_EVENT(v)  (((uint64_t)(v) << ARCH_PERFMON_EVENTSEL_EVENT_SHIFT) & ARCH_PERFMON_EVENTSEL_EVENT_MASK)
-#define ARCH_PERFMON_EVENTSEL_UMASK(v)  (((uint64_t)(v) << ARCH_PERFMON_EVENTSEL_UMASK_SHIFT) & ARCH_PERFMON_EVENTSEL_UMASK_MASK)
-#define ARCH_PERFMON_EVENTSEL_CMASK(v)  (((uint64_t)(v) << ARCH_PERFMON_EVENTSEL_CMASK_SHIFT) & ARCH_PERFMON_EVENTSEL_CMASK_MASK)
-
-/* P6 family: EN exists only in PERFEVTSEL0 and gates both counters (SDM 21.6.x, P6 PMU). */
-#define P6_EVNTSEL_ENABLE               ARCH_PERFMON_EVENTSEL_ENABLE
-#define P6_EVNTSEL1_RESERVED            ((1ULL << 22) | (1ULL << 21) | 0xffffffff00000000ULL)
-#define P6_EVNTSEL0_RESERVED            ((1ULL << 21) | 0xffffffff00000000ULL)
-/* L2_RQSTS with an empty MESI unit mask and neither USR nor OS: counts nothing. */
-#define P6_NOP_EVENT                    0x0000002eULL
-#define P6_COUNTER_WIDTH                40
+/* RDPMC: ECX bit 30 selects the fixed-function counters (SDM Vol. 2B RDPMC). */
+#define RDPMC_FIXED                     (1u << 30)
 
 /* Fixed-function counters (SDM 20.2.2, Figure 20-8): 4 bits per counter in FIXED_CTR_CTRL. */
 #define MSR_IA32_FIXED_CTR0             0x00000309   /* INST_RETIRED.ANY */
@@ -118,45 +94,17 @@
 /* Legacy PerfEvtSel0-3 / PerfCtr0-3 (K7 onwards; aliases of the first four core counters). */
 #define MSR_K7_EVNTSEL0                 0xc0010000
 #define MSR_K7_PERFCTR0                 0xc0010004
-#define AMD_LEGACY_COUNTERS             4
 /* Core counters, CPUID 0x80000001 ECX[23] PerfCtrExtCore: PERF_CTLn = base + 2n, PERF_CTRn = +1. */
 #define MSR_F15H_PERF_CTL0              0xc0010200
 #define MSR_F15H_PERF_CTR0              0xc0010201
 #define MSR_F15H_PERF_CTL(i)            (MSR_F15H_PERF_CTL0 + 2 * (i))
 #define MSR_F15H_PERF_CTR(i)            (MSR_F15H_PERF_CTR0 + 2 * (i))
-#define AMD_CORE_COUNTERS               6
 /* PerfMonV2, CPUID 0x80000022 EAX[0] (APM 13.2.2). */
 #define MSR_AMD64_PERF_CNTR_GLOBAL_STATUS     0xc0000300   /* read-only */
 #define MSR_AMD64_PERF_CNTR_GLOBAL_CTL        0xc0000301
 #define MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR 0xc0000302
 #define AMD64_GLOBAL_STATUS_LBRS_FROZEN       (1ULL << 58)
 #define AMD64_GLOBAL_STATUS_PMC_FROZEN        (1ULL << 59)
-#define AMD64_COUNTER_WIDTH             48
 #define MSR_AMD64_HWCR                  0xc0010015
-
-/* PerfEvtSel / PERF_CTL (APM Figure 13-7; K7 excerpt in shared/reference): bits 15:0 and
- * 31:16 as Intel's (bit 19 PC on K7, bit 21 reserved), plus the high event select and
- * the SVM host/guest filters from family 10h. */
-#define AMD64_EVENTSEL_EVENT_LO_MASK    0x000000ffULL
-#define AMD64_EVENTSEL_EVENT_HI_SHIFT   32
-#define AMD64_EVENTSEL_EVENT_HI_MASK    0x0000000f00000000ULL   /* EventSelect[11:8] */
-#define AMD64_EVENTSEL_UMASK_SHIFT      8
-#define AMD64_EVENTSEL_UMASK_MASK       0x0000ff00ULL
-#define AMD64_EVENTSEL_USR              (1ULL << 16)
-#define AMD64_EVENTSEL_OS               (1ULL << 17)
-#define AMD64_EVENTSEL_EDGE             (1ULL << 18)
-#define AMD64_EVENTSEL_PC               (1ULL << 19)   /* K7 pin control */
-#define AMD64_EVENTSEL_INT              (1ULL << 20)
-#define AMD64_EVENTSEL_ENABLE           (1ULL << 22)
-#define AMD64_EVENTSEL_INV              (1ULL << 23)
-#define AMD64_EVENTSEL_CMASK_SHIFT      24
-#define AMD64_EVENTSEL_CMASK_MASK       0xff000000ULL
-#define AMD64_EVENTSEL_GUESTONLY        (1ULL << 40)
-#define AMD64_EVENTSEL_HOSTONLY         (1ULL << 41)
-/* Reserved: bit 21 always; K7/K8 everything above 31; family 10h+ 39:36 and 63:42. */
-#define AMD64_EVENTSEL_RESERVED_K7      (0xffffffff00000000ULL | (1ULL << 21))
-#define AMD64_EVENTSEL_RESERVED         (0xfffffc0000000000ULL | 0x000000f000000000ULL | (1ULL << 21))
-#define AMD64_EVENTSEL_EVENT(v)         ((((uint64_t)(v) & 0xf00) << 24) | ((uint64_t)(v) & 0xff))
-#define AMD64_EVENTSEL_EVENT_GET(sel)   ((((sel) & AMD64_EVENTSEL_EVENT_HI_MASK) >> 24) | ((sel) & AMD64_EVENTSEL_EVENT_LO_MASK))
 
 #endif

@@ -80,7 +80,7 @@ static void print_one(const struct ev_encoding *ev, const struct pmu_state *st, 
 	case EV_CLASS_NETBURST: {
 		const struct pmu_slot *s = &st->slot[slot];
 		printf("%s: escr=0x%08llx escr_msr=0x%x cccr=0x%08llx cccr_msr=0x%x counter=%u\n",
-		       ev->name, (unsigned long long)s->escr_value, s->escr_msr,
+		       ev->name, (unsigned long long)s->extra_value, s->extra_msr,
 		       (unsigned long long)s->ctl_value, s->ctl_msr, s->index);
 		break;
 	}
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 	for (; i < argc; i++) {
 		char err[256];
 		struct ev_encoding ev;
-		if (event_parse(m, &pc, argv[i], &ev, err, sizeof(err))) {
+		if (event_parse(m, &pc, pmu_generic_map_for_model(m), argv[i], &ev, err, sizeof(err))) {
 			printf("error: %s: %s\n", argv[i], err);
 			status = 1;
 			continue;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <perfmon/pfmlib.h>
+#include "arch/x86/pmu/pmu.h"
 #include "lib/event.h"
 #include "lib/pfm_tables.h"
 
@@ -49,7 +50,7 @@ static int compare(const struct pmu_model *m, const struct pmu_caps *pc, const c
 	struct ev_encoding ev;
 	char err[256];
 	int p = pfm_encode(s, &want);
-	int b = event_parse(m, pc, s, &ev, err, sizeof(err));
+	int b = event_parse(m, pc, pmu_generic_map_for_model(m), s, &ev, err, sizeof(err));
 	if (p == 2) {
 		if (b == 0) {
 			printf("MISMATCH %s: libpfm4 needs 2 registers, bareperf gave 0x%llx\n", s,
@@ -231,18 +232,18 @@ static void test_prefix_and_case(void **state)
 	char err[256];
 	pmu_model_default_caps(m, &pc);
 	force_pmu("skl");
-	assert_int_equal(event_parse(m, &pc, "INST_RETIRED:ANY_P", &a, err, sizeof(err)), 0);
-	assert_int_equal(event_parse(m, &pc, "skl::inst_retired:any_p", &b, err, sizeof(err)), 0);
+	assert_int_equal(event_parse(m, &pc, pmu_generic_map_for_model(m), "INST_RETIRED:ANY_P", &a, err, sizeof(err)), 0);
+	assert_int_equal(event_parse(m, &pc, pmu_generic_map_for_model(m), "skl::inst_retired:any_p", &b, err, sizeof(err)), 0);
 	assert_true(a.evtsel == b.evtsel);
 	uint64_t want;
 	assert_int_equal(pfm_encode("skl::INST_RETIRED:ANY_P:u:c=1:i", &want), 1);
-	assert_int_equal(event_parse(m, &pc, "skl::INST_RETIRED:ANY_P:u:c=1:i", &a, err, sizeof(err)), 0);
+	assert_int_equal(event_parse(m, &pc, pmu_generic_map_for_model(m), "skl::INST_RETIRED:ANY_P:u:c=1:i", &a, err, sizeof(err)), 0);
 	assert_true((a.evtsel & ~IGNORED) == (want & ~IGNORED));
 	m = pmu_model_by_name("amd64_fam17h");
 	pmu_model_default_caps(m, &pc);
 	force_pmu("amd64_fam17h");
 	assert_int_equal(pfm_encode("amd64_fam17h::RETIRED_UOPS:k", &want), 1);
-	assert_int_equal(event_parse(m, &pc, "amd64_fam17h::RETIRED_UOPS:k", &a, err, sizeof(err)), 0);
+	assert_int_equal(event_parse(m, &pc, pmu_generic_map_for_model(m), "amd64_fam17h::RETIRED_UOPS:k", &a, err, sizeof(err)), 0);
 	assert_true((a.evtsel & ~IGNORED) == (want & ~IGNORED));
 }
 

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include "arch/x86/pmu/netburst.h"
 #include "lib/cpuinfo.h"
+#include "arch/x86/pmu/pmu.h"
 #include "lib/event.h"
 
 #define USR   (1ull << 16)
@@ -41,7 +42,7 @@ static const struct pmu_model *model(const char *name, struct pmu_caps *pc)
 static struct ev_encoding parse_ok(const struct pmu_model *m, const struct pmu_caps *pc, const char *text)
 {
 	struct ev_encoding ev;
-	if (event_parse(m, pc, text, &ev, err, sizeof(err)) != 0)
+	if (event_parse(m, pc, pmu_generic_map_for_model(m), text, &ev, err, sizeof(err)) != 0)
 		fail_msg("%s on %s: unexpected error: %s", text, m->pfm_name, err);
 	assert_string_equal(ev.name, text);
 	return ev;
@@ -53,7 +54,7 @@ static void parse_err(const struct pmu_model *m, const struct pmu_caps *pc, cons
 {
 	struct ev_encoding ev;
 	err[0] = 0;
-	if (event_parse(m, pc, text, &ev, err, sizeof(err)) == 0)
+	if (event_parse(m, pc, pmu_generic_map_for_model(m), text, &ev, err, sizeof(err)) == 0)
 		fail_msg("%s on %s: accepted (evtsel 0x%llx), wanted error '%s'", text, m->pfm_name,
 			 (unsigned long long)ev.evtsel, want);
 	if (!strstr(err, want))
@@ -225,19 +226,19 @@ static void test_generic_netburst(void **state)
 	const struct pmu_model *m = model("netburst", &pc);
 	for (unsigned i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
 		struct ev_encoding a, b;
-		if (event_parse(m, &pc, map[i][0], &a, err, sizeof(err)))
+		if (event_parse(m, &pc, pmu_generic_map_for_model(m), map[i][0], &a, err, sizeof(err)))
 			fail_msg("%s: %s", map[i][0], err);
 		if (netburst_event_parse(map[i][1], &pc, &b, err, sizeof(err)))
 			fail_msg("%s: %s", map[i][1], err);
 		assert_int_equal(a.cls, EV_CLASS_NETBURST);
-		assert_int_equal(a.nb_event, b.nb_event);
-		assert_int_equal(a.nb_escr, b.nb_escr);
-		assert_int_equal(a.nb_cccr, b.nb_cccr);
-		assert_int_equal(a.nb_usr, b.nb_usr);
-		assert_int_equal(a.nb_os, b.nb_os);
+		assert_int_equal(a.nb.event, b.nb.event);
+		assert_int_equal(a.nb.escr, b.nb.escr);
+		assert_int_equal(a.nb.cccr, b.nb.cccr);
+		assert_int_equal(a.nb.usr, b.nb.usr);
+		assert_int_equal(a.nb.os, b.nb.os);
 	}
 	struct ev_encoding u = parse_ok(m, &pc, "cycles:u");
-	assert_true(u.nb_usr && !u.nb_os);
+	assert_true(u.nb.usr && !u.nb.os);
 	parse_err(m, &pc, "ref-cycles", "ref-cycles is not available on NetBurst");
 	/* netburst:: and netburst_p:: name the same hand table */
 	m = model("netburst_p", &pc);
@@ -375,13 +376,13 @@ static void test_raw_p4_form(void **state)
 		char text[128], err2[256];
 		snprintf(text, sizeof(text), "p4/%s/", bodies[i]);
 		struct ev_encoding a, b;
-		int ra = event_parse(m, &pc, text, &a, err, sizeof(err));
+		int ra = event_parse(m, &pc, pmu_generic_map_for_model(m), text, &a, err, sizeof(err));
 		int rb = netburst_event_parse_raw(bodies[i], &pc, &b, err2, sizeof(err2));
 		assert_int_equal(ra, rb);
 		if (ra == 0) {
 			assert_int_equal(a.cls, EV_CLASS_NETBURST);
-			assert_int_equal(a.nb_escr, b.nb_escr);
-			assert_int_equal(a.nb_cccr, b.nb_cccr);
+			assert_int_equal(a.nb.escr, b.nb.escr);
+			assert_int_equal(a.nb.cccr, b.nb.cccr);
 			assert_string_equal(a.name, text);
 			accepted++;
 		} else {
@@ -455,7 +456,7 @@ static void test_unknown_pmu_hint(void **state)
 	parse_err(m, &pc, "zzzzzzzzzz::INST_RETIRED", "unknown PMU 'zzzzzzzzzz' (see bareperf-encode --list-pmus)");
 	/* "hs" is one edit from hsw, bdw? no: from "hsw" only by one; many names are two away */
 	struct ev_encoding ev;
-	assert_int_equal(event_parse(m, &pc, "ic::X", &ev, err, sizeof(err)), -1);
+	assert_int_equal(event_parse(m, &pc, pmu_generic_map_for_model(m), "ic::X", &ev, err, sizeof(err)), -1);
 	unsigned quotes = 0;
 	for (const char *p = err; *p; p++)
 		quotes += *p == '\'';

@@ -62,11 +62,11 @@ static void expect_same_as_pfm(const char *text)
 		fail_msg("libpfm4 rejects '%s': %s", full, pfm_strerror(pret));
 	if (netburst_event_parse(text, &ht_caps, &ev, err, sizeof(err)) != 0)
 		fail_msg("'%s' rejected: %s", text, err);
-	uint32_t ours = netburst_escr_for_thread(ev.nb_escr, ev.nb_usr, ev.nb_os, 0, true, true);
-	if (ours != escr || ev.nb_cccr != cccr)
-		fail_msg("'%s': escr %#x cccr %#x, libpfm4 %#llx %#llx", text, ours, ev.nb_cccr,
+	uint32_t ours = netburst_escr_for_thread(ev.nb.escr, ev.nb.usr, ev.nb.os, 0, true, true);
+	if (ours != escr || ev.nb.cccr != cccr)
+		fail_msg("'%s': escr %#x cccr %#x, libpfm4 %#llx %#llx", text, ours, ev.nb.cccr,
 			 (unsigned long long)escr, (unsigned long long)cccr);
-	assert_int_equal(ev.nb_escr & (P4_ESCR_T1_OS | P4_ESCR_T1_USR), 0);
+	assert_int_equal(ev.nb.escr & (P4_ESCR_T1_OS | P4_ESCR_T1_USR), 0);
 }
 
 static void expect_both_reject(const char *text)
@@ -114,7 +114,7 @@ static void test_every_event_and_umask_matches_libpfm(void **state)
 				assert_int_equal(pfm_encode(full, &escr, &cccr), 0);
 				assert_int_equal(P4_ESCR_GET_EMASK(escr), 1u << 4);
 				assert_int_equal(netburst_event_parse(text, &ht_caps, &ev, NULL, 0), 0);
-				assert_int_equal(P4_ESCR_GET_EMASK(ev.nb_escr), 1u << e->umask[u].bit);
+				assert_int_equal(P4_ESCR_GET_EMASK(ev.nb.escr), 1u << e->umask[u].bit);
 				continue;
 			}
 			expect_same_as_pfm(text);
@@ -207,11 +207,11 @@ static void test_modifiers_match_libpfm(void **state)
 	struct ev_encoding ev;
 	assert_int_equal(netburst_event_parse("global_power_events:RUNNING:cmpl:thr=8:u", &ht_caps,
 					      &ev, NULL, 0), 0);
-	assert_int_equal(ev.nb_escr, 0x26000204);
-	assert_int_equal(ev.nb_cccr, 0x8fd000);
-	assert_true(ev.nb_usr);
-	assert_false(ev.nb_os);
-	assert_string_equal(netburst_event_name(ev.nb_event), "global_power_events");
+	assert_int_equal(ev.nb.escr, 0x26000204);
+	assert_int_equal(ev.nb.cccr, 0x8fd000);
+	assert_true(ev.nb.usr);
+	assert_false(ev.nb.os);
+	assert_string_equal(netburst_event_name(ev.nb.event), "global_power_events");
 }
 
 static void expect_error(const char *text, const struct pmu_caps *pc, const char *want)
@@ -254,15 +254,15 @@ static void test_raw(void **state)
 	/* global_power_events:RUNNING for both threads, user and kernel */
 	assert_int_equal(netburst_event_parse_raw("escr=0x2600020f,cccr=0x3d000", &ht_caps, &ev,
 						  err, sizeof(err)), 0);
-	assert_string_equal(netburst_event_name(ev.nb_event), "global_power_events");
-	assert_int_equal(ev.nb_escr, 0x2600020c);
-	assert_true(ev.nb_both_threads && ev.nb_usr && ev.nb_os);
-	assert_int_equal(ev.nb_cccr, 0x3d000);
+	assert_string_equal(netburst_event_name(ev.nb.event), "global_power_events");
+	assert_int_equal(ev.nb.escr, 0x2600020c);
+	assert_true(ev.nb.both_threads && ev.nb.usr && ev.nb.os);
+	assert_int_equal(ev.nb.cccr, 0x3d000);
 	/* the enable bit is ours to manage: given without it, the encoding has it */
 	assert_int_equal(netburst_event_parse_raw("cccr=0x3c000,escr=0x26000208", &nonht_caps, &ev,
 						  err, sizeof(err)), 0);
-	assert_int_equal(ev.nb_cccr, 0x3d000);
-	assert_false(ev.nb_both_threads);
+	assert_int_equal(ev.nb.cccr, 0x3d000);
+	assert_false(ev.nb.both_threads);
 
 	static const struct { const char *body; const struct pmu_caps *pc; const char *want; } bad[] = {
 		{ "escr=0x80000000,cccr=0x3d000", &ht_caps, "reserved bits 0x80000000" },
@@ -300,7 +300,7 @@ static bool oracle(const struct ev_encoding *ev, unsigned n, unsigned k, uint64_
 {
 	if (k == n)
 		return true;
-	const struct nb_event *e = &nb_event_table[ev[k].nb_event];
+	const struct nb_event *e = &nb_event_table[ev[k].nb.event];
 	for (unsigned i = 0; i < e->nescrs; i++)
 		for (unsigned c = 0; c < P4_NUM_COUNTERS; c++) {
 			const struct p4_escr_info *x = &p4_escr_table[e->escr[i]];
@@ -323,8 +323,8 @@ static void check_slots(const struct pmu_state *st, const struct ev_encoding *ev
 	assert_int_equal(st->nslots, n);
 	for (unsigned i = 0; i < n; i++) {
 		const struct pmu_slot *s = &st->slot[i];
-		const struct nb_event *e = &nb_event_table[ev[i].nb_event];
-		int x = p4_escr_by_msr(s->escr_msr);
+		const struct nb_event *e = &nb_event_table[ev[i].nb.event];
+		int x = p4_escr_by_msr(s->extra_msr);
 		assert_true(x >= 0);
 		assert_true(x == e->escr[0] || (e->nescrs == 2 && x == e->escr[1]));
 		bool feeds = false;
@@ -548,8 +548,8 @@ static void run_backend_case(const struct backend_case *c)
 	if (be->assign(&st, ev, 3, err, sizeof(err)) != 0)
 		fail_msg("%s: %s", c->label, err);
 	assert_int_equal(st.nslots, 3);
-	assert_int_equal(st.slot[0].escr_value, c->gpe_escr);
-	assert_int_equal(st.slot[1].escr_value, c->ir_escr);
+	assert_int_equal(st.slot[0].extra_value, c->gpe_escr);
+	assert_int_equal(st.slot[1].extra_value, c->ir_escr);
 	/* CCCR, global_power_events: enable 0x1000 | esel 6 << 13 (0xc000) | any 3 << 16
 	 * (0x30000) = 0x3d000. instr_retired: enable 0x1000 | esel 4 << 13 (0x8000) |
 	 * 0x30000 | compare 0x40000 | complement 0x80000 | thr 8 << 20 (0x800000) = 0x8f9000. */
@@ -561,17 +561,17 @@ static void run_backend_case(const struct backend_case *c)
 	assert_int_equal(be->program(&st), 0);
 	assert_int_equal(m.model.nlog, 6);
 	for (unsigned i = 0; i < 2; i++) {
-		assert_int_equal(m.model.log[3 * i].msr, st.slot[i].escr_msr);
-		assert_int_equal(m.model.log[3 * i].val, st.slot[i].escr_value);
+		assert_int_equal(m.model.log[3 * i].msr, st.slot[i].extra_msr);
+		assert_int_equal(m.model.log[3 * i].val, st.slot[i].extra_value);
 		assert_int_equal(m.model.log[3 * i + 1].msr, st.slot[i].ctl_msr);
 		assert_int_equal(m.model.log[3 * i + 1].val, st.slot[i].ctl_value & ~0x1000ull);
 		assert_int_equal(m.model.log[3 * i + 2].msr, st.slot[i].ctr_msr);
 		assert_int_equal(m.model.log[3 * i + 2].val, 0);
 	}
 	/* first choices: FSB_ESCR0 feeding BPU_COUNTER0; CRU_ESCR0 feeding IQ_COUNTER0 */
-	assert_int_equal(st.slot[0].escr_msr, MSR_FSB_ESCR0);
+	assert_int_equal(st.slot[0].extra_msr, MSR_FSB_ESCR0);
 	assert_int_equal(st.slot[0].ctr_msr, MSR_BPU_COUNTER0);
-	assert_int_equal(st.slot[1].escr_msr, MSR_CRU_ESCR0);
+	assert_int_equal(st.slot[1].extra_msr, MSR_CRU_ESCR0);
 	assert_int_equal(st.slot[1].ctl_msr, MSR_IQ_CCCR0);
 
 	assert_int_equal(be->start(&st), 0);
@@ -640,9 +640,9 @@ static void test_backend_errors(void **state)
 
 	/* a both-threads encoding on a part without HT gets T0 bits only */
 	st.logical_cpu = 0;
-	ev.nb_both_threads = true;
+	ev.nb.both_threads = true;
 	assert_int_equal(pmu_backend_netburst.assign(&st, &ev, 1, err, sizeof(err)), 0);
-	assert_int_equal(st.slot[0].escr_value, 0x2600020c);
+	assert_int_equal(st.slot[0].extra_value, 0x2600020c);
 
 	/* a fault is returned as its vector and remembered */
 	m.inject_msr = st.slot[0].ctl_msr;

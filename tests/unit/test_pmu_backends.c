@@ -687,7 +687,7 @@ static void test_netburst(void **state)
 	snprintf(ev[0].name, sizeof(ev[0].name), "global_power_events:RUNNING:u");
 	ev[1] = tsc_event();
 	assign_ok(r, ev, 2);
-	assert_int_equal(r->st.slot[0].type, SLOT_NETBURST);
+	assert_int_equal(r->st.slot[0].type, SLOT_GP);
 	assert_int_equal(r->st.be->program(&r->st), 0);
 	assert_int_equal(r->st.be->start(&r->st), 0);
 	/* The model does not know NetBurst gating; advance the counter by hand. */

@@ -1,14 +1,14 @@
 /*
- * Backend selection, the counter matcher and free-running slots the event-select
- * backends share, and the trace=msr decoder for every PMU MSR bareperf writes.
+ * What the PMU generations share: the table of descriptors, the counter matcher and the
+ * one assignment routine of every event-select generation, free-running slots, checked
+ * MSR access, and the trace=msr decoder that reads each generation's register names.
  */
 #include "arch/x86/pmu/core.h"
 #include "arch/x86/msr-index.h"
-#include "arch/x86/pmu/netburst.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
-
+/* Every generation bareperf drives: one row each (docs/adding-a-pmu.md). */
 static const struct pmu_backend *const backends[PMU_KIND_COUNT] = {
 	[PMU_NONE]           = NULL,
 	[PMU_INTEL_NETBURST] = &pmu_backend_netburst,
@@ -24,6 +24,22 @@ const struct pmu_backend *pmu_backend_for(enum pmu_kind kind)
 	if ((unsigned)kind >= PMU_KIND_COUNT)
 		return NULL;
 	return backends[kind];
+}
+
+const struct ev_generic_map *pmu_generic_map(const struct pmu_backend *be,
+					     const struct pmu_model *m)
+{
+	if (!be || !be->generic)
+		return NULL;
+	for (const struct ev_generic_map *g = be->generic;; g++)
+		if (!g->model_prefix || (m && !str_ncasecmp(m->pfm_name, g->model_prefix,
+							    strlen(g->model_prefix))))
+			return g;
+}
+
+const struct ev_generic_map *pmu_generic_map_for_model(const struct pmu_model *m)
+{
+	return m ? pmu_generic_map(pmu_backend_for(m->kind), m) : NULL;
 }
 
 /* ---------------------------------------------------------------- counter matching */
@@ -79,6 +95,110 @@ int pmu_match_counters(const uint32_t *cand, unsigned n, int *counter)
 		if (owner[c] >= 0)
 			counter[owner[c]] = (int)c;
 	return -1;
+}
+
+/* ---------------------------------------------------------------- shared assignment */
+
+unsigned pmu_gp_count(const struct pmu_state *st)
+{
+	unsigned max = st->be->max_gp < PMU_MAX_GP ? st->be->max_gp : PMU_MAX_GP;
+	unsigned n = st->caps.gp_counters ? st->caps.gp_counters : max;
+	return n < max ? n : max;
+}
+
+uint32_t pmu_gp_candidates(const struct pmu_state *st, const struct ev_encoding *e,
+			   char *err, size_t errlen)
+{
+	uint32_t all = (1u << pmu_gp_count(st)) - 1;
+	if (e->evtsel & st->be->evtsel_reserved) {
+		bp_snprintf(err, errlen, "event '%s': event-select bits 0x%llx are reserved on %s",
+			    e->name, (unsigned long long)(e->evtsel & st->be->evtsel_reserved),
+			    st->be->name);
+		return 0;
+	}
+	uint32_t cand = e->gp_mask & all;
+	if (!cand)
+		bp_snprintf(err, errlen, "event '%s' cannot be counted here: it allows counters "
+			    "0x%x, %s has 0x%x", e->name, e->gp_mask, st->be->name, all);
+	return cand;
+}
+
+/* GP counter i of the generation, by its descriptor's bases and strides. */
+static void fill_gp_slot(const struct pmu_state *st, const struct ev_encoding *e, unsigned i,
+			 struct pmu_slot *s)
+{
+	const struct pmu_backend *be = st->be;
+	uint32_t ctr_base = st->full_width_writes && be->ctr_base_full_width ?
+			    be->ctr_base_full_width : be->ctr_base;
+	memset(s, 0, sizeof(*s));
+	s->type = SLOT_GP;
+	s->index = i;
+	s->ctl_msr = be->ctl_base + be->ctl_stride * i;
+	s->ctr_msr = ctr_base + be->ctr_stride * i;
+	s->ctl_value = e->evtsel | ARCH_PERFMON_EVENTSEL_ENABLE;
+	s->rdpmc_index = i;
+	s->width = st->caps.gp_width ? st->caps.gp_width : be->width;
+}
+
+static unsigned bits_set(uint32_t v)
+{
+	unsigned n = 0;
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+/* The candidate set of every event; -1 with err when one has none or is invalid. */
+static int collect_candidates(struct pmu_state *st, const struct ev_encoding *ev, unsigned n,
+			      uint32_t *cand, char *err, size_t errlen)
+{
+	for (unsigned k = 0; k < n; k++) {
+		cand[k] = 0;
+		if (pmu_check_class(st->be->name, &ev[k], err, errlen))
+			return -1;
+		if (ev[k].cls != EV_CLASS_GP)
+			continue;
+		cand[k] = st->be->candidates(st, &ev[k], err, errlen);
+		if (!cand[k])
+			return -1;
+	}
+	return 0;
+}
+
+int pmu_assign_shared(struct pmu_state *st, const struct ev_encoding *ev, unsigned n,
+		      char *err, size_t errlen)
+{
+	uint32_t cand[PMU_MAX_SLOTS] = { 0 };
+	int counter[PMU_MAX_SLOTS] = { 0 };
+
+	st->nslots = 0;
+	if (n > PMU_MAX_SLOTS) {
+		bp_snprintf(err, errlen, "%u events given, at most %u", n, PMU_MAX_SLOTS);
+		return -1;
+	}
+	if (collect_candidates(st, ev, n, cand, err, errlen))
+		return -1;
+	int bad = pmu_match_counters(cand, n, counter);
+	if (bad >= 0) {
+		unsigned nfixed = st->be->fixed_ctr_base ? bits_set(st->caps.fixed_counter_mask) : 0;
+		bp_snprintf(err, errlen, "event '%s' does not fit: no free counter among its "
+			    "candidates (GP 0x%x, fixed 0x%x); %u events for %u GP and %u fixed "
+			    "counters of %s", ev[bad].name, cand[bad] & PMU_CAND_GP_MASK,
+			    cand[bad] >> PMU_CAND_FIXED_SHIFT, n, pmu_gp_count(st), nfixed, st->be->name);
+		return -1;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		struct pmu_slot *s = &st->slot[k];
+		if (pmu_slot_free_running(s, &ev[k]))
+			continue;
+		unsigned c = (unsigned)counter[k];
+		if (c < PMU_CAND_FIXED_SHIFT)
+			fill_gp_slot(st, &ev[k], c, s);
+		if (st->be->fill_slot)
+			st->be->fill_slot(st, &ev[k], c, s);
+	}
+	st->nslots = n;
+	return 0;
 }
 
 bool pmu_slot_free_running(struct pmu_slot *s, const struct ev_encoding *e)
@@ -185,54 +305,11 @@ static void put(struct sink *s, const char *fmt, ...)
 		s->pos += (size_t)n;
 }
 
-enum msr_decoder { DEC_NONE, DEC_INTEL_EVTSEL, DEC_FIXED_CTRL, DEC_INTEL_GLOBAL, DEC_PERF_CAP,
-		   DEC_AMD_EVTSEL, DEC_AMD_GLOBAL };
-
-struct msr_name {
-	uint32_t first;
-	uint8_t count, stride;      /* count MSRs first, first + stride, ...; name gets the index */
-	const char *name;
-	enum msr_decoder dec;
-};
-
-static const struct msr_name msr_names[] = {
+/* The free-running registers every generation may read. */
+static const struct pmu_msr_name free_running_names[] = {
 	{ .first = MSR_IA32_TSC, .count = 1, .stride = 1, .name = "TSC", .dec = DEC_NONE },
 	{ .first = MSR_IA32_MPERF, .count = 1, .stride = 1, .name = "MPERF", .dec = DEC_NONE },
 	{ .first = MSR_IA32_APERF, .count = 1, .stride = 1, .name = "APERF", .dec = DEC_NONE },
-	{ .first = MSR_IA32_PMC0, .count = PMU_MAX_GP, .stride = 1, .name = "PMC", .dec = DEC_NONE },
-	{ .first = MSR_IA32_PERFEVTSEL0, .count = PMU_MAX_GP, .stride = 1, .name = "PERFEVTSEL",
-	  .dec = DEC_INTEL_EVTSEL },
-	{ .first = MSR_IA32_A_PMC0, .count = PMU_MAX_GP, .stride = 1, .name = "A_PMC", .dec = DEC_NONE },
-	{ .first = MSR_IA32_FIXED_CTR0, .count = PMU_MAX_FIXED, .stride = 1, .name = "FIXED_CTR",
-	  .dec = DEC_NONE },
-	{ .first = MSR_IA32_PERF_CAPABILITIES, .count = 1, .stride = 1, .name = "PERF_CAPABILITIES",
-	  .dec = DEC_PERF_CAP },
-	{ .first = MSR_IA32_FIXED_CTR_CTRL, .count = 1, .stride = 1, .name = "FIXED_CTR_CTRL",
-	  .dec = DEC_FIXED_CTRL },
-	{ .first = MSR_IA32_PERF_GLOBAL_STATUS, .count = 1, .stride = 1, .name = "PERF_GLOBAL_STATUS",
-	  .dec = DEC_INTEL_GLOBAL },
-	{ .first = MSR_IA32_PERF_GLOBAL_CTRL, .count = 1, .stride = 1, .name = "PERF_GLOBAL_CTRL",
-	  .dec = DEC_INTEL_GLOBAL },
-	{ .first = MSR_IA32_PERF_GLOBAL_OVF_CTRL, .count = 1, .stride = 1, .name = "PERF_GLOBAL_OVF_CTRL",
-	  .dec = DEC_INTEL_GLOBAL },
-	{ .first = MSR_IA32_PERF_GLOBAL_STATUS_SET, .count = 1, .stride = 1,
-	  .name = "PERF_GLOBAL_STATUS_SET", .dec = DEC_INTEL_GLOBAL },
-	{ .first = MSR_IA32_PERF_GLOBAL_INUSE, .count = 1, .stride = 1, .name = "PERF_GLOBAL_INUSE",
-	  .dec = DEC_NONE },
-	{ .first = MSR_K7_EVNTSEL0, .count = AMD_LEGACY_COUNTERS, .stride = 1, .name = "K7_EVNTSEL",
-	  .dec = DEC_AMD_EVTSEL },
-	{ .first = MSR_K7_PERFCTR0, .count = AMD_LEGACY_COUNTERS, .stride = 1, .name = "K7_PERFCTR",
-	  .dec = DEC_NONE },
-	{ .first = MSR_F15H_PERF_CTL0, .count = PMU_MAX_GP, .stride = 2, .name = "PERF_CTL",
-	  .dec = DEC_AMD_EVTSEL },
-	{ .first = MSR_F15H_PERF_CTR0, .count = PMU_MAX_GP, .stride = 2, .name = "PERF_CTR",
-	  .dec = DEC_NONE },
-	{ .first = MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, .count = 1, .stride = 1,
-	  .name = "PERF_CNTR_GLOBAL_STATUS", .dec = DEC_AMD_GLOBAL },
-	{ .first = MSR_AMD64_PERF_CNTR_GLOBAL_CTL, .count = 1, .stride = 1,
-	  .name = "PERF_CNTR_GLOBAL_CTL", .dec = DEC_AMD_GLOBAL },
-	{ .first = MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR, .count = 1, .stride = 1,
-	  .name = "PERF_CNTR_GLOBAL_STATUS_CLR", .dec = DEC_AMD_GLOBAL },
 };
 
 /* Flag bits shared by Intel and AMD event selects, in bit order. */
@@ -328,10 +405,11 @@ static void decode_global(struct sink *s, uint64_t v, bool amd)
 	}
 }
 
-static const struct msr_name *msr_lookup(uint32_t msr, unsigned *index)
+static const struct pmu_msr_name *msr_lookup(const struct pmu_msr_name *names, unsigned count,
+					    uint32_t msr, unsigned *index)
 {
-	for (unsigned i = 0; i < sizeof(msr_names) / sizeof(msr_names[0]); i++) {
-		const struct msr_name *n = &msr_names[i];
+	for (unsigned i = 0; i < count; i++) {
+		const struct pmu_msr_name *n = &names[i];
 		if (msr < n->first || (msr - n->first) % n->stride)
 			continue;
 		uint32_t k = (msr - n->first) / n->stride;
@@ -343,10 +421,11 @@ static const struct msr_name *msr_lookup(uint32_t msr, unsigned *index)
 	return NULL;
 }
 
-static int describe_own(uint32_t msr, uint64_t val, char *buf, size_t len)
+static int describe_named(const struct pmu_msr_name *names, unsigned count, uint32_t msr,
+			  uint64_t val, char *buf, size_t len)
 {
 	unsigned index;
-	const struct msr_name *n = msr_lookup(msr, &index);
+	const struct pmu_msr_name *n = msr_lookup(names, count, msr, &index);
 	if (!n)
 		return -1;
 	struct sink s = { buf, len, 0 };
@@ -370,16 +449,33 @@ static int describe_own(uint32_t msr, uint64_t val, char *buf, size_t len)
 	return (int)s.pos;
 }
 
+static int describe_by(const struct pmu_backend *be, uint32_t msr, uint64_t val, char *buf,
+		       size_t len)
+{
+	int n = describe_named(be->msr_names, be->n_msr_names, msr, val, buf, len);
+	if (n < 0 && be->describe)
+		n = be->describe(msr, val, buf, len);
+	return n;
+}
+
+/* The traced kind's own registers first, then the free-running ones, then every other
+ * generation's, those whose numbers overlap others' (trace_last) at the end. */
 int pmu_msr_describe_kind(enum pmu_kind kind, uint32_t msr, uint64_t val, char *buf, size_t len)
 {
+	const struct pmu_backend *own = pmu_backend_for(kind);
 	int n;
-	/* On NetBurst 0x300-0x311 are its counters, elsewhere 0x309-0x30c are IA32_FIXED_CTRx. */
-	if (kind == PMU_INTEL_NETBURST && (n = netburst_msr_describe(msr, val, buf, len)) >= 0)
+	if (own && (n = describe_by(own, msr, val, buf, len)) >= 0)
 		return n;
-	if ((n = describe_own(msr, val, buf, len)) >= 0)
+	if ((n = describe_named(free_running_names, sizeof(free_running_names) / sizeof(free_running_names[0]), msr, val,
+				buf, len)) >= 0)
 		return n;
-	if ((n = netburst_msr_describe(msr, val, buf, len)) >= 0)
-		return n;
+	for (int last = 0; last < 2; last++)
+		for (unsigned k = 0; k < PMU_KIND_COUNT; k++) {
+			const struct pmu_backend *be = backends[k];
+			if (be && be != own && be->trace_last == last &&
+			    (n = describe_by(be, msr, val, buf, len)) >= 0)
+				return n;
+		}
 	return bp_snprintf(buf, len, "MSR 0x%x <- 0x%08llx", msr, (unsigned long long)val);
 }
 

@@ -1,6 +1,8 @@
 /*
- * Helpers the event-select backends (intel-arch, intel-p6, amd) share: counter matching,
- * free-running counters (TSC, APERF, MPERF), checked MSR access, trace decoding by kind.
+ * What the generations' descriptor files share, private to arch/x86/pmu/: the
+ * descriptors themselves (for the table in core.c), the counter matcher, the one
+ * assignment routine of the event-select generations, and checked MSR access.
+ * kernel/ and everything outside arch/x86/pmu/ use pmu.h only.
  */
 #ifndef ARCH_X86_PMU_CORE_H
 #define ARCH_X86_PMU_CORE_H
@@ -9,17 +11,12 @@
 #include <stdint.h>
 #include "arch/x86/pmu/pmu.h"
 
+extern const struct pmu_backend pmu_backend_netburst;
 extern const struct pmu_backend pmu_backend_intel_arch;
 extern const struct pmu_backend pmu_backend_intel_p6;
 extern const struct pmu_backend pmu_backend_amd_legacy;
 extern const struct pmu_backend pmu_backend_amd_core;
 extern const struct pmu_backend pmu_backend_amd_perfmon_v2;
-
-/* Candidate sets for pmu_match_counters: GP counter i is bit i, fixed counter j is
- * bit PMU_CAND_FIXED_SHIFT + j. Fixed candidates are tried first. */
-#define PMU_CAND_FIXED_SHIFT 16
-#define PMU_CAND_GP(i)       (1u << (i))
-#define PMU_CAND_FIXED(j)    (1u << (PMU_CAND_FIXED_SHIFT + (j)))
 
 /* Bipartite matching of n events onto counters (augmenting paths), so any set that
  * can be placed is placed. counter[k] gets the candidate bit number for event k, or
@@ -27,9 +24,18 @@ extern const struct pmu_backend pmu_backend_amd_perfmon_v2;
  * with candidates was placed, else the index of the first event that found none. */
 int pmu_match_counters(const uint32_t *cand, unsigned n, int *counter);
 
-/* Fill a slot for EV_CLASS_TSC/APERF/MPERF (read by RDMSR, never written).
- * Returns false for any other class. */
-bool pmu_slot_free_running(struct pmu_slot *s, const struct ev_encoding *e);
+/* The assignment of every event-select generation: checks each event's class, asks the
+ * descriptor's candidates() where it may go, matches, and fills GP slots from the
+ * descriptor's MSR bases and strides (then its fill_slot, if any). */
+int pmu_assign_shared(struct pmu_state *st, const struct ev_encoding *ev, unsigned n,
+		      char *err, size_t errlen);
+/* GP counters usable here: CPUID's count (or the generation's when CPUID gives none),
+ * at most the descriptor's max_gp. */
+unsigned pmu_gp_count(const struct pmu_state *st);
+/* candidates() for generations without fixed counters: the select's reserved bits
+ * (descriptor evtsel_reserved) checked, the event's gp_mask within the GP counters. */
+uint32_t pmu_gp_candidates(const struct pmu_state *st, const struct ev_encoding *e,
+			   char *err, size_t errlen);
 
 /* Reject classes an event-select backend cannot count; 0 or -1 with err. */
 int pmu_check_class(const char *pmu_name, const struct ev_encoding *e,
@@ -47,9 +53,5 @@ int pmu_zero_counters(struct pmu_state *st);
 
 /* Read slot i: RDMSR of its counter MSR; -1 for an out-of-range slot. */
 int pmu_read_slot(struct pmu_state *st, unsigned i, uint64_t *val);
-
-/* Like pmu_msr_describe, but resolves the MSRs NetBurst shares with the architectural
- * PMU (0x300-0x311 counters vs IA32_FIXED_CTRx) by the PMU kind being traced. */
-int pmu_msr_describe_kind(enum pmu_kind kind, uint32_t msr, uint64_t val, char *buf, size_t len);
 
 #endif

@@ -9,14 +9,9 @@
 #include "lib/format.h"
 #include "lib/str.h"
 
-static unsigned arch_gp_count(const struct pmu_state *st)
-{
-	return st->caps.gp_counters < PMU_MAX_GP ? st->caps.gp_counters : PMU_MAX_GP;
-}
-
 static uint32_t arch_gp_all(const struct pmu_state *st)
 {
-	return (1u << arch_gp_count(st)) - 1;
+	return (1u << pmu_gp_count(st)) - 1;
 }
 
 /* Fixed counter i exists when CPUID.0AH:ECX[i] (v5) or EDX[4:0] > i (SDM 20.2.5); the
@@ -29,14 +24,6 @@ static uint32_t arch_fixed_all(const struct pmu_state *st)
 	unsigned n = st->caps.fixed_counters < PMU_MAX_FIXED ? st->caps.fixed_counters : PMU_MAX_FIXED;
 	uint32_t mask = st->caps.version >= 5 ? st->caps.fixed_counter_mask : (1u << n) - 1;
 	return mask & ((1u << PMU_MAX_FIXED) - 1);
-}
-
-static unsigned arch_fixed_count(const struct pmu_state *st)
-{
-	unsigned n = 0;
-	for (uint32_t m = arch_fixed_all(st); m; m &= m - 1)
-		n++;
-	return n;
 }
 
 static bool arch_any_thread_ok(const struct pmu_state *st)
@@ -101,79 +88,43 @@ static int arch_check_evtsel(const struct pmu_state *st, const struct ev_encodin
 	return 0;
 }
 
-static int arch_assign(struct pmu_state *st, const struct ev_encoding *ev, unsigned n,
-		       char *err, size_t errlen)
+static uint32_t arch_candidates(const struct pmu_state *st, const struct ev_encoding *e,
+				char *err, size_t errlen)
 {
-	uint32_t cand[PMU_MAX_SLOTS] = { 0 };
-	int counter[PMU_MAX_SLOTS] = { 0 };
 	uint32_t gp_all = arch_gp_all(st), fixed_all = arch_fixed_all(st);
+	if (arch_check_evtsel(st, e, err, errlen))
+		return 0;
+	uint32_t cand = e->gp_mask & gp_all;
+	if (arch_fixed_capable(e->evtsel))
+		cand |= (e->fixed_mask & fixed_all) << PMU_CAND_FIXED_SHIFT;
+	if (!cand)
+		bp_snprintf(err, errlen, "event '%s' cannot be counted here: it allows GP "
+			    "counters 0x%x and fixed counters 0x%x, the PMU has GP 0x%x and "
+			    "fixed 0x%x", e->name, e->gp_mask, e->fixed_mask, gp_all, fixed_all);
+	return cand;
+}
 
-	st->nslots = 0;
-	if (n > PMU_MAX_SLOTS) {
-		bp_snprintf(err, errlen, "%u events given, at most %u", n, PMU_MAX_SLOTS);
-		return -1;
-	}
-	for (unsigned k = 0; k < n; k++) {
-		const struct ev_encoding *e = &ev[k];
-		cand[k] = 0;
-		if (pmu_check_class("intel-arch", e, err, errlen))
-			return -1;
-		if (e->cls != EV_CLASS_GP)
-			continue;
-		if (arch_check_evtsel(st, e, err, errlen))
-			return -1;
-		cand[k] = e->gp_mask & gp_all;
-		if (arch_fixed_capable(e->evtsel))
-			cand[k] |= (e->fixed_mask & fixed_all) << PMU_CAND_FIXED_SHIFT;
-		if (!cand[k]) {
-			bp_snprintf(err, errlen, "event '%s' cannot be counted here: it allows GP "
-				    "counters 0x%x and fixed counters 0x%x, the PMU has GP 0x%x and "
-				    "fixed 0x%x", e->name, e->gp_mask, e->fixed_mask, gp_all, fixed_all);
-			return -1;
-		}
-	}
-	int bad = pmu_match_counters(cand, n, counter);
-	if (bad >= 0) {
-		bp_snprintf(err, errlen, "event '%s' does not fit: no free counter among its "
-			    "candidates (GP 0x%x, fixed 0x%x); %u events for %u GP and %u fixed counters",
-			    ev[bad].name, cand[bad] & 0xffff, cand[bad] >> PMU_CAND_FIXED_SHIFT, n,
-			    arch_gp_count(st), arch_fixed_count(st));
-		return -1;
-	}
-	for (unsigned k = 0; k < n; k++) {
-		struct pmu_slot *s = &st->slot[k];
-		const struct ev_encoding *e = &ev[k];
-		if (pmu_slot_free_running(s, e))
-			continue;
-		memset(s, 0, sizeof(*s));
-		if (counter[k] >= PMU_CAND_FIXED_SHIFT) {
-			unsigned j = (unsigned)counter[k] - PMU_CAND_FIXED_SHIFT;
-			uint64_t field = 0;
-			if (e->evtsel & ARCH_PERFMON_EVENTSEL_OS)
-				field |= FIXED_CTR_CTRL_OS;
-			if (e->evtsel & ARCH_PERFMON_EVENTSEL_USR)
-				field |= FIXED_CTR_CTRL_USR;
-			if (e->evtsel & ARCH_PERFMON_EVENTSEL_ANY)
-				field |= FIXED_CTR_CTRL_ANY;
-			s->type = SLOT_FIXED;
-			s->index = j;
-			s->ctr_msr = MSR_IA32_FIXED_CTR0 + j;
-			s->ctl_value = field;   /* this counter's FIXED_CTR_CTRL field, unshifted */
-			s->rdpmc_index = j | (1u << 30);
-			s->width = st->caps.fixed_width;
-		} else {
-			unsigned i = (unsigned)counter[k];
-			s->type = SLOT_GP;
-			s->index = i;
-			s->ctr_msr = (st->full_width_writes ? MSR_IA32_A_PMC0 : MSR_IA32_PMC0) + i;
-			s->ctl_msr = MSR_IA32_PERFEVTSEL0 + i;
-			s->ctl_value = e->evtsel | ARCH_PERFMON_EVENTSEL_ENABLE;
-			s->rdpmc_index = i;
-			s->width = st->caps.gp_width;
-		}
-	}
-	st->nslots = n;
-	return 0;
+/* A fixed counter's slot: its FIXED_CTR_CTRL field (unshifted) carries the ring filters. */
+static void arch_fill_slot(const struct pmu_state *st, const struct ev_encoding *e,
+			   unsigned cand_bit, struct pmu_slot *s)
+{
+	if (cand_bit < PMU_CAND_FIXED_SHIFT)
+		return;
+	unsigned j = cand_bit - PMU_CAND_FIXED_SHIFT;
+	uint64_t field = 0;
+	if (e->evtsel & ARCH_PERFMON_EVENTSEL_OS)
+		field |= FIXED_CTR_CTRL_OS;
+	if (e->evtsel & ARCH_PERFMON_EVENTSEL_USR)
+		field |= FIXED_CTR_CTRL_USR;
+	if (e->evtsel & ARCH_PERFMON_EVENTSEL_ANY)
+		field |= FIXED_CTR_CTRL_ANY;
+	memset(s, 0, sizeof(*s));
+	s->type = SLOT_FIXED;
+	s->index = j;
+	s->ctr_msr = st->be->fixed_ctr_base + j;
+	s->ctl_value = field;
+	s->rdpmc_index = j | RDPMC_FIXED;
+	s->width = st->caps.fixed_width;
 }
 
 /* GLOBAL_CTRL bits of the counters in use. */
@@ -234,7 +185,7 @@ static int arch_disable_all(struct pmu_state *st)
 	bool v2 = st->caps.version >= 2;
 	if (v2 && pmu_wrmsr(st, MSR_IA32_PERF_GLOBAL_CTRL, 0))
 		return -1;
-	for (unsigned i = 0; i < arch_gp_count(st); i++)
+	for (unsigned i = 0; i < pmu_gp_count(st); i++)
 		if (pmu_wrmsr(st, MSR_IA32_PERFEVTSEL0 + i, 0))
 			return -1;
 	if (arch_fixed_all(st) && pmu_wrmsr(st, MSR_IA32_FIXED_CTR_CTRL, 0))
@@ -242,11 +193,62 @@ static int arch_disable_all(struct pmu_state *st)
 	return 0;
 }
 
+/* Linux perf's map; SDM Vol. 3B Table 20-1 for the architectural events and the
+ * CPUID.0AH:EBX bit that says each is unavailable. */
+static const struct ev_generic_map arch_generic[] = { {
+	.code = {
+		[EV_GEN_CYCLES] = 0x003c, [EV_GEN_INSTRUCTIONS] = 0x00c0, [EV_GEN_REF_CYCLES] = 0x0300,
+		[EV_GEN_BRANCHES] = 0x00c4, [EV_GEN_BRANCH_MISSES] = 0x00c5,
+		[EV_GEN_CACHE_REFS] = 0x4f2e, [EV_GEN_CACHE_MISSES] = 0x412e,
+	},
+	.cpuid_0a = true,
+	.cpuid_0a_bit = {
+		[EV_GEN_CYCLES] = 0, [EV_GEN_INSTRUCTIONS] = 1, [EV_GEN_REF_CYCLES] = -1,
+		[EV_GEN_BRANCHES] = 5, [EV_GEN_BRANCH_MISSES] = 6, [EV_GEN_CACHE_REFS] = 3,
+		[EV_GEN_CACHE_MISSES] = 4,
+	},
+} };
+
+static const struct pmu_msr_name arch_msr_names[] = {
+	{ .first = MSR_IA32_PMC0, .count = PMU_MAX_GP, .stride = 1, .name = "PMC", .dec = DEC_NONE },
+	{ .first = MSR_IA32_PERFEVTSEL0, .count = PMU_MAX_GP, .stride = 1, .name = "PERFEVTSEL",
+	  .dec = DEC_INTEL_EVTSEL },
+	{ .first = MSR_IA32_A_PMC0, .count = PMU_MAX_GP, .stride = 1, .name = "A_PMC", .dec = DEC_NONE },
+	{ .first = MSR_IA32_FIXED_CTR0, .count = PMU_MAX_FIXED, .stride = 1, .name = "FIXED_CTR",
+	  .dec = DEC_NONE },
+	{ .first = MSR_IA32_PERF_CAPABILITIES, .count = 1, .stride = 1, .name = "PERF_CAPABILITIES",
+	  .dec = DEC_PERF_CAP },
+	{ .first = MSR_IA32_FIXED_CTR_CTRL, .count = 1, .stride = 1, .name = "FIXED_CTR_CTRL",
+	  .dec = DEC_FIXED_CTRL },
+	{ .first = MSR_IA32_PERF_GLOBAL_STATUS, .count = 1, .stride = 1, .name = "PERF_GLOBAL_STATUS",
+	  .dec = DEC_INTEL_GLOBAL },
+	{ .first = MSR_IA32_PERF_GLOBAL_CTRL, .count = 1, .stride = 1, .name = "PERF_GLOBAL_CTRL",
+	  .dec = DEC_INTEL_GLOBAL },
+	{ .first = MSR_IA32_PERF_GLOBAL_OVF_CTRL, .count = 1, .stride = 1, .name = "PERF_GLOBAL_OVF_CTRL",
+	  .dec = DEC_INTEL_GLOBAL },
+	{ .first = MSR_IA32_PERF_GLOBAL_STATUS_SET, .count = 1, .stride = 1,
+	  .name = "PERF_GLOBAL_STATUS_SET", .dec = DEC_INTEL_GLOBAL },
+	{ .first = MSR_IA32_PERF_GLOBAL_INUSE, .count = 1, .stride = 1, .name = "PERF_GLOBAL_INUSE",
+	  .dec = DEC_NONE },
+};
+
 const struct pmu_backend pmu_backend_intel_arch = {
 	.name = "intel-arch",
 	.kind = PMU_INTEL_ARCH,
+	.ctl_base = MSR_IA32_PERFEVTSEL0, .ctl_stride = 1,
+	.ctr_base = MSR_IA32_PMC0, .ctr_stride = 1,
+	.ctr_base_full_width = MSR_IA32_A_PMC0,
+	.fixed_ctr_base = MSR_IA32_FIXED_CTR0,
+	.max_gp = PMU_MAX_GP,
+	.width = 0,                     /* CPUID.0AH always gives the widths */
+	.evtsel_reserved = ARCH_PERFMON_EVENTSEL_RESERVED_HI,
+	.generic = arch_generic,
+	.msr_names = arch_msr_names,
+	.n_msr_names = sizeof(arch_msr_names) / sizeof(arch_msr_names[0]),
 	.probe = arch_probe,
-	.assign = arch_assign,
+	.candidates = arch_candidates,
+	.fill_slot = arch_fill_slot,
+	.assign = pmu_assign_shared,
 	.program = arch_program,
 	.start = arch_start,
 	.stop = arch_stop,

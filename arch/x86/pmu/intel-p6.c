@@ -9,8 +9,6 @@
 #include "lib/format.h"
 #include "lib/str.h"
 
-#define P6_COUNTERS 2
-
 static int p6_probe(struct pmu_state *st, char *err, size_t errlen)
 {
 	if (st->caps.kind != PMU_INTEL_P6) {
@@ -23,61 +21,13 @@ static int p6_probe(struct pmu_state *st, char *err, size_t errlen)
 	return 0;
 }
 
-static int p6_assign(struct pmu_state *st, const struct ev_encoding *ev, unsigned n,
-		     char *err, size_t errlen)
+/* Counter 0's select is written with EN at start; counter 1's never has it (reserved). */
+static void p6_fill_slot(const struct pmu_state *st, const struct ev_encoding *e,
+			 unsigned cand_bit, struct pmu_slot *s)
 {
-	uint32_t cand[PMU_MAX_SLOTS] = { 0 };
-	int counter[PMU_MAX_SLOTS] = { 0 };
-
-	st->nslots = 0;
-	if (n > PMU_MAX_SLOTS) {
-		bp_snprintf(err, errlen, "%u events given, at most %u", n, PMU_MAX_SLOTS);
-		return -1;
-	}
-	for (unsigned k = 0; k < n; k++) {
-		const struct ev_encoding *e = &ev[k];
-		cand[k] = 0;
-		if (pmu_check_class("intel-p6", e, err, errlen))
-			return -1;
-		if (e->cls != EV_CLASS_GP)
-			continue;
-		if (e->evtsel & P6_EVNTSEL0_RESERVED) {
-			bp_snprintf(err, errlen, "event '%s': event-select bits 0x%llx are reserved on "
-				    "P6 (bit 21 and bits 63:32)", e->name,
-				    (unsigned long long)(e->evtsel & P6_EVNTSEL0_RESERVED));
-			return -1;
-		}
-		cand[k] = e->gp_mask & ((1u << P6_COUNTERS) - 1);
-		if (!cand[k]) {
-			bp_snprintf(err, errlen, "event '%s' cannot be counted here: it allows counters "
-				    "0x%x, P6 has counters 0 and 1", e->name, e->gp_mask);
-			return -1;
-		}
-	}
-	int bad = pmu_match_counters(cand, n, counter);
-	if (bad >= 0) {
-		bp_snprintf(err, errlen, "event '%s' does not fit: no free counter among its "
-			    "candidates (0x%x); %u events for P6's 2 counters", ev[bad].name,
-			    cand[bad], n);
-		return -1;
-	}
-	for (unsigned k = 0; k < n; k++) {
-		struct pmu_slot *s = &st->slot[k];
-		if (pmu_slot_free_running(s, &ev[k]))
-			continue;
-		unsigned i = (unsigned)counter[k];
-		memset(s, 0, sizeof(*s));
-		s->type = SLOT_GP;
-		s->index = i;
-		s->ctr_msr = MSR_IA32_PMC0 + i;
-		s->ctl_msr = MSR_IA32_PERFEVTSEL0 + i;
-		/* Counter 0's select is written with EN at start; counter 1's never has it. */
-		s->ctl_value = i == 0 ? ev[k].evtsel | P6_EVNTSEL_ENABLE : ev[k].evtsel & ~P6_EVNTSEL_ENABLE;
-		s->rdpmc_index = i;
-		s->width = P6_COUNTER_WIDTH;
-	}
-	st->nslots = n;
-	return 0;
+	(void)st;
+	if (cand_bit != 0)
+		s->ctl_value = e->evtsel & ~P6_EVNTSEL_ENABLE;
 }
 
 static const struct pmu_slot *p6_slot_on(const struct pmu_state *st, unsigned counter)
@@ -125,11 +75,36 @@ static int p6_disable_all(struct pmu_state *st)
 	return pmu_wrmsr(st, MSR_IA32_PERFEVTSEL0 + 1, 0);
 }
 
+/* Linux perf's p6_perfmon_event_map. */
+static const struct ev_generic_map p6_generic[] = { {
+	.code = {
+		[EV_GEN_CYCLES] = 0x0079, [EV_GEN_INSTRUCTIONS] = 0x00c0, [EV_GEN_BRANCHES] = 0x00c4,
+		[EV_GEN_BRANCH_MISSES] = 0x00c5, [EV_GEN_CACHE_REFS] = 0x0f2e,
+		[EV_GEN_CACHE_MISSES] = 0x012e,
+	},
+} };
+
+static const struct pmu_msr_name p6_msr_names[] = {
+	{ .first = MSR_IA32_PMC0, .count = P6_COUNTERS, .stride = 1, .name = "PMC", .dec = DEC_NONE },
+	{ .first = MSR_IA32_PERFEVTSEL0, .count = P6_COUNTERS, .stride = 1, .name = "PERFEVTSEL",
+	  .dec = DEC_INTEL_EVTSEL },
+};
+
 const struct pmu_backend pmu_backend_intel_p6 = {
 	.name = "intel-p6",
 	.kind = PMU_INTEL_P6,
+	.ctl_base = MSR_IA32_PERFEVTSEL0, .ctl_stride = 1,
+	.ctr_base = MSR_IA32_PMC0, .ctr_stride = 1,
+	.max_gp = P6_COUNTERS,
+	.width = P6_COUNTER_WIDTH,
+	.evtsel_reserved = P6_EVNTSEL0_RESERVED,
+	.generic = p6_generic,
+	.msr_names = p6_msr_names,
+	.n_msr_names = sizeof(p6_msr_names) / sizeof(p6_msr_names[0]),
 	.probe = p6_probe,
-	.assign = p6_assign,
+	.candidates = pmu_gp_candidates,
+	.fill_slot = p6_fill_slot,
+	.assign = pmu_assign_shared,
 	.program = p6_program,
 	.start = p6_start,
 	.stop = p6_stop,

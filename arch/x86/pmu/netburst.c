@@ -5,7 +5,7 @@
  */
 #include "arch/x86/pmu/netburst.h"
 #include "arch/x86/pmu/p4-regs.h"
-#include "arch/x86/pmu/pmu.h"
+#include "arch/x86/pmu/core.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -218,15 +218,15 @@ int netburst_event_parse(const char *text, const struct pmu_caps *pc,
 		return fmt_error(err, errlen, "'%s': t (both logical processors) needs a processor with "
 			    "Hyper-Threading", text);
 
-	out->nb_event = (uint16_t)idx;
-	out->nb_escr = P4_ESCR_EVENT(e->event_select) | P4_ESCR_EMASK(evmask & ~e->virtual_mask) |
+	out->nb.event = (uint16_t)idx;
+	out->nb.escr = P4_ESCR_EVENT(e->event_select) | P4_ESCR_EMASK(evmask & ~e->virtual_mask) |
 		       (tag ? P4_ESCR_TAG_ENABLE | P4_ESCR_TAG(tag) : 0) |
 		       (usr ? P4_ESCR_T0_USR : 0) | (os ? P4_ESCR_T0_OS : 0);
-	out->nb_cccr = cccr | P4_CCCR_ENABLE | P4_CCCR_ESEL(e->escr_select) |
+	out->nb.cccr = cccr | P4_CCCR_ENABLE | P4_CCCR_ESEL(e->escr_select) |
 		       P4_CCCR_ACTIVE_THREAD(P4_CCCR_THREAD_ANY);
-	out->nb_usr = usr;
-	out->nb_os = os;
-	out->nb_both_threads = both;
+	out->nb.usr = usr;
+	out->nb.os = os;
+	out->nb.both_threads = both;
 	return 0;
 }
 
@@ -312,13 +312,13 @@ int netburst_event_parse_raw(const char *body, const struct pmu_caps *pc,
 
 	bool t0 = escr & (P4_ESCR_T0_OS | P4_ESCR_T0_USR);
 	bool t1 = escr & (P4_ESCR_T1_OS | P4_ESCR_T1_USR);
-	out->nb_event = (uint16_t)match;
-	out->nb_usr = escr & (P4_ESCR_T0_USR | P4_ESCR_T1_USR);
-	out->nb_os = escr & (P4_ESCR_T0_OS | P4_ESCR_T1_OS);
-	out->nb_both_threads = t0 && t1;
-	out->nb_escr = ((uint32_t)escr & ~P4_ESCR_THREAD_BITS) |
-		       (out->nb_usr ? P4_ESCR_T0_USR : 0) | (out->nb_os ? P4_ESCR_T0_OS : 0);
-	out->nb_cccr = (uint32_t)cccr | P4_CCCR_ENABLE;
+	out->nb.event = (uint16_t)match;
+	out->nb.usr = escr & (P4_ESCR_T0_USR | P4_ESCR_T1_USR);
+	out->nb.os = escr & (P4_ESCR_T0_OS | P4_ESCR_T1_OS);
+	out->nb.both_threads = t0 && t1;
+	out->nb.escr = ((uint32_t)escr & ~P4_ESCR_THREAD_BITS) |
+		       (out->nb.usr ? P4_ESCR_T0_USR : 0) | (out->nb.os ? P4_ESCR_T0_OS : 0);
+	out->nb.cccr = (uint32_t)cccr | P4_CCCR_ENABLE;
 	return 0;
 }
 
@@ -400,7 +400,7 @@ struct nb_alloc {
 
 static const struct nb_event *event_of(const struct ev_encoding *ev)
 {
-	return &nb_event_table[ev->nb_event];
+	return &nb_event_table[ev->nb.event];
 }
 
 /* Backtracking over (ESCR, counter) pairs; events are ordered fewest choices first. */
@@ -561,9 +561,9 @@ static int nb_assign(struct pmu_state *st, const struct ev_encoding *ev, unsigne
 		if (ev[i].cls == EV_CLASS_APERF || ev[i].cls == EV_CLASS_MPERF)
 			return fmt_error(err, errlen, "event '%s': NetBurst processors have no APERF/MPERF",
 				    ev[i].name);
-		if (ev[i].cls == EV_CLASS_NETBURST && ev[i].nb_event >= nb_event_count)
+		if (ev[i].cls == EV_CLASS_NETBURST && ev[i].nb.event >= nb_event_count)
 			return fmt_error(err, errlen, "event '%s': NetBurst event index %u out of range",
-				    ev[i].name, ev[i].nb_event);
+				    ev[i].name, ev[i].nb.event);
 		if (ev[i].cls != EV_CLASS_NETBURST && ev[i].cls != EV_CLASS_TSC)
 			return fmt_error(err, errlen, "event '%s' is not a NetBurst event", ev[i].name);
 		if (ev[i].cls == EV_CLASS_NETBURST)
@@ -596,18 +596,18 @@ static int nb_assign(struct pmu_state *st, const struct ev_encoding *ev, unsigne
 			const struct nb_event *e = event_of(x);
 			struct pmu_slot *s = &st->slot[a.idx[k]];
 			unsigned c = a.ctr_of[k];
-			s->type = SLOT_NETBURST;
+			s->type = SLOT_GP;
 			s->index = c;
 			s->ctr_msr = P4_COUNTER_MSR(c);
 			s->ctl_msr = P4_CCCR_MSR(c);
-			s->escr_msr = p4_escr_table[a.escr_of[k]].msr;
-			s->escr_value = netburst_escr_for_thread(x->nb_escr, x->nb_usr, x->nb_os, lp,
-								 x->nb_both_threads, ht);
+			s->extra_msr = p4_escr_table[a.escr_of[k]].msr;
+			s->extra_value = netburst_escr_for_thread(x->nb.escr, x->nb.usr, x->nb.os, lp,
+								 x->nb.both_threads, ht);
 			/* Active thread 11b: required without HT (Figure 18-42); with HT it counts
 			 * whenever either logical processor runs, leaving thread selection to the
 			 * ESCR's T0/T1 bits (Table 18-29). 01b/10b would filter on how many
 			 * logical processors are active, not which one. */
-			s->ctl_value = (x->nb_cccr & ~(P4_CCCR_ESCR_SELECT_MASK | P4_CCCR_ACTIVE_THREAD_MASK)) |
+			s->ctl_value = (x->nb.cccr & ~(P4_CCCR_ESCR_SELECT_MASK | P4_CCCR_ACTIVE_THREAD_MASK)) |
 				       P4_CCCR_ENABLE | P4_CCCR_ESEL(e->escr_select) |
 				       P4_CCCR_ACTIVE_THREAD(P4_CCCR_THREAD_ANY);
 			s->rdpmc_index = c;
@@ -654,9 +654,9 @@ static int nb_program(struct pmu_state *st)
 	int vec;
 	for (unsigned i = 0; i < st->nslots; i++) {
 		const struct pmu_slot *s = &st->slot[i];
-		if (s->type != SLOT_NETBURST)
+		if (s->type != SLOT_GP)
 			continue;
-		if ((vec = wr(st, s->escr_msr, s->escr_value)) ||
+		if ((vec = wr(st, s->extra_msr, s->extra_value)) ||
 		    (vec = wr(st, s->ctl_msr, s->ctl_value & ~(uint64_t)P4_CCCR_ENABLE)) ||
 		    (vec = wr(st, s->ctr_msr, 0)))
 			return vec;
@@ -669,7 +669,7 @@ static int set_enable(struct pmu_state *st, bool on)
 	int vec;
 	for (unsigned i = 0; i < st->nslots; i++) {
 		const struct pmu_slot *s = &st->slot[i];
-		if (s->type != SLOT_NETBURST)
+		if (s->type != SLOT_GP)
 			continue;
 		uint64_t v = on ? s->ctl_value | P4_CCCR_ENABLE : s->ctl_value & ~(uint64_t)P4_CCCR_ENABLE;
 		if ((vec = wr(st, s->ctl_msr, v)))
@@ -691,7 +691,7 @@ static int nb_read(struct pmu_state *st, unsigned i, uint64_t *val)
 		st->last_fault = (uint64_t)vec;
 		return vec;
 	}
-	if (st->slot[i].type == SLOT_NETBURST)
+	if (st->slot[i].type == SLOT_GP)
 		*val &= P4_COUNTER_MASK;
 	return 0;
 }
@@ -700,7 +700,7 @@ static int nb_reset(struct pmu_state *st)
 {
 	int vec;
 	for (unsigned i = 0; i < st->nslots; i++)
-		if (st->slot[i].type == SLOT_NETBURST && (vec = wr(st, st->slot[i].ctr_msr, 0)))
+		if (st->slot[i].type == SLOT_GP && (vec = wr(st, st->slot[i].ctr_msr, 0)))
 			return vec;
 	return 0;
 }
@@ -720,7 +720,23 @@ static int nb_disable_all(struct pmu_state *st)
 	return 0;
 }
 
+/* Linux p4_general_events in libpfm4's names: mispred_branch_retired's bit 0 (the SDM's
+ * NBOGUS) is libpfm4's BOGUS. instructions and branches count the non-bogus retired
+ * instructions and all four retired-branch kinds, where Linux takes untagged bogus
+ * ones too and retired_branch_type. */
+static const struct ev_generic_map nb_generic[] = { { .pfm = {
+	[EV_GEN_CYCLES] = "global_power_events:RUNNING",
+	[EV_GEN_INSTRUCTIONS] = "instr_retired:NBOGUSNTAG:NBOGUSTAG",
+	[EV_GEN_BRANCHES] = "branch_retired:MMNP:MMNM:MMTP:MMTM",
+	[EV_GEN_BRANCH_MISSES] = "mispred_branch_retired:BOGUS",
+	[EV_GEN_CACHE_REFS] = "bsq_cache_reference:RD_2ndL_HITS:RD_2ndL_HITE:RD_2ndL_HITM:"
+			      "RD_3rdL_HITS:RD_3rdL_HITE:RD_3rdL_HITM",
+	[EV_GEN_CACHE_MISSES] = "bsq_cache_reference:RD_2ndL_MISS:RD_3rdL_MISS:WR_2ndL_MISS",
+} } };
+
 const struct pmu_backend pmu_backend_netburst = {
+	.max_gp = P4_NUM_COUNTERS,
+	.width = P4_COUNTER_WIDTH,
 	.name = "intel-netburst",
 	.kind = PMU_INTEL_NETBURST,
 	.probe = nb_probe,
@@ -731,6 +747,9 @@ const struct pmu_backend pmu_backend_netburst = {
 	.read = nb_read,
 	.reset = nb_reset,
 	.disable_all = nb_disable_all,
+	.describe = netburst_msr_describe,
+	.trace_last = true,
+	.generic = nb_generic,
 };
 
 /* ---------------------------------------------------------------- trace=msr */

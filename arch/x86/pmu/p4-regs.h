@@ -8,6 +8,7 @@
  */
 #ifndef ARCH_X86_PMU_P4_REGS_H
 #define ARCH_X86_PMU_P4_REGS_H
+#include "lib/pmu-layout.h"     /* P4_NUM_COUNTERS, P4_COUNTER_WIDTH */
 
 /* ---- Counters: 40 bits wide, 0x300-0x311 */
 #define MSR_BPU_COUNTER0        0x00000300
@@ -29,8 +30,6 @@
 #define MSR_IQ_COUNTER4         0x00000310
 #define MSR_IQ_COUNTER5         0x00000311
 
-#define P4_NUM_COUNTERS         18
-#define P4_COUNTER_WIDTH        40
 #define P4_COUNTER_MASK         ((1ULL << P4_COUNTER_WIDTH) - 1)
 #define P4_COUNTER_MSR(n)       (MSR_BPU_COUNTER0 + (n))
 #define P4_COUNTER_RESERVED     (~P4_COUNTER_MASK)

@@ -1,26 +1,31 @@
 /*
- * One interface for every PMU generation. A backend allocates counters for encoded
- * events (no hardware touched), then programs, starts, stops and reads them through
- * the msr_io it was given: the kernel passes real RDMSR/WRMSR with fault fixup (and
- * the trace=msr printer), the host tests pass an MSR model built from the manuals.
- * A backend never prints.
+ * One interface for every PMU generation, and the only PMU header kernel/ includes.
+ *
+ * A generation is a descriptor, struct pmu_backend: what is data (MSR bases and strides,
+ * counter counts and widths, reserved select bits, the perf generic-event map, the MSRs
+ * trace=msr names) plus a few hooks (probe, which counters an event may use, program,
+ * start, stop). One shared routine assigns counters for every event-select generation;
+ * NetBurst brings its own ESCR/CCCR allocator. docs/adding-a-pmu.md is the recipe.
+ *
+ * A backend allocates counters for encoded events (no hardware touched), then programs,
+ * starts, stops and reads them through the msr_io it was given: the kernel passes real
+ * RDMSR/WRMSR with fault fixup (and the trace=msr printer), the host tests pass an MSR
+ * model built from the manuals. A backend never prints.
  */
 #ifndef ARCH_X86_PMU_PMU_H
 #define ARCH_X86_PMU_PMU_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "arch/x86/msr-io.h"
 #include "lib/cpuinfo.h"
 #include "lib/event.h"
 
-/* MSR access: return 0, or the exception vector that fired (13 = #GP). */
-struct msr_io {
-	int (*read)(void *ctx, uint32_t msr, uint64_t *val);
-	int (*write)(void *ctx, uint32_t msr, uint64_t val);
-	void *ctx;
+enum pmu_slot_type {
+	SLOT_GP,        /* a counter with its own control register(s): event select, or CCCR+ESCR */
+	SLOT_FIXED,     /* Intel fixed-function counter */
+	SLOT_TSC, SLOT_APERF, SLOT_MPERF,   /* free-running, read by RDMSR, never written */
 };
-
-enum pmu_slot_type { SLOT_GP, SLOT_FIXED, SLOT_NETBURST, SLOT_TSC, SLOT_APERF, SLOT_MPERF };
 
 /* Where one event landed. */
 struct pmu_slot {
@@ -28,9 +33,9 @@ struct pmu_slot {
 	unsigned index;             /* GP/fixed counter number; NetBurst counter 0-17 */
 	uint32_t ctr_msr;           /* counter MSR (read/reset) */
 	uint32_t ctl_msr;           /* event select / CCCR; 0 for fixed, TSC, APERF/MPERF */
-	uint32_t escr_msr;          /* NetBurst only */
-	uint64_t ctl_value;         /* value written to ctl_msr (CCCR: with ESCR select) */
-	uint64_t escr_value;        /* NetBurst only: with T0/T1 bits for the chosen LP */
+	uint64_t ctl_value;         /* value written to ctl_msr with the counter enabled */
+	uint32_t extra_msr;         /* the event's second register (NetBurst: its ESCR); 0 = none */
+	uint64_t extra_value;       /* written to extra_msr before ctl_msr */
 	uint32_t rdpmc_index;       /* ECX for RDPMC (fixed: bit 30 set); ~0u when none */
 	unsigned width;             /* counter width in bits */
 };
@@ -43,20 +48,66 @@ struct pmu_state {
 	const struct pmu_backend *be;
 	struct pmu_caps caps;
 	struct msr_io io;
-	unsigned logical_cpu;       /* NetBurst: 0 = T0, 1 = T1, for the ESCR privilege bits */
+	unsigned logical_cpu;       /* SMT thread running the payloads (NetBurst T0/T1: 0 or 1) */
 	bool full_width_writes;     /* Intel IA32_PERF_CAPABILITIES[13] */
 	unsigned nslots;
 	struct pmu_slot slot[PMU_MAX_SLOTS];
 	uint64_t last_fault;        /* vector of the last failed access, for diagnostics */
 };
 
+/* Candidate sets of the shared assignment: GP counter i is bit i, fixed counter j is
+ * bit PMU_CAND_FIXED_SHIFT + j. Fixed candidates are tried first. */
+#define PMU_CAND_FIXED_SHIFT 16
+#define PMU_CAND_GP(i)       (1u << (i))
+#define PMU_CAND_FIXED(j)    (1u << (PMU_CAND_FIXED_SHIFT + (j)))
+#define PMU_CAND_GP_MASK     ((1u << PMU_CAND_FIXED_SHIFT) - 1)
+
+/* One register (or a run of them) trace=msr can name, and how to decode its value. */
+enum pmu_msr_decoder { DEC_NONE, DEC_INTEL_EVTSEL, DEC_FIXED_CTRL, DEC_INTEL_GLOBAL, DEC_PERF_CAP,
+		       DEC_AMD_EVTSEL, DEC_AMD_GLOBAL };
+struct pmu_msr_name {
+	uint32_t first;
+	uint8_t count, stride;      /* count MSRs first, first + stride, ...; name gets the index */
+	const char *name;
+	enum pmu_msr_decoder dec;
+};
+
 struct pmu_backend {
 	const char *name;           /* "intel-arch", ... same names as pmu_kind_name() */
 	enum pmu_kind kind;
+
+	/* ---- data (event-select generations; NetBurst describes its block in its tables) */
+	uint32_t ctl_base, ctr_base;    /* event select and counter MSR of counter 0 */
+	uint8_t ctl_stride, ctr_stride; /* MSR distance from one counter's register to the next */
+	uint32_t ctr_base_full_width;   /* full-width counter aliases (Intel IA32_A_PMCx); 0 = none */
+	uint32_t fixed_ctr_base;        /* fixed counter 0 (Intel); 0 = none */
+	unsigned max_gp;                /* GP counters the generation can have */
+	unsigned width;                 /* counter width when CPUID gives none */
+	uint64_t evtsel_reserved;       /* event-select bits that must be 0 */
+	/* perf generic names: rows tried in order, the first whose model_prefix matches the
+	 * libpfm4 model (NULL matches any) wins; ends with an all-zero row. */
+	const struct ev_generic_map *generic;
+	/* trace=msr: the registers this generation writes, n_msr_names of them. */
+	const struct pmu_msr_name *msr_names;
+	unsigned n_msr_names;
+	bool trace_last;                /* its MSR numbers mean other things elsewhere (NetBurst
+	                                   0x300-0x311): named only when it is the PMU traced
+	                                   or no other generation knows the number */
+
+	/* ---- hooks */
 	/* Check capabilities, read anything needed once (PERF_CAPABILITIES). 0 or -1. */
 	int (*probe)(struct pmu_state *st, char *err, size_t errlen);
+	/* Event-select generations: the counters event e may use (PMU_CAND_* bits), after
+	 * checking its select bits; 0 with err when it can use none or is invalid. */
+	uint32_t (*candidates)(const struct pmu_state *st, const struct ev_encoding *e,
+			       char *err, size_t errlen);
+	/* Event-select generations, optional: adjust slot s that the shared assignment
+	 * filled for a GP counter (or, with a fixed candidate, fill it). */
+	void (*fill_slot)(const struct pmu_state *st, const struct ev_encoding *e, unsigned cand_bit,
+			  struct pmu_slot *s);
 	/* Allocate counters for n events; fills st->slot[], st->nslots. No MSR writes.
-	 * -1 with err naming the conflicting events when they cannot all be placed. */
+	 * -1 with err naming the conflicting events when they cannot all be placed.
+	 * pmu_assign_shared for every event-select generation. */
 	int (*assign)(struct pmu_state *st, const struct ev_encoding *ev, unsigned n,
 		      char *err, size_t errlen);
 	/* Write event selects with counting disabled, zero the counters. */
@@ -68,10 +119,20 @@ struct pmu_backend {
 	int (*reset)(struct pmu_state *st);
 	/* Disable every counter of this generation, whatever was assigned. */
 	int (*disable_all)(struct pmu_state *st);
+	/* trace=msr decoding of registers msr_names cannot describe; -1 when not its MSR. */
+	int (*describe)(uint32_t msr, uint64_t val, char *buf, size_t len);
 };
 
 /* The backend for a kind, or NULL for PMU_NONE. */
 const struct pmu_backend *pmu_backend_for(enum pmu_kind kind);
+
+/* The generic-event map of backend be for libpfm4 model m (NULL when be has none). */
+const struct ev_generic_map *pmu_generic_map(const struct pmu_backend *be,
+					     const struct pmu_model *m);
+
+/* The same for the generation of m's own kind (pmu_backend_for(m->kind)). */
+const struct ev_generic_map *pmu_generic_map_for_model(const struct pmu_model *m);
+
 /* Difference of two raw reads of a counter of the given width, wrap handled. */
 static inline uint64_t pmu_delta(uint64_t before, uint64_t after, unsigned width)
 {
@@ -79,8 +140,16 @@ static inline uint64_t pmu_delta(uint64_t before, uint64_t after, unsigned width
 	return (after - before) & mask;
 }
 
+/* Fill a slot for EV_CLASS_TSC/APERF/MPERF (read by RDMSR, never written).
+ * Returns false for any other class. */
+bool pmu_slot_free_running(struct pmu_slot *s, const struct ev_encoding *e);
+
 /* Name and decoded fields of a PMU MSR write, for trace=msr:
- * "IQ_CCCR0 0x360 <- 0x0003d000 enable esel=6 active=any". Pure table lookup. */
+ * "IQ_CCCR0 0x360 <- 0x0003d000 enable esel=6 active=any". Pure table lookup. The
+ * registers of the given kind's generation win where generations share MSR numbers
+ * (NetBurst's counters 0x300-0x311 are IA32_FIXED_CTRx elsewhere); PMU_NONE prefers the
+ * architectural meaning. */
+int pmu_msr_describe_kind(enum pmu_kind kind, uint32_t msr, uint64_t val, char *buf, size_t len);
 int pmu_msr_describe(uint32_t msr, uint64_t val, char *buf, size_t len);
 
 #endif
