@@ -122,13 +122,9 @@ static const struct feature_bit feature_bits[] = {
 };
 
 static const char *const pmu_kind_names[PMU_KIND_COUNT] = {
-	[PMU_NONE] = "none",
-	[PMU_INTEL_NETBURST] = "intel-netburst",
-	[PMU_INTEL_P6] = "intel-p6",
-	[PMU_INTEL_ARCH] = "intel-arch",
-	[PMU_AMD_LEGACY] = "amd-legacy",
-	[PMU_AMD_CORE] = "amd-core",
-	[PMU_AMD_PERFMON_V2] = "amd-perfmon-v2",
+#define PMU_KIND_NAME(kind, name) [kind] = name,
+	PMU_KINDS(PMU_KIND_NAME)
+#undef PMU_KIND_NAME
 };
 
 const char *pmu_kind_name(enum pmu_kind kind)

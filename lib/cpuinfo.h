@@ -13,14 +13,21 @@
  * source does not have that leaf (the decoder then treats it as all zero). */
 typedef bool (*cpuid_read_fn)(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
 
+/* The PMU generations CPUID can tell apart, one row each: the kind and its name (the
+ * backend driving it is the row of the same kind in arch/x86/pmu/core.c). */
+#define PMU_KINDS(X)                                    \
+	X(PMU_NONE, "none")                             \
+	X(PMU_INTEL_NETBURST, "intel-netburst")         \
+	X(PMU_INTEL_P6, "intel-p6")                     \
+	X(PMU_INTEL_ARCH, "intel-arch")                 \
+	X(PMU_AMD_LEGACY, "amd-legacy")                 \
+	X(PMU_AMD_CORE, "amd-core")                     \
+	X(PMU_AMD_PERFMON_V2, "amd-perfmon-v2")
+
 enum pmu_kind {
-	PMU_NONE = 0,
-	PMU_INTEL_NETBURST,
-	PMU_INTEL_P6,
-	PMU_INTEL_ARCH,
-	PMU_AMD_LEGACY,
-	PMU_AMD_CORE,
-	PMU_AMD_PERFMON_V2,
+#define PMU_KIND_ENUM(kind, name) kind,
+	PMU_KINDS(PMU_KIND_ENUM)
+#undef PMU_KIND_ENUM
 	PMU_KIND_COUNT
 };
 
