@@ -81,7 +81,7 @@ bool lapic_init(uint64_t phys_base, const char **why)
 		*why = "CPU has no local APIC";
 		return false;
 	}
-	regs = (volatile uint32_t *)phys_base;
+	regs = (volatile uint32_t *)(uintptr_t)phys_base;     /* identity-mapped */
 	outb(PIC1_DATA, 0xff);
 	outb(PIC2_DATA, 0xff);
 	wr(LAPIC_TPR, 0);

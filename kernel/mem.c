@@ -43,7 +43,7 @@ uint64_t mem_alloc_phys(uint64_t size, uint64_t align)
 		uint64_t p = (ranges[i].next + align - 1) & ~(align - 1);
 		if (p + size <= ranges[i].end && p + size > p) {
 			ranges[i].next = p + size;
-			memset((void *)p, 0, size);
+			memset((void *)(uintptr_t)p, 0, size);     /* identity-mapped */
 			return p;
 		}
 	}
@@ -58,7 +58,7 @@ uint64_t mem_free_bytes(void)
 	return total;
 }
 
-uint64_t user_alloc(uint64_t size, uint64_t align)
+uintptr_t user_alloc(uint64_t size, uint64_t align)
 {
 	if (!have_snapshot) {
 		for (unsigned i = 0; i < nranges; i++)
@@ -75,7 +75,7 @@ uint64_t user_alloc(uint64_t size, uint64_t align)
 	if (!pa || paging_map(va, pa, size, MAP_WRITE | MAP_USER))
 		return 0;
 	user_next = va + size;
-	return va;
+	return (uintptr_t)va;
 }
 
 void user_reset(void)

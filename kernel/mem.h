@@ -10,7 +10,7 @@ void mem_init(const struct boot_info *bi);
 uint64_t mem_alloc_phys(uint64_t size, uint64_t align);
 uint64_t mem_free_bytes(void);
 /* A user-region block (user RW, NX), physically contiguous; returns its user VA or 0. */
-uint64_t user_alloc(uint64_t size, uint64_t align);
+uintptr_t user_alloc(uint64_t size, uint64_t align);
 /* Release every user_alloc block (the region is reused per benchmark). */
 void user_reset(void);
 

@@ -33,9 +33,9 @@ static const struct run_opts cpl0 = { .cpl3 = false, .watchdog_ms = 2000 };
 /* A "ret" in a data page, to be called at CPL 0: NX must stop it. */
 static uint8_t data_ret[16] = { 0xc3 };
 
-static uint64_t ualias(const char *p)
+static uintptr_t ualias(const char *p)
 {
-	return payload_user_alias((uint64_t)p);
+	return payload_user_alias((uintptr_t)p);
 }
 
 /* A CPL 3 fault class: the run must end with this vector at this user RIP. */
@@ -52,14 +52,16 @@ static void check_fault(const struct fault_case *c)
 {
 	struct run_result r;
 	run_call(&cpl3, c->fn, c->arg, 0, &r);
-	uint64_t want_rip = ualias(c->rip) + c->rip_adjust;
+	uintptr_t want_rip = ualias(c->rip) + c->rip_adjust;
 	check(r.status == RUN_FAULT && r.fault.vector == c->vector && r.fault.rip == want_rip &&
 		      r.fault.cpl == 3,
-	      c->name, "status %d vector %u at %lx cpl %u, expected %s at %lx", r.status,
-	      r.fault.vector, r.fault.rip, r.fault.cpl, vector_name(c->vector), want_rip);
+	      c->name, "status %d vector %u at %llx cpl %u, expected %s at %llx", r.status,
+	      r.fault.vector, (unsigned long long)r.fault.rip, r.fault.cpl, vector_name(c->vector),
+	      (unsigned long long)want_rip);
 	if (r.status == RUN_FAULT)
-		kprintf("  caught %s at CPL 3, RIP %016lx error 0x%lx\n", vector_name(r.fault.vector),
-			r.fault.rip, r.fault.error);
+		kprintf("  caught %s at CPL 3, RIP %016llx error 0x%llx\n",
+			vector_name(r.fault.vector), (unsigned long long)r.fault.rip,
+			(unsigned long long)r.fault.error);
 }
 
 static void test_cpl3_basics(void)
@@ -67,14 +69,14 @@ static void test_cpl3_basics(void)
 	struct run_result r;
 	run_call(&cpl3, st_add, 40, 2, &r);
 	check(r.status == RUN_OK && r.value == 42, "cpl3.round_trip",
-	      "status %d value %lu, expected 42", r.status, r.value);
+	      "status %d value %llu, expected 42", r.status, (unsigned long long)r.value);
 	run_call(&cpl0, st_add, 40, 2, &r);
 	check(r.status == RUN_OK && r.value == 42, "cpl0.round_trip",
-	      "status %d value %lu, expected 42", r.status, r.value);
+	      "status %d value %llu, expected 42", r.status, (unsigned long long)r.value);
 
 	const struct fault_case cases[] = {
 		{ "cpl3.fault.gp_privileged_insn", st_priv_insn, 0, VEC_GP, st_priv_insn_rip, 0 },
-		{ "cpl3.fault.pf_kernel_address", st_read_addr, (uint64_t)__text_start, VEC_PF,
+		{ "cpl3.fault.pf_kernel_address", st_read_addr, (uintptr_t)__text_start, VEC_PF,
 		  st_read_rip, 0 },
 		{ "cpl3.fault.ud", st_ud, 0, VEC_UD, st_ud_rip, 0 },
 		{ "cpl3.fault.de", st_div0, 7, VEC_DE, st_div0_rip, 0 },
@@ -84,14 +86,15 @@ static void test_cpl3_basics(void)
 		check_fault(&cases[i]);
 
 	/* The #PF must say: protection violation (present page), user mode, kernel address. */
-	run_call(&cpl3, st_read_addr, (uint64_t)__text_start, 0, &r);
-	check(r.status == RUN_FAULT && r.fault.cr2 == (uint64_t)__text_start &&
+	run_call(&cpl3, st_read_addr, (uintptr_t)__text_start, 0, &r);
+	check(r.status == RUN_FAULT && r.fault.cr2 == (uintptr_t)__text_start &&
 		      (r.fault.error & (PF_ERR_P | PF_ERR_U)) == (PF_ERR_P | PF_ERR_U),
-	      "cpl3.fault.pf_details", "cr2 %lx error 0x%lx", r.fault.cr2, r.fault.error);
+	      "cpl3.fault.pf_details", "cr2 %llx error 0x%llx", (unsigned long long)r.fault.cr2,
+	      (unsigned long long)r.fault.error);
 
 	run_call(&cpl3, st_add, 1, 2, &r);
 	check(r.status == RUN_OK && r.value == 3, "cpl3.carries_on_after_faults",
-	      "status %d value %lu", r.status, r.value);
+	      "status %d value %llu", r.status, (unsigned long long)r.value);
 }
 
 static void test_fixups(void)
@@ -113,7 +116,8 @@ static void test_fixups(void)
 	vec = fault_try("ud2");
 	check(vec == VEC_UD, "fixup.ud2", "vector %d, expected #UD", vec);
 	vec = rdmsr_safe(MSR_EFER, &v);
-	check(vec == 0 && (v & EFER_LME), "fixup.rdmsr_existing", "vector %d EFER %lx", vec, v);
+	check(vec == 0 && (v & EFER_LME), "fixup.rdmsr_existing", "vector %d EFER %llx", vec,
+	      (unsigned long long)v);
 
 	/* RDPMC at CPL 0 is allowed whatever CR4.PCE says; it faults only where counters
 	 * are not emulated (#UD in QEMU TCG) or the index is invalid (#GP). */
@@ -141,16 +145,17 @@ static void test_rdpmc_pce(void)
 	run_set_pce(was);
 }
 
-static int kernel_load(uint64_t addr, uint64_t *out)
+/* Loads one machine word: mov takes its width from the register. */
+static int kernel_load(uintptr_t addr, uintptr_t *out)
 {
-	uint64_t v = 0;
+	uintptr_t v = 0;
 	extable_arm();
-	__asm__ volatile(EXTABLE_TRY("movq (%1), %0") : "+r"(v) : "r"(addr) : "memory");
+	__asm__ volatile(EXTABLE_TRY("mov (%1), %0") : "+r"(v) : "r"(addr) : "memory");
 	*out = v;
 	return extable_result();
 }
 
-static int kernel_store(uint64_t addr, uint8_t val)
+static int kernel_store(uintptr_t addr, uint8_t val)
 {
 	extable_arm();
 	__asm__ volatile(EXTABLE_TRY("movb %1, (%0)") : : "r"(addr), "r"(val) : "memory");
@@ -160,16 +165,16 @@ static int kernel_store(uint64_t addr, uint8_t val)
 static void test_protection(void)
 {
 	struct run_result r;
-	uint64_t v;
-	uint64_t ubuf = user_alloc(PAGE_SIZE, PAGE_SIZE);
+	uintptr_t v;
+	uintptr_t ubuf = user_alloc(PAGE_SIZE, PAGE_SIZE);
 	check(ubuf != 0, "mem.user_alloc", "no user memory");
 
 	if (paging.smep) {
 		run_call(&cpl0, (const void *)ualias(st_add), 1, 2, &r);
 		check(r.status == RUN_FAULT && r.fault.vector == VEC_PF &&
 			      (r.fault.error & PF_ERR_ID),
-		      "smep.kernel_exec_user_page", "status %d vector %u error 0x%lx", r.status,
-		      r.fault.vector, r.fault.error);
+		      "smep.kernel_exec_user_page", "status %d vector %u error 0x%llx", r.status,
+		      r.fault.vector, (unsigned long long)r.fault.error);
 	} else {
 		check_skip("smep.kernel_exec_user_page", "CPU does not report SMEP");
 	}
@@ -194,12 +199,12 @@ static void test_protection(void)
 		run_call(&cpl0, data_ret, 0, 0, &r);
 		check(r.status == RUN_FAULT && r.fault.vector == VEC_PF &&
 			      (r.fault.error & PF_ERR_ID),
-		      "nx.kernel_data_not_executable", "status %d vector %u error 0x%lx",
-		      r.status, r.fault.vector, r.fault.error);
+		      "nx.kernel_data_not_executable", "status %d vector %u error 0x%llx",
+		      r.status, r.fault.vector, (unsigned long long)r.fault.error);
 	} else {
 		check_skip("nx.kernel_data_not_executable", "CPU has no NX");
 	}
-	int vec = kernel_store((uint64_t)__text_start, 0x90);
+	int vec = kernel_store((uintptr_t)__text_start, 0x90);
 	check(vec == VEC_PF, "wp.kernel_text_read_only", "vector %d, expected #PF", vec);
 	vec = kernel_load(0, &v);
 	check(vec == VEC_PF, "paging.null_page_unmapped", "vector %d, expected #PF", vec);
@@ -214,9 +219,9 @@ static void test_user_region_reuse(void)
 {
 	unsigned before = paging_tables_in_use(), rounds = 300, ok = 0;
 	for (unsigned i = 0; i < rounds; i++) {
-		uint64_t small = user_alloc(PAGE_SIZE, PAGE_SIZE);
+		uintptr_t small = user_alloc(PAGE_SIZE, PAGE_SIZE);
 		user_reset();
-		uint64_t large = user_alloc(4 * LARGE_PAGE_SIZE, LARGE_PAGE_SIZE);
+		uintptr_t large = user_alloc(4 * LARGE_PAGE_SIZE, LARGE_PAGE_SIZE);
 		user_reset();
 		if (!small || !large)
 			break;
@@ -233,15 +238,18 @@ static void test_transitions(void)
 	struct run_result r;
 	run_call(&cpl3, st_syscall_null, 1000, 0, &r);
 	check(r.status == RUN_OK && r.value == 1000, "cpl3.syscall_sysret_round_trip",
-	      "status %d value %lu vector %u", r.status, r.value, r.fault.vector);
+	      "status %d value %llu vector %u", r.status, (unsigned long long)r.value,
+	      r.fault.vector);
 	run_call(&cpl3, st_int80, 1000, 0, &r);
 	check(r.status == RUN_OK && r.value == 1000, "cpl3.int_iret_round_trip",
-	      "status %d value %lu vector %u", r.status, r.value, r.fault.vector);
+	      "status %d value %llu vector %u", r.status, (unsigned long long)r.value,
+	      r.fault.vector);
 	struct run_opts o = cpl3;
 	o.int3_resumes = true;
 	run_call(&o, st_int3_loop, 1000, 0, &r);
 	check(r.status == RUN_OK && r.value == 1000, "cpl3.int3_round_trip",
-	      "status %d value %lu vector %u", r.status, r.value, r.fault.vector);
+	      "status %d value %llu vector %u", r.status, (unsigned long long)r.value,
+	      r.fault.vector);
 }
 
 /* Trap-flag counting: the loop is 2 instructions per iteration, so the counts for n and
@@ -256,7 +264,8 @@ static void test_single_step(void)
 		run_call(&o, st_step_loop, 200, 0, &b);
 		check(a.status == RUN_OK && b.status == RUN_OK && b.steps - a.steps == 200,
 		      cpl ? "single_step.count_cpl3" : "single_step.count_cpl0",
-		      "steps %lu and %lu, difference should be 200", a.steps, b.steps);
+		      "steps %llu and %llu, difference should be 200", (unsigned long long)a.steps,
+		      (unsigned long long)b.steps);
 	}
 }
 
@@ -294,8 +303,8 @@ static void test_nmi(void)
 	struct run_result r;
 	run_call(&cpl3, st_add, 20, 22, &r);
 	check(sent && trap_nmi_count() == before + 1 && r.status == RUN_OK && r.value == 42,
-	      "nmi.noted_and_survived", "sent %d, NMIs %lu -> %lu, next run status %d", sent,
-	      (unsigned long)before, (unsigned long)trap_nmi_count(), r.status);
+	      "nmi.noted_and_survived", "sent %d, NMIs %llu -> %llu, next run status %d", sent,
+	      (unsigned long long)before, (unsigned long long)trap_nmi_count(), r.status);
 }
 
 int selftest_run(void)

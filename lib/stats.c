@@ -1,60 +1,43 @@
 /*
- * Statistics over repetition counts, in integers only. Sums are kept in 128 bits and
- * every division is done here by shift-and-subtract, because the kernel links without
- * libgcc and so has no __udivti3.
+ * Statistics over repetition counts, in integers only. Sums are kept in 128 bits
+ * (lib/u128.h, two 64-bit halves, since i686 GCC has no __int128) and every division is
+ * done by shift-and-subtract, because the kernel links without libgcc.
  */
 #include <stdint.h>
 #include "lib/format.h"
 #include "lib/stats.h"
 
-typedef unsigned __int128 u128;
-typedef __int128 s128;
-
-/* num / den with the remainder; den != 0. */
-static u128 udiv128(u128 num, uint64_t den, uint64_t *rem)
+/* num / den rounded to nearest, halves away from zero, num read as two's complement;
+ * den != 0. Returns the low 64 bits of the signed quotient. */
+static int64_t sdiv128_round(struct u128 num, uint64_t den)
 {
-	u128 q = 0, r = 0;
-
-	for (int bit = 127; bit >= 0; bit--) {
-		r = (r << 1) | ((num >> bit) & 1);
-		if (r >= den) {
-			r -= den;
-			q |= (u128)1 << bit;
-		}
-	}
-	*rem = (uint64_t)r;
-	return q;
-}
-
-/* num / den rounded to nearest, halves away from zero; den != 0. */
-static s128 sdiv128_round(s128 num, uint64_t den)
-{
-	u128 mag = num < 0 ? (u128)0 - (u128)num : (u128)num;
+	bool neg = u128_sign(num);
 	uint64_t rem;
-	u128 q = udiv128(mag, den, &rem);
+	struct u128 q = u128_divmod64(neg ? u128_neg(num) : num, den, &rem);
 
 	/* rem >= den - rem, written so that 2 * rem cannot overflow */
 	if (rem >= den - rem)
-		q++;
-	return num < 0 ? -(s128)q : (s128)q;
+		q = u128_add(q, u128_from_u64(1));
+	return (int64_t)(neg ? 0 - q.lo : q.lo);
 }
 
-uint64_t isqrt_u128(u128 v)
+uint64_t isqrt_u128(struct u128 v)
 {
-	u128 root = 0, bit = (u128)1 << 126;
+	struct u128 root = u128_from_u64(0), bit = u128_shl(u128_from_u64(1), 126);
 
-	while (bit > v)
-		bit >>= 2;
-	while (bit != 0) {
-		if (v >= root + bit) {
-			v -= root + bit;
-			root = (root >> 1) + bit;
+	while (u128_cmp(bit, v) > 0)
+		bit = u128_shr(bit, 2);
+	while (!u128_is_zero(bit)) {
+		struct u128 trial = u128_add(root, bit);
+		if (u128_cmp(v, trial) >= 0) {
+			v = u128_sub(v, trial);
+			root = u128_add(u128_shr(root, 1), bit);
 		} else {
-			root >>= 1;
+			root = u128_shr(root, 1);
 		}
-		bit >>= 2;
+		bit = u128_shr(bit, 2);
 	}
-	return (uint64_t)root;
+	return root.lo;
 }
 
 static void sift_down(int64_t *a, unsigned root, unsigned n)
@@ -94,7 +77,8 @@ void stats_compute(int64_t *samples, unsigned n, unsigned trim_pct, struct stats
 		return;
 	sort_i64(samples, n);
 
-	uint64_t drop = (uint64_t)n * trim_pct / 100;
+	/* n * trim_pct / 100, without the 64-bit division that needs libgcc on i686 */
+	uint64_t drop = u128_divmod64(u128_mul64(n, trim_pct), 100, NULL).lo;
 	if (drop > (n - 1) / 2)
 		drop = (n - 1) / 2;     /* keep at least one sample */
 	const int64_t *a = samples + drop;
@@ -107,35 +91,41 @@ void stats_compute(int64_t *samples, unsigned n, unsigned trim_pct, struct stats
 
 	/* Unsigned 128-bit arithmetic wraps instead of overflowing; inside the documented
 	 * range (|x| < 2^40, n <= 100000) every intermediate is exact. */
-	u128 sum = 0, sum_sq = 0;
+	struct u128 sum = u128_from_u64(0), sum_sq = u128_from_u64(0);
 	for (unsigned i = 0; i < m; i++) {
-		sum += (u128)(s128)a[i];
-		sum_sq += (u128)((s128)a[i] * a[i]);
+		uint64_t mag = a[i] < 0 ? 0 - (uint64_t)a[i] : (uint64_t)a[i];
+		sum = u128_add(sum, u128_from_i64(a[i]));
+		sum_sq = u128_add(sum_sq, u128_mul64(mag, mag));
 	}
-	out->mean_milli = (int64_t)sdiv128_round((s128)sum * 1000, m);
+	out->mean_milli = sdiv128_round(u128_mul(sum, u128_from_u64(1000)), m);
 
-	/* Median of an even count: (x + y) / 2 in milli units is (x + y) * 500, exact. */
+	/* Median of an even count: (x + y) / 2 in milli units is (x + y) * 500, exact. The
+	 * result is 64 bits, so 64-bit unsigned arithmetic (which wraps, where int64_t would
+	 * overflow) gives the same bits as a 128-bit product would. */
 	if (m % 2)
-		out->median_milli = (int64_t)((s128)a[m / 2] * 1000);
+		out->median_milli = (int64_t)((uint64_t)a[m / 2] * 1000);
 	else
-		out->median_milli = (int64_t)(((s128)a[m / 2 - 1] + a[m / 2]) * 500);
+		out->median_milli = (int64_t)(((uint64_t)a[m / 2 - 1] + (uint64_t)a[m / 2]) * 500);
 
 	/* Sample variance = sum((x - mean)^2) / (m - 1) = (m * sum_sq - sum^2) / (m (m - 1)).
 	 * floor(sqrt(floor(q))) = floor(sqrt(q)), so the integer quotient loses nothing. */
 	if (m >= 2) {
-		u128 scaled_ss = (u128)m * sum_sq - sum * sum;     /* m * sum((x - mean)^2) */
+		struct u128 scaled_ss = u128_sub(u128_mul(u128_from_u64(m), sum_sq),
+						 u128_mul(sum, sum));     /* m * sum((x - mean)^2) */
 		uint64_t den = (uint64_t)m * (m - 1), rem;
-		u128 var = udiv128(scaled_ss, den, &rem);
-		uint64_t frac_rem;
-		u128 frac = udiv128((u128)rem * 1000000, den, &frac_rem);
-		out->stddev_milli = (int64_t)isqrt_u128(var * 1000000 + frac);
+		struct u128 var = u128_divmod64(scaled_ss, den, &rem);
+		struct u128 frac = u128_divmod64(u128_mul64(rem, 1000000), den, NULL);
+		out->stddev_milli = (int64_t)isqrt_u128(
+			u128_add(u128_mul(var, u128_from_u64(1000000)), frac));
 	}
 }
 
 int stats_fmt_milli(char *buf, unsigned long len, int64_t milli)
 {
-	uint64_t mag = milli < 0 ? 0 - (uint64_t)milli : (uint64_t)milli;
+	uint64_t mag = milli < 0 ? 0 - (uint64_t)milli : (uint64_t)milli, frac;
+	/* Not mag / 1000: on i686 that would call libgcc's __udivdi3. */
+	uint64_t whole = u128_divmod64(u128_from_u64(mag), 1000, &frac).lo;
 
 	return bp_snprintf(buf, len, "%s%llu.%03llu", milli < 0 ? "-" : "",
-			   (unsigned long long)(mag / 1000), (unsigned long long)(mag % 1000));
+			   (unsigned long long)whole, (unsigned long long)frac);
 }

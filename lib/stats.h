@@ -2,6 +2,7 @@
 #ifndef LIB_STATS_H
 #define LIB_STATS_H
 #include <stdint.h>
+#include "lib/u128.h"
 
 /* Fixed point: values with _milli are x1000, rounded to nearest. */
 struct stats {
@@ -20,7 +21,7 @@ struct stats {
 void stats_compute(int64_t *samples, unsigned n, unsigned trim_pct, struct stats *out);
 
 /* Integer square root, floor. */
-uint64_t isqrt_u128(unsigned __int128 v);
+uint64_t isqrt_u128(struct u128 v);
 
 /* Format a _milli value as "12.345" (trailing zeros kept: 3 decimals), "-0.500". */
 int stats_fmt_milli(char *buf, unsigned long len, int64_t milli);

@@ -109,22 +109,26 @@ static uint64_t xorshift(uint64_t *s)
 
 /*
  * Sattolo's algorithm gives a single cycle through all lines. The permutation is kept
- * in the lines themselves: first as line indices, then rewritten as addresses.
+ * in the lines themselves: first as line indices, then rewritten as addresses. The
+ * chase loads machine words, so each line's first uintptr_t is the link.
  */
-void payload_build_chase(uint64_t buf, uint64_t size)
+void payload_build_chase(uintptr_t buf, uint64_t size)
 {
-	uint64_t lines = size / LINE, seed = 0x2545f4914f6cdd1dull ^ size;
-	volatile uint64_t *w = (volatile uint64_t *)buf;
+	const uintptr_t stride = LINE / sizeof(uintptr_t);
+	uintptr_t lines = size / LINE;
+	uint64_t seed = 0x2545f4914f6cdd1dull ^ size;
+	volatile uintptr_t *w = (volatile uintptr_t *)buf;
 	user_access_begin();
-	for (uint64_t i = 0; i < lines; i++)
-		w[i * (LINE / 8)] = i;
-	for (uint64_t i = lines - 1; i > 0; i--) {
-		uint64_t j = xorshift(&seed) % i;      /* j < i: Sattolo, not Fisher-Yates */
-		uint64_t t = w[i * (LINE / 8)];
-		w[i * (LINE / 8)] = w[j * (LINE / 8)];
-		w[j * (LINE / 8)] = t;
+	for (uintptr_t i = 0; i < lines; i++)
+		w[i * stride] = i;
+	for (uintptr_t i = lines - 1; i > 0; i--) {
+		/* j < i: Sattolo, not Fisher-Yates. Word-sized %, which needs no libgcc. */
+		uintptr_t j = (uintptr_t)xorshift(&seed) % i;
+		uintptr_t t = w[i * stride];
+		w[i * stride] = w[j * stride];
+		w[j * stride] = t;
 	}
-	for (uint64_t i = 0; i < lines; i++)
-		w[i * (LINE / 8)] = buf + w[i * (LINE / 8)] * LINE;
+	for (uintptr_t i = 0; i < lines; i++)
+		w[i * stride] = buf + w[i * stride] * LINE;
 	user_access_end();
 }

@@ -44,7 +44,7 @@ extern const unsigned payload_count;
 const char *payload_unsupported(const struct payload *p, const struct cpu_info *ci,
 				bool pmu_functional);
 /* Fill buf (user VA, `size` bytes) with a random cyclic chain of cache lines: each
- * line's first word points to the next. Same permutation for a given size. */
-void payload_build_chase(uint64_t buf, uint64_t size);
+ * line's first machine word points to the next. Same permutation for a given size. */
+void payload_build_chase(uintptr_t buf, uint64_t size);
 
 #endif

@@ -9,9 +9,10 @@
 #define ARCH_X86_EXTABLE_H
 #include <stdint.h>
 
+/* Two addresses; .dc.a makes each one machine word on either word size. */
 struct extable_entry {
-	uint64_t insn;
-	uint64_t cont;
+	uintptr_t insn;
+	uintptr_t cont;
 };
 
 extern volatile int extable_vector;
@@ -21,7 +22,7 @@ extern volatile int extable_vector;
 	"2:\n\t"                                                 \
 	".pushsection .extable, \"a\"\n\t"                       \
 	".balign 8\n\t"                                          \
-	".quad 1b, 2b\n\t"                                       \
+	".dc.a 1b, 2b\n\t"                                       \
 	".popsection\n\t"
 
 static inline void extable_arm(void)

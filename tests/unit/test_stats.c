@@ -284,21 +284,26 @@ static void test_limits(void **state)
 	free(s);
 }
 
+static struct u128 u128_of(unsigned __int128 v)
+{
+	return (struct u128){ .hi = (uint64_t)(v >> 64), .lo = (uint64_t)v };
+}
+
 static void test_isqrt(void **state)
 {
 	(void)state;
-	assert_true(isqrt_u128(0) == 0);
-	assert_true(isqrt_u128(1) == 1);
-	assert_true(isqrt_u128(3) == 1);
-	assert_true(isqrt_u128(4) == 2);
-	assert_true(isqrt_u128(~(unsigned __int128)0) == UINT64_MAX);
+	assert_true(isqrt_u128(u128_of(0)) == 0);
+	assert_true(isqrt_u128(u128_of(1)) == 1);
+	assert_true(isqrt_u128(u128_of(3)) == 1);
+	assert_true(isqrt_u128(u128_of(4)) == 2);
+	assert_true(isqrt_u128(u128_of(~(unsigned __int128)0)) == UINT64_MAX);
 	unsigned __int128 k = UINT64_MAX;
-	assert_true(isqrt_u128(k * k) == UINT64_MAX);
-	assert_true(isqrt_u128(k * k - 1) == UINT64_MAX - 1);
+	assert_true(isqrt_u128(u128_of(k * k)) == UINT64_MAX);
+	assert_true(isqrt_u128(u128_of(k * k - 1)) == UINT64_MAX - 1);
 	for (int i = 0; i < 20000; i++) {
 		unsigned __int128 v = ((unsigned __int128)rng_next() << 64 | rng_next()) >>
 				      (rng_next() % 128);
-		uint64_t r = isqrt_u128(v);
+		uint64_t r = isqrt_u128(u128_of(v));
 		assert_true((unsigned __int128)r * r <= v);
 		assert_true((unsigned __int128)(r + 1) * (r + 1) > v);
 	}
