@@ -128,8 +128,9 @@ static void selfcheck(void)
 	kpmu.be->read(&kpmu.st, 1, &ins);
 	int vec = pmc_read_safe(kpmu.st.slot[1].rdpmc_index, &pmc);
 	kpmu_release();
-	kprintf("pmu.selfcheck=cycles:%lu instructions:%lu expected_instructions:%lu rdpmc:%s\n",
-		(unsigned long)cyc, (unsigned long)ins, (unsigned long)(2 * SELFCHECK_ITERS),
+	kprintf("pmu.selfcheck=cycles:%llu instructions:%llu expected_instructions:%llu rdpmc:%s\n",
+		(unsigned long long)cyc, (unsigned long long)ins,
+		(unsigned long long)(2 * SELFCHECK_ITERS),
 		vec == 0 ? "ok" : vec == 6 ? "#UD" : "#GP");
 	if (cyc == 0 && ins == 0)
 		return not_functional("counters read 0 after a known loop%s: this machine does "
