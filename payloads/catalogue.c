@@ -1,6 +1,6 @@
 /* The catalogue. insns_per_iter is what the icount test holds each payload to. */
 #include "payloads/payload.h"
-#include "arch/x86/paging.h"
+#include "arch/x86/uaccess.h"
 
 extern char pl_empty[], pl_add_chain[], pl_add_indep[], pl_imul_chain[], pl_imul_indep[];
 extern char pl_div_chain[], pl_div_indep[], pl_lea_chain[], pl_lea_indep[];

@@ -16,6 +16,7 @@
 #define IDENTITY_LIMIT   (4ull << 30)
 
 struct paging_state paging;
+bool uaccess_smap;
 
 static uint64_t pool[TABLE_POOL_PAGES][512] __attribute__((aligned(4096)));
 static unsigned pool_used;
@@ -197,6 +198,7 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 	if (paging.umip)
 		cr4 |= CR4_UMIP;
 	write_cr4(cr4);
+	uaccess_smap = paging.smap;
 }
 
 unsigned paging_tables_in_use(void)

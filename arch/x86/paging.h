@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "lib/bootinfo.h"
 #include "lib/cpuinfo.h"
+#include "arch/x86/uaccess.h"     /* user_access_begin/end, for paging's users */
 
 #define KERNEL_VBASE      0xffffffff80000000ull
 #define USER_BASE         0x0000008000000000ull
@@ -45,17 +46,5 @@ unsigned paging_tables_in_use(void);
 uint64_t kernel_virt_to_phys(uint64_t va);
 /* User-region address of a payload-section address, or 0 if not in .payload. */
 uint64_t payload_user_alias(uint64_t kva);
-
-/* Kernel access to user pages while SMAP is on (STAC/CLAC, SDM Vol. 3A 4.6). */
-static inline void user_access_begin(void)
-{
-	if (paging.smap)
-		__asm__ volatile("stac" ::: "memory");
-}
-static inline void user_access_end(void)
-{
-	if (paging.smap)
-		__asm__ volatile("clac" ::: "memory");
-}
 
 #endif
