@@ -2,7 +2,7 @@
 ; whole batch: for every repetition it runs the payload at n and at 2n iterations and
 ; records, for each, the difference of every counter (RDPMC) and of the TSC around it.
 ; At CPL 3 everything here (loop, reads, result buffer) is in user pages: no ring
-; transition happens inside a batch. Layout of struct harness: payloads/payload.h.
+; transition happens inside a batch. Layout of struct harness: HARNESS_* in arch/x86/abi.h.
 bits 64
 default rel
 %include "abi.inc"
