@@ -18,7 +18,7 @@ KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	-mgeneral-regs-only -mcmodel=kernel -fno-asynchronous-unwind-tables \
 	-fno-omit-frame-pointer -fcf-protection=none -I. -I$(B)/gen \
 	-DBAREPERF_VERSION='"$(VERSION)"' -MMD -MP
-KNASMFLAGS := -f elf64 -g -F dwarf
+KNASMFLAGS := -f elf64 -g -F dwarf -I$(B)/gen/
 
 KERNEL_C   := $(wildcard kernel/*.c arch/x86/*.c arch/x86/pmu/*.c drivers/*.c lib/*.c payloads/*.c)
 KERNEL_ASM := $(wildcard arch/x86/*.asm payloads/*.asm kernel/*.asm)
@@ -36,12 +36,22 @@ $(B)/kernel/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -c $< -o $@
 
-$(B)/kernel/%.asm.o: %.asm
+# Constants shared by C and assembly are written once, in arch/x86/abi.h; nasm reads
+# them as build/gen/abi.inc, the linker script through cpp.
+$(B)/gen/abi.inc: arch/x86/abi.h scripts/gen/abi-inc
+	@mkdir -p $(dir $@)
+	scripts/gen/abi-inc $< > $@.tmp && mv $@.tmp $@
+
+$(B)/gen/linker.ld: linker.ld arch/x86/abi.h
+	@mkdir -p $(dir $@)
+	$(CC) -E -P -undef -nostdinc -x c -I. $< -o $@
+
+$(B)/kernel/%.asm.o: %.asm $(B)/gen/abi.inc
 	@mkdir -p $(dir $@)
 	$(NASM) $(KNASMFLAGS) -MD $@.d -MP $< -o $@
 
-$(B)/kernel.elf: $(KERNEL_OBJ) linker.ld
-	$(LD) -nostdlib -static -z max-page-size=4096 -z noexecstack -T linker.ld -o $@ $(KERNEL_OBJ)
+$(B)/kernel.elf: $(KERNEL_OBJ) $(B)/gen/linker.ld
+	$(LD) -nostdlib -static -z max-page-size=4096 -z noexecstack -T $(B)/gen/linker.ld -o $@ $(KERNEL_OBJ)
 
 # ---------------------------------------------------------------- UEFI loader (gnu-efi lives only here)
 EFI_INC := /usr/include/efi

@@ -10,17 +10,12 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "arch/x86/abi.h"
 #include "lib/bootinfo.h"
 
 extern const unsigned char kernel_elf_start[], kernel_elf_end[];
 
-#define PAGE_SIZE      4096ull
-#define LARGE_PAGE     (2ull << 20)
 #define BELOW_4G       0xffffffffull
-#define PTE_P          0x001ull
-#define PTE_W          0x002ull
-#define PTE_PS         0x080ull
-#define KERNEL_VBASE   0xffffffff80000000ull
 #define CR4_LA57       (1ull << 12)
 #define EXIT_TRIES     8
 
@@ -90,14 +85,14 @@ static EFI_STATUS load_kernel(UINT64 *entry)
 		return EFI_LOAD_ERROR;
 	}
 	UINT64 size = (hi - lo + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-	UINTN pages = size / PAGE_SIZE + LARGE_PAGE / PAGE_SIZE;
+	UINTN pages = size / PAGE_SIZE + LARGE_PAGE_SIZE / PAGE_SIZE;
 	EFI_PHYSICAL_ADDRESS block;
 	EFI_STATUS err = alloc_below_4g(pages, &block);
 	if (err != EFI_SUCCESS) {
 		Print(L"bareperf: no memory below 4 GiB for the kernel (%r)\n", err);
 		return err;
 	}
-	UINT64 phys = (block + LARGE_PAGE - 1) & ~(LARGE_PAGE - 1);
+	UINT64 phys = (block + LARGE_PAGE_SIZE - 1) & ~(LARGE_PAGE_SIZE - 1);
 	SetMem((void *)phys, size, 0);
 	for (UINTN i = 0; i < eh->phnum; i++)
 		if (ph[i].type == PT_LOAD)
@@ -126,15 +121,15 @@ static EFI_STATUS build_jump_tables(UINT64 *cr3_out)
 	if (err != EFI_SUCCESS)
 		return err;
 	UINT64 *pml4 = (UINT64 *)tables, *pdpt = pml4 + 512, *pd = pml4 + 1024;
-	CopyMem(pml4, (void *)(cr3 & 0x000ffffffffff000ull), PAGE_SIZE);
+	CopyMem(pml4, (void *)(cr3 & PTE_ADDR), PAGE_SIZE);
 	SetMem(pdpt, 2 * PAGE_SIZE, 0);
 	pml4[511] = (UINT64)pdpt | PTE_P | PTE_W;
 	pdpt[510] = (UINT64)pd | PTE_P | PTE_W;
-	UINT64 n = (bi->kernel_size + LARGE_PAGE - 1) / LARGE_PAGE;
+	UINT64 n = (bi->kernel_size + LARGE_PAGE_SIZE - 1) / LARGE_PAGE_SIZE;
 	if (n > 512)
 		return EFI_BAD_BUFFER_SIZE;
 	for (UINT64 i = 0; i < n; i++)
-		pd[i] = (bi->kernel_phys + i * LARGE_PAGE) | PTE_P | PTE_W | PTE_PS;
+		pd[i] = (bi->kernel_phys + i * LARGE_PAGE_SIZE) | PTE_P | PTE_W | PTE_PS;
 	*cr3_out = (UINT64)pml4;
 	return EFI_SUCCESS;
 }

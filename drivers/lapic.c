@@ -2,6 +2,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/desc.h"
 #include "arch/x86/traps.h"
+#include "lib/util.h"
 
 /* Register offsets, SDM Vol. 3A Table 11-1. */
 #define LAPIC_ID        0x020
@@ -88,7 +89,7 @@ bool lapic_init(uint64_t phys_base, const char **why)
 	wr(LAPIC_SVR, SVR_ENABLE | VEC_APIC_SPURIOUS);
 	const uint32_t lvts[] = { LAPIC_LVT_TIMER, LAPIC_LVT_THERM, LAPIC_LVT_PERF,
 				  LAPIC_LVT_LINT0, LAPIC_LVT_LINT1, LAPIC_LVT_ERROR };
-	for (unsigned i = 0; i < sizeof(lvts) / sizeof(lvts[0]); i++)
+	for (unsigned i = 0; i < ARRAY_SIZE(lvts); i++)
 		wr(lvts[i], LVT_MASKED);
 	trap_set_irq_handler(VEC_APIC_TIMER, timer_irq);
 	if (!calibrate()) {

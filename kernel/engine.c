@@ -5,6 +5,7 @@
  * counter reads, the serialising instructions) cancels exactly.
  */
 #include "kernel/engine.h"
+#include "arch/x86/abi.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/run.h"
 #include "kernel/console.h"
@@ -20,7 +21,7 @@
 #define STEP_REPS_MAX   3          /* single-step counts are exact: a few repetitions show it */
 #define MAX_RESULTS     (2 * (EV_MAX_EVENTS + 2))
 
-/* Must match payloads/harness.asm. */
+/* Read by payloads/harness.asm at the HARNESS_* offsets of arch/x86/abi.h. */
 struct harness {
 	uint64_t fn, arg, n, reps, nctr, out;
 	uint32_t idx[8];                /* RDPMC indices */
@@ -28,8 +29,19 @@ struct harness {
 	uint32_t msr[4];
 	uint64_t start[13];
 };
-_Static_assert(sizeof(struct harness) == 208, "harness layout shared with harness.asm");
-_Static_assert(__builtin_offsetof(struct harness, start) == 104, "H_START in harness.asm");
+#define HARNESS_AT(field, off) \
+	_Static_assert(__builtin_offsetof(struct harness, field) == (off), "HARNESS_ offsets")
+HARNESS_AT(fn, HARNESS_FN);
+HARNESS_AT(arg, HARNESS_ARG);
+HARNESS_AT(n, HARNESS_N);
+HARNESS_AT(reps, HARNESS_REPS);
+HARNESS_AT(nctr, HARNESS_NCTR);
+HARNESS_AT(out, HARNESS_OUT);
+HARNESS_AT(idx, HARNESS_IDX);
+HARNESS_AT(nmsr, HARNESS_NMSR);
+HARNESS_AT(msr, HARNESS_MSR);
+HARNESS_AT(start, HARNESS_START);
+_Static_assert(sizeof(struct harness) == HARNESS_SIZE, "harness layout");
 #define HARNESS_MAX_CTRS 8
 #define HARNESS_MAX_MSRS 4
 #define HARNESS_MAX_VALUES (HARNESS_MAX_CTRS + HARNESS_MAX_MSRS + 1)

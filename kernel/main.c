@@ -3,6 +3,7 @@
 #include "arch/x86/paging.h"
 #include "arch/x86/run.h"
 #include "arch/x86/setup.h"
+#include "arch/x86/traps.h"
 #include "drivers/lapic.h"
 #include "drivers/qemu-fwcfg.h"
 #include "drivers/uart16550.h"
@@ -55,6 +56,13 @@ static void user_stack_init(void)
 	run_set_user_stack(USER_STACK_TOP);
 }
 
+static __attribute__((noreturn)) void stop_after_fatal_trap(void)
+{
+	platform_stop(PLATFORM_EXIT_FATAL);
+}
+
+static const struct trap_hooks trap_hooks = { kvprintf, stop_after_fatal_trap };
+
 void kernel_main(struct boot_info *bi)
 {
 	char err[160];
@@ -64,6 +72,7 @@ void kernel_main(struct boot_info *bi)
 	static const uint16_t com_ports[] = { UART_COM1, UART_COM2, UART_COM3, UART_COM4 };
 	for (unsigned i = 0; i < 4 && !uart_init(com_ports[i], 115200); i++)
 		;
+	trap_set_hooks(&trap_hooks);
 	kprintf("\nbareperf %s\n", BAREPERF_VERSION);
 	if (uart_port() != UART_COM1)
 		kprintf("console: no UART at COM1; using port 0x%x\n", uart_port());

@@ -2,6 +2,7 @@
 ; SysV-callable, each exercising one thing the kernel must catch or allow.
 bits 64
 default rel
+%include "abi.inc"
 
 global st_add, st_priv_insn, st_read_addr, st_ud, st_div0, st_int3, st_rdpmc
 global st_sgdt, st_syscall_null, st_int80, st_int3_loop, st_step_loop, st_spin
@@ -61,7 +62,7 @@ st_sgdt_rip:
 st_syscall_null:              ; (n) SYSCALL round trips, returns n
 	push rbx
 	mov rbx, rdi
-.loop:	mov eax, 1
+.loop:	mov eax, SYS_NULL
 	syscall
 	dec rbx
 	jnz .loop
@@ -71,7 +72,7 @@ st_syscall_null:              ; (n) SYSCALL round trips, returns n
 
 st_int80:                     ; (n) INT 0x80 round trips
 	mov rcx, rdi
-.loop:	int 0x80
+.loop:	int VEC_INT_ROUNDTRIP
 	dec rcx
 	jnz .loop
 	mov rax, rdi
@@ -90,12 +91,12 @@ st_int3_loop:                 ; (n) int3 round trips (kernel resumes each)
 st_step_loop:
 	mov rcx, rdi
 	pushfq
-	or qword [rsp], 0x100
+	or qword [rsp], RFLAGS_TF
 	popfq
 .loop:	dec rcx
 	jnz .loop
 	pushfq
-	and qword [rsp], ~0x100
+	and qword [rsp], ~RFLAGS_TF
 	popfq
 	mov rax, rdi
 	ret

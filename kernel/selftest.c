@@ -14,6 +14,7 @@
 #include "kernel/kernel.h"
 #include "kernel/mem.h"
 #include "lib/str.h"
+#include "lib/util.h"
 
 extern char st_add[], st_priv_insn[], st_read_addr[], st_ud[], st_div0[], st_int3[];
 extern char st_rdpmc[], st_sgdt[], st_syscall_null[], st_int80[], st_int3_loop[];
@@ -82,7 +83,7 @@ static void test_cpl3_basics(void)
 		{ "cpl3.fault.de", st_div0, 7, VEC_DE, st_div0_rip, 0 },
 		{ "cpl3.fault.bp", st_int3, 0, VEC_BP, st_int3_rip, 1 },
 	};
-	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++)
 		check_fault(&cases[i]);
 
 	/* The #PF must say: protection violation (present page), user mode, kernel address. */

@@ -9,6 +9,7 @@
 #include "lib/config.h"
 #include "lib/format.h"
 #include "lib/str.h"
+#include "lib/util.h"
 
 #define CFG_KEY_MAX     32      /* longest key kept for messages and lookup */
 #define CFG_EXCERPT     48      /* bytes of user text quoted in a message */
@@ -521,7 +522,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ .name = "exit",            FIELD(exit_when_done), WORDS(yes_no_words) },
 	{ .name = "pmu",             FIELD(pmu),            .parse = parse_name, .show = show_list },
 };
-#define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
+#define CFG_NKEYS (ARRAY_SIZE(cfg_keys))
 
 void config_defaults(struct bp_config *cfg)
 {
@@ -538,7 +539,7 @@ void config_defaults(struct bp_config *cfg)
 	cfg->reps = 11;
 	cfg->warmup = 2;
 	cfg->iters = 1000;
-	cfg->nsizes = sizeof(default_sizes) / sizeof(default_sizes[0]);
+	cfg->nsizes = ARRAY_SIZE(default_sizes);
 	memcpy(cfg->sizes, default_sizes, sizeof(default_sizes));
 	cfg->format = CFG_FORMAT_BOTH;
 	cfg->serial_port = 0x3f8;

@@ -9,6 +9,7 @@
 #include "lib/format.h"
 #include "lib/pmu-layout.h"
 #include "lib/str.h"
+#include "lib/util.h"
 
 enum { EAX, EBX, ECX, EDX };
 
@@ -225,7 +226,7 @@ static void decode_features(const struct leaf_reader *r, struct cpu_info *ci)
 	uint32_t regs[4], cached_leaf = ~0u;
 	size_t i;
 
-	for (i = 0; i < sizeof(feature_bits) / sizeof(feature_bits[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(feature_bits); i++) {
 		const struct feature_bit *f = &feature_bits[i];
 
 		if (f->leaf != cached_leaf) {
@@ -457,7 +458,7 @@ static void report_features(const struct cpu_info *ci, cpuinfo_line_fn emit, voi
 	bool first = true;
 
 	len = (size_t)bp_snprintf(line, sizeof(line), "cpu.features=");
-	for (i = 0; i < sizeof(feature_bits) / sizeof(feature_bits[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(feature_bits); i++) {
 		const struct feature_bit *f = &feature_bits[i];
 
 		if (!*(const bool *)((const char *)ci + f->field))

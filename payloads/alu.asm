@@ -3,6 +3,7 @@
 ; instruction count, which the icount test holds them to.
 bits 64
 default rel
+%include "abi.inc"
 section .payload
 
 %macro PAYLOAD 1

@@ -1,6 +1,7 @@
 ; Branch payloads.
 bits 64
 default rel
+%include "abi.inc"
 section .payload
 
 %macro TAKEN 0

@@ -1,6 +1,7 @@
 /* The catalogue. insns_per_iter is what the icount test holds each payload to. */
 #include "payloads/payload.h"
-#include "arch/x86/paging.h"
+#include "arch/x86/uaccess.h"
+#include "lib/util.h"
 
 extern char pl_empty[], pl_add_chain[], pl_add_indep[], pl_imul_chain[], pl_imul_indep[];
 extern char pl_div_chain[], pl_div_indep[], pl_lea_chain[], pl_lea_indep[];
@@ -82,7 +83,7 @@ const struct payload payload_catalogue[] = {
 	{ .name = "fault_hang", .desc = "test: a loop that never ends (watchdog)", .fn = pl_fault_hang,
 	  .insns_per_iter = 1, .flags = BOTH | PL_FAULT, .arg = ARG_NONE, .expect_vector = NEVER_ENDS },
 };
-const unsigned payload_count = sizeof(payload_catalogue) / sizeof(payload_catalogue[0]);
+const unsigned payload_count = ARRAY_SIZE(payload_catalogue);
 
 const char *payload_unsupported(const struct payload *p, const struct cpu_info *ci,
 				bool pmu_functional)

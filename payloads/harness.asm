@@ -2,23 +2,10 @@
 ; whole batch: for every repetition it runs the payload at n and at 2n iterations and
 ; records, for each, the difference of every counter (RDPMC) and of the TSC around it.
 ; At CPL 3 everything here (loop, reads, result buffer) is in user pages: no ring
-; transition happens inside a batch. Layout of struct harness: payloads/payload.h.
+; transition happens inside a batch. Layout of struct harness: HARNESS_* in arch/x86/abi.h.
 bits 64
 default rel
-
-%define H_FN      0
-%define H_ARG     8
-%define H_N       16
-%define H_REPS    24
-%define H_NCTR    32
-%define H_OUT     40
-%define H_IDX     48        ; u32 idx[8]: RDPMC indices
-%define H_NMSR    80        ; MSRs read with RDMSR (CPL 0 only: APERF, MPERF)
-%define H_MSR     88        ; u32 msr[4]
-%define H_START   104       ; u64 start[13]
-
-%define RFLAGS_TF 0x100
-%define RFLAGS_AC 0x40000
+%include "abi.inc"
 
 ; Serialising a counter read (SDM Vol. 3B 20.x / AMD APM Vol. 3 RDPMC, RDTSC): LFENCE
 ; where it is dispatch-serialising (Intel; AMD with it enabled), CPUID elsewhere.
@@ -37,13 +24,13 @@ default rel
 ; 2n and cancels in the difference.
 %macro READ_COUNTERS 2
 %1:
-	mov r8, [r12 + H_NCTR]
+	mov r8, [r12 + HARNESS_NCTR]
 	xor r9d, r9d
 .ctr:
 	cmp r9, r8
 	jae .msr
 	%2
-	mov ecx, [r12 + H_IDX + r9 * 4]
+	mov ecx, [r12 + HARNESS_IDX + r9 * 4]
 	rdpmc
 	shl rdx, 32
 	or rax, rdx
@@ -51,13 +38,13 @@ default rel
 	inc r9
 	jmp .ctr
 .msr:
-	mov r10, [r12 + H_NMSR]
+	mov r10, [r12 + HARNESS_NMSR]
 	xor r11d, r11d
 .msrloop:
 	cmp r11, r10
 	jae .tsc
 	%2
-	mov ecx, [r12 + H_MSR + r11 * 4]
+	mov ecx, [r12 + HARNESS_MSR + r11 * 4]
 	rdmsr
 	shl rdx, 32
 	or rax, rdx
@@ -88,24 +75,24 @@ global %1
 	push r15
 	mov r12, rdi
 	xor r13d, r13d
-	mov rbp, [r12 + H_OUT]
+	mov rbp, [r12 + HARNESS_OUT]
 .rep:
-	mov r14, [r12 + H_N]
+	mov r14, [r12 + HARNESS_N]
 	xor r15d, r15d
 .len:
-	lea rdi, [r12 + H_START]
+	lea rdi, [r12 + HARNESS_START]
 	call %2
-	mov rdi, [r12 + H_ARG]
+	mov rdi, [r12 + HARNESS_ARG]
 	mov rsi, r14
-	call [r12 + H_FN]
+	call [r12 + HARNESS_FN]
 	mov rdi, rbp
 	call %2
-	mov rcx, [r12 + H_NCTR]
-	add rcx, [r12 + H_NMSR]
+	mov rcx, [r12 + HARNESS_NCTR]
+	add rcx, [r12 + HARNESS_NMSR]
 	xor ebx, ebx
 .sub:
 	mov rax, [rbp + rbx * 8]
-	sub rax, [r12 + H_START + rbx * 8]
+	sub rax, [r12 + HARNESS_START + rbx * 8]
 	mov [rbp + rbx * 8], rax
 	inc rbx
 	cmp rbx, rcx
@@ -116,7 +103,7 @@ global %1
 	cmp r15, 2
 	jb .len
 	inc r13
-	cmp r13, [r12 + H_REPS]
+	cmp r13, [r12 + HARNESS_REPS]
 	jb .rep
 	mov rax, r13
 	pop r15
@@ -164,12 +151,12 @@ align 16
 bp_step:
 	push r12
 	mov r12, rdi
-	mov rdi, [r12 + H_ARG]
-	mov rsi, [r12 + H_N]
+	mov rdi, [r12 + HARNESS_ARG]
+	mov rsi, [r12 + HARNESS_N]
 	pushfq
 	or qword [rsp], RFLAGS_TF
 	popfq
-	call [r12 + H_FN]
+	call [r12 + HARNESS_FN]
 	pushfq
 	and qword [rsp], ~RFLAGS_TF
 	popfq

@@ -2,6 +2,7 @@
 ; CPL 0 and CPL 3 runs; payloads/catalogue.c builds its contents before each size.
 bits 64
 default rel
+%include "abi.inc"
 section .payload
 
 ; fn(start, iters): one load per iteration, each address from the previous load, over a

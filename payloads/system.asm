@@ -2,9 +2,8 @@
 ; handful of instructions), the measuring instructions themselves, and fault payloads.
 bits 64
 default rel
+%include "abi.inc"
 section .payload
-
-%define SYS_NULL 1
 
 %macro PAYLOAD 1
 global %1
@@ -20,7 +19,7 @@ PAYLOAD pl_sys_syscall             ; SYSCALL/SYSRET round trip: 4 user insns/ite
 	ret
 
 PAYLOAD pl_sys_int80               ; INT 0x80/IRETQ round trip: 3 user insns/iter
-.loop:	int 0x80
+.loop:	int VEC_INT_ROUNDTRIP
 	dec rsi
 	jnz .loop
 	ret

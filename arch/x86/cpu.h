@@ -2,6 +2,7 @@
 #ifndef ARCH_X86_CPU_H
 #define ARCH_X86_CPU_H
 #include <stdint.h>
+#include "arch/x86/abi.h"      /* RFLAGS_* */
 
 #define CR0_PE   (1ull << 0)
 #define CR0_MP   (1ull << 1)
@@ -21,11 +22,6 @@
 #define CR4_UMIP       (1ull << 11)
 #define CR4_SMEP       (1ull << 20)
 #define CR4_SMAP       (1ull << 21)
-
-#define RFLAGS_TF  (1ull << 8)
-#define RFLAGS_IF  (1ull << 9)
-#define RFLAGS_AC  (1ull << 18)
-#define RFLAGS_RESERVED1 (1ull << 1)
 
 static inline void cpuid_count(uint32_t leaf, uint32_t sub, uint32_t r[4])
 {

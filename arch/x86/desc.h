@@ -2,15 +2,7 @@
 #ifndef ARCH_X86_DESC_H
 #define ARCH_X86_DESC_H
 #include <stdint.h>
-
-/* Selector layout fixed by SYSCALL/SYSRET (STAR): user data at base+8, user code64 at base+16. */
-#define SEL_KCODE    0x08
-#define SEL_KDATA    0x10
-#define SEL_UCODE32  0x18          /* STAR[63:48] base; no 32-bit code runs */
-#define SEL_UDATA    0x20
-#define SEL_UCODE    0x28
-#define SEL_TSS      0x30
-#define RPL3         3
+#include "arch/x86/abi.h"      /* SEL_*, RPL3, VEC_INT_ROUNDTRIP */
 
 /* IST slots in the TSS */
 #define IST_DF   1
@@ -28,7 +20,6 @@
 #define VEC_GP   13
 #define VEC_PF   14
 #define VEC_MC   18
-#define VEC_INT_ROUNDTRIP  0x80    /* DPL 3: the INT n/IRETQ benchmark */
 #define VEC_APIC_TIMER     0xf0
 #define VEC_APIC_SPURIOUS  0xff
 

@@ -2,13 +2,7 @@
 ; SDM Vol. 3A 6.14 (64-bit interrupt frames), 5.8.8 (SYSCALL/SYSRET).
 bits 64
 default rel
-
-%define SEL_KCODE 0x08
-%define SEL_KDATA 0x10
-%define SEL_UDATA 0x20
-%define SEL_UCODE 0x28
-%define SYS_EXIT  0
-%define SYS_NULL  1
+%include "abi.inc"
 
 extern kernel_main, kernel_stack, trap_dispatch
 
@@ -20,7 +14,7 @@ section .text.entry
 kernel_entry:
 	cli
 	cld
-	lea rsp, [kernel_stack + 4096 + 65536]
+	lea rsp, [kernel_stack + GUARD_SIZE + KERNEL_STACK_SIZE]
 	xor ebp, ebp
 	call kernel_main
 .halt:	cli
@@ -117,10 +111,10 @@ run_cpl3:
 	push r14
 	push r15
 	mov [run_saved_rsp], rsp
-	push SEL_UDATA | 3
+	push SEL_UDATA | RPL3
 	push rsi
 	push r9
-	push SEL_UCODE | 3
+	push SEL_UCODE | RPL3
 	push rdi
 	mov rdi, rdx
 	mov rsi, rcx

@@ -5,19 +5,13 @@
 #include "arch/x86/stacks.h"
 #include "lib/str.h"
 
-#define PTE_P     (1ull << 0)
-#define PTE_W     (1ull << 1)
-#define PTE_U     (1ull << 2)
-#define PTE_PS    (1ull << 7)
-#define PTE_NX    (1ull << 63)
-#define PTE_ADDR  0x000ffffffffff000ull
-
 #define TABLE_POOL_PAGES 128
 #define IDENTITY_LIMIT   (4ull << 30)
 
 struct paging_state paging;
+bool uaccess_smap;
 
-static uint64_t pool[TABLE_POOL_PAGES][512] __attribute__((aligned(4096)));
+static uint64_t pool[TABLE_POOL_PAGES][512] __attribute__((aligned(PAGE_SIZE)));
 static unsigned pool_used;
 /* Tables given back (a 2 MiB page replacing a page table), reused before new ones. */
 static uint64_t *pool_free[TABLE_POOL_PAGES];
@@ -197,6 +191,7 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 	if (paging.umip)
 		cr4 |= CR4_UMIP;
 	write_cr4(cr4);
+	uaccess_smap = paging.smap;
 }
 
 unsigned paging_tables_in_use(void)

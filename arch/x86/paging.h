@@ -3,7 +3,7 @@
  *   0 .. 4 GiB               identity, supervisor, NX, 2 MiB pages (page 0 unmapped)
  *   USER_BASE ..             the user region (PML4 slot 1): payload code alias, user
  *                            stack, user data; everything user-accessible lives here
- *   0xffffffff80000000 ..    the kernel image, 4 KiB pages with per-section rights
+ *   KERNEL_VBASE ..          the kernel image, 4 KiB pages with per-section rights
  */
 #ifndef ARCH_X86_PAGING_H
 #define ARCH_X86_PAGING_H
@@ -11,17 +11,15 @@
 #include <stdint.h>
 #include "lib/bootinfo.h"
 #include "lib/cpuinfo.h"
+#include "arch/x86/abi.h"
+#include "arch/x86/uaccess.h"     /* user_access_begin/end, for paging's users */
 
-#define KERNEL_VBASE      0xffffffff80000000ull
 #define USER_BASE         0x0000008000000000ull
 #define USER_CODE_BASE    USER_BASE                       /* alias of .payload */
 #define USER_STACK_TOP    (USER_BASE + 0x40000000ull)     /* 1 GiB in */
 #define USER_STACK_SIZE   (64 * 1024ull)
 #define USER_DATA_BASE    (USER_BASE + 0x80000000ull)     /* 2 GiB in */
 #define USER_DATA_MAX     (8ull << 30)
-
-#define PAGE_SIZE         4096ull
-#define LARGE_PAGE_SIZE   (2ull << 20)
 
 #define MAP_WRITE  0x1u
 #define MAP_EXEC   0x2u
@@ -45,17 +43,5 @@ unsigned paging_tables_in_use(void);
 uint64_t kernel_virt_to_phys(uint64_t va);
 /* User-region address of a payload-section address, or 0 if not in .payload. */
 uint64_t payload_user_alias(uint64_t kva);
-
-/* Kernel access to user pages while SMAP is on (STAC/CLAC, SDM Vol. 3A 4.6). */
-static inline void user_access_begin(void)
-{
-	if (paging.smap)
-		__asm__ volatile("stac" ::: "memory");
-}
-static inline void user_access_end(void)
-{
-	if (paging.smap)
-		__asm__ volatile("clac" ::: "memory");
-}
 
 #endif

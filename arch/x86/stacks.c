@@ -3,12 +3,12 @@
 struct guarded_stack {
 	uint8_t guard[GUARD_SIZE];
 	uint8_t stack[KERNEL_STACK_SIZE];
-} __attribute__((aligned(4096)));
+} __attribute__((aligned(PAGE_SIZE)));
 
 struct guarded_ist {
 	uint8_t guard[GUARD_SIZE];
 	uint8_t stack[IST_STACK_SIZE];
-} __attribute__((aligned(4096)));
+} __attribute__((aligned(PAGE_SIZE)));
 
 /* kernel_stack is also named by entry.asm, which switches to it first thing. */
 struct guarded_stack kernel_stack;

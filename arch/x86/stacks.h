@@ -2,12 +2,9 @@
 #ifndef ARCH_X86_STACKS_H
 #define ARCH_X86_STACKS_H
 #include <stdint.h>
+#include "arch/x86/abi.h"      /* KERNEL_STACK_SIZE, IST_STACK_SIZE, GUARD_SIZE */
 
 enum stack_id { STACK_KERNEL, STACK_TRAP, STACK_DF, STACK_NMI, STACK_MC, STACK_DB, STACK_COUNT };
-
-#define KERNEL_STACK_SIZE (64 * 1024)
-#define IST_STACK_SIZE    (16 * 1024)
-#define GUARD_SIZE        4096
 
 uint64_t stack_top(enum stack_id id);
 uint64_t stack_guard(enum stack_id id);     /* virtual address of the guard page */

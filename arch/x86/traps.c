@@ -7,13 +7,27 @@
 #include "arch/x86/extable.h"
 #include "arch/x86/run.h"
 #include "arch/x86/stacks.h"
-#include "kernel/console.h"
-#include "kernel/platform.h"
 
 volatile int extable_vector;
 extern const struct extable_entry __extable_start[], __extable_end[];
 static irq_handler_fn irq_handlers[256];
 static uint64_t nmi_count;
+static const struct trap_hooks *hooks;
+
+void trap_set_hooks(const struct trap_hooks *h)
+{
+	hooks = h;
+}
+
+__attribute__((format(printf, 1, 2))) static void trap_printf(const char *fmt, ...)
+{
+	va_list ap;
+	if (!hooks || !hooks->vprint)
+		return;
+	va_start(ap, fmt);
+	hooks->vprint(fmt, ap);
+	va_end(ap);
+}
 
 uint64_t extable_lookup(uint64_t rip)
 {
@@ -36,29 +50,35 @@ void trap_set_irq_handler(unsigned vector, irq_handler_fn fn)
 
 void trap_dump(const struct trap_frame *f)
 {
-	kprintf("exception %s (vector %lu) error=0x%lx cpl=%lu\n", vector_name(f->vector),
+	trap_printf("exception %s (vector %lu) error=0x%lx cpl=%lu\n", vector_name(f->vector),
 		f->vector, f->error, f->cs & 3);
-	kprintf("  RIP=%016lx CS=%04lx RFLAGS=%016lx\n", f->rip, f->cs, f->rflags);
-	kprintf("  RSP=%016lx SS=%04lx CR2=%016lx\n", f->rsp, f->ss, read_cr2());
-	kprintf("  RAX=%016lx RBX=%016lx RCX=%016lx RDX=%016lx\n", f->rax, f->rbx, f->rcx, f->rdx);
-	kprintf("  RSI=%016lx RDI=%016lx RBP=%016lx R8 =%016lx\n", f->rsi, f->rdi, f->rbp, f->r8);
-	kprintf("  R9 =%016lx R10=%016lx R11=%016lx R12=%016lx\n", f->r9, f->r10, f->r11, f->r12);
-	kprintf("  R13=%016lx R14=%016lx R15=%016lx CR3=%016lx\n", f->r13, f->r14, f->r15,
+	trap_printf("  RIP=%016lx CS=%04lx RFLAGS=%016lx\n", f->rip, f->cs, f->rflags);
+	trap_printf("  RSP=%016lx SS=%04lx CR2=%016lx\n", f->rsp, f->ss, read_cr2());
+	trap_printf("  RAX=%016lx RBX=%016lx RCX=%016lx RDX=%016lx\n", f->rax, f->rbx, f->rcx, f->rdx);
+	trap_printf("  RSI=%016lx RDI=%016lx RBP=%016lx R8 =%016lx\n", f->rsi, f->rdi, f->rbp, f->r8);
+	trap_printf("  R9 =%016lx R10=%016lx R11=%016lx R12=%016lx\n", f->r9, f->r10, f->r11, f->r12);
+	trap_printf("  R13=%016lx R14=%016lx R15=%016lx CR3=%016lx\n", f->r13, f->r14, f->r15,
 		read_cr3());
 	if (f->vector == VEC_PF) {
 		int s = stack_guard_hit(read_cr2());
 		if (s >= 0)
-			kprintf("  CR2 is in the guard page of the %s stack: stack overflow\n",
+			trap_printf("  CR2 is in the guard page of the %s stack: stack overflow\n",
 				stack_name(s));
 	}
 }
 
 void trap_fatal(const struct trap_frame *f, const char *why)
 {
-	kprintf("\nFATAL: %s\n", why);
+	trap_printf("\nFATAL: %s\n", why);
 	if (f)
 		trap_dump(f);
-	platform_stop(PLATFORM_EXIT_FATAL);
+	if (hooks && hooks->stop_fatal)
+		hooks->stop_fatal();
+	/* No kernel to stop through yet: halt for good (an NMI only wakes the loop). */
+	for (;;) {
+		irq_disable();
+		halt();
+	}
 }
 
 void trap_dispatch(struct trap_frame *f)
@@ -75,7 +95,7 @@ void trap_dispatch(struct trap_frame *f)
 	 * say that it came, since it may have disturbed a measurement, and go on. */
 	if (f->vector == VEC_NMI) {
 		nmi_count++;
-		kprintf("note: NMI received (%lu so far); a measurement in progress may include "
+		trap_printf("note: NMI received (%lu so far); a measurement in progress may include "
 			"its handling\n", nmi_count);
 		return;
 	}

@@ -1,6 +1,7 @@
 /* Trap handling: exception fixups, CPL 3 and payload faults, kernel fault reports. */
 #ifndef ARCH_X86_TRAPS_H
 #define ARCH_X86_TRAPS_H
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -10,6 +11,17 @@ struct trap_frame {
 	uint64_t rip, cs, rflags, rsp, ss;   /* pushed by the CPU */
 };
 _Static_assert(sizeof(struct trap_frame) == 22 * 8, "trap frame layout");
+
+/*
+ * What traps need from the kernel, registered by kernel/ at init so that arch/ does not
+ * include it. Until then a trap that would print stays silent, and a fatal one halts
+ * with interrupts off (never a triple fault).
+ */
+struct trap_hooks {
+	int (*vprint)(const char *fmt, va_list ap);     /* console output */
+	__attribute__((noreturn)) void (*stop_fatal)(void); /* after the report: stop, failing */
+};
+void trap_set_hooks(const struct trap_hooks *hooks);
 
 /* Interrupt handlers registered by drivers (APIC timer, ...). Return true if handled. */
 typedef bool (*irq_handler_fn)(struct trap_frame *f);

@@ -2,7 +2,7 @@
 ; through SYSCALL with the result. Lives in .payload, which is mapped user-executable.
 bits 64
 default rel
-%define SYS_EXIT 0
+%include "abi.inc"
 
 global user_entry
 section .payload

@@ -21,6 +21,7 @@
 #include <strings.h>
 #include "lib/cpuinfo.h"
 #include "lib/pfm_tables.h"
+#include "lib/util.h"
 
 #define EVSEL_EVENT_MASK  0x000000ffull
 #define EVSEL_USR         (1ull << 16)
@@ -301,10 +302,10 @@ static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_ven
 			continue;
 		}
 		unsigned m;
-		for (m = 0; m < sizeof(mod_names) / sizeof(mod_names[0]); m++)
+		for (m = 0; m < ARRAY_SIZE(mod_names); m++)
 			if (!strcmp(ai.name, mod_names[m].name))
 				break;
-		if (m == sizeof(mod_names) / sizeof(mod_names[0]))
+		if (m == ARRAY_SIZE(mod_names))
 			die("%s::%s: unknown modifier '%s'", pmu, ei->name, ai.name);
 		mods |= mod_names[m].bit;
 	}
@@ -330,7 +331,7 @@ static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_ven
 		ev.code = (uint32_t)base.val;
 		ev.mods = 0;
 		unsigned cm = (base.val >> EVSEL_CMASK_SHIFT) & 0xff;
-		for (unsigned m = 0; m < sizeof(mod_names) / sizeof(mod_names[0]); m++) {
+		for (unsigned m = 0; m < ARRAY_SIZE(mod_names); m++) {
 			unsigned tries[3] = { 0, 1, cm };
 			for (unsigned t = 0; t < 3 && !(ev.mods & mod_names[m].bit); t++) {
 				probe(&p, "%s:%s=%u", base_str, mod_names[m].name, tries[t]);
@@ -460,7 +461,7 @@ static void gen_model(int pmu_id, const pfm_pmu_info_t *pi)
 	enum pmu_kind kind = PMU_INTEL_ARCH;
 	if (vendor == PFMT_AMD) {
 		kind = PMU_NONE;
-		for (unsigned i = 0; i < sizeof(amd_kinds) / sizeof(amd_kinds[0]); i++)
+		for (unsigned i = 0; i < ARRAY_SIZE(amd_kinds); i++)
 			if (!strncmp(pi->name, amd_kinds[i].prefix, strlen(amd_kinds[i].prefix)))
 				kind = amd_kinds[i].kind;
 		if (kind == PMU_NONE)
@@ -547,10 +548,10 @@ int main(void)
 		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || pi.type != PFM_PMU_TYPE_CORE)
 			continue;
 		unsigned s;
-		for (s = 0; s < sizeof(skipped_pmus) / sizeof(skipped_pmus[0]); s++)
+		for (s = 0; s < ARRAY_SIZE(skipped_pmus); s++)
 			if (!strcmp(pi.name, skipped_pmus[s]))
 				break;
-		if (s < sizeof(skipped_pmus) / sizeof(skipped_pmus[0]))
+		if (s < ARRAY_SIZE(skipped_pmus))
 			continue;
 		ids[n] = p;
 		infos[n++] = pi;

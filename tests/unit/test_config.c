@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "lib/config.h"
+#include "lib/util.h"
 
 #define MAX_MSGS 64
 
@@ -222,7 +223,7 @@ static void test_messages(void **state)
 		  "test.cfg line 1: mode=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... is not one of run|selftest|detect|crashtest" },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct bp_config before;
 		config_defaults(&cfg);
 		before = cfg;
@@ -347,7 +348,7 @@ static void test_not_text(void **state)
 	};
 
 	config_defaults(&def);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		cfg = def;
 		memset(&m, 0, sizeof(m));
 		assert_int_equal(config_apply(&cfg, "bin", cases[i].bytes, cases[i].len,
@@ -372,7 +373,7 @@ static const char *pick(const char *const *list, size_t n)
 {
 	return list[next_rand() % n];
 }
-#define PICK(list) pick(list, sizeof(list) / sizeof(list[0]))
+#define PICK(list) pick(list, ARRAY_SIZE(list))
 
 static const char *const valid_entries[] = {
 	"mode=run", "mode=selftest", "mode=detect", "payloads=add_chain", "payloads=mem_*,x?",

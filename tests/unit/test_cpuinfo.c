@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "lib/cpuinfo.h"
+#include "lib/util.h"
 
 #define SHARED_DIR "../shared/cpuid/"
 #define DATA_DIR   "tests/data/cpuid/"
@@ -244,7 +245,7 @@ static void test_shared_dumps_match_readme(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(shared_table) / sizeof(shared_table[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(shared_table); i++)
 		check_expect(&shared_table[i]);
 }
 
@@ -253,7 +254,7 @@ static void test_transcribed_dumps(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(data_table) / sizeof(data_table[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(data_table); i++)
 		check_expect(&data_table[i]);
 }
 
@@ -747,7 +748,7 @@ static void test_report_order(void **state)
 	(void)state;
 	decode_fenced(d, &ci, &pc);
 	cpuinfo_report(&ci, &pc, capture_line, &rep);
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		size_t k = strlen(keys[i]);
 
 		if (strncmp(rep.line[i], keys[i], k) != 0 || rep.line[i][k] != '=')
@@ -755,7 +756,7 @@ static void test_report_order(void **state)
 	}
 	while (pmu_start < rep.n && strncmp(rep.line[pmu_start], "pmu.", 4) != 0)
 		pmu_start++;
-	for (i = 0; i < sizeof(pmu_keys) / sizeof(pmu_keys[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(pmu_keys); i++)
 		if (strncmp(rep.line[pmu_start + i], pmu_keys[i], strlen(pmu_keys[i])) != 0)
 			fail_msg("pmu line %u is '%s', expected key %s", i, rep.line[pmu_start + i],
 				 pmu_keys[i]);
@@ -864,17 +865,17 @@ static char *mutate(const char *src, size_t len, size_t *out_len)
 
 static void test_fuzz_parser(void **state)
 {
-	const struct expect *all[sizeof(shared_table) / sizeof(shared_table[0]) +
-				 sizeof(data_table) / sizeof(data_table[0])];
+	const struct expect *all[ARRAY_SIZE(shared_table) +
+				 ARRAY_SIZE(data_table)];
 	struct cpuid_dump *d = malloc(sizeof(*d));
 	size_t nfiles = 0, f, i;
 	unsigned parsed = 0, rejected = 0;
 
 	(void)state;
 	assert_non_null(d);
-	for (i = 0; i < sizeof(shared_table) / sizeof(shared_table[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(shared_table); i++)
 		all[nfiles++] = &shared_table[i];
-	for (i = 0; i < sizeof(data_table) / sizeof(data_table[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(data_table); i++)
 		all[nfiles++] = &data_table[i];
 
 	rng_state = 0x6261726570657266ull;      /* fixed seed: failures reproduce */

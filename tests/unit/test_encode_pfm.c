@@ -15,6 +15,7 @@
 #include "arch/x86/pmu/pmu.h"
 #include "lib/event.h"
 #include "lib/pfm_tables.h"
+#include "lib/util.h"
 
 #define IGNORED ((1ull << 22) | (1ull << 20))
 
@@ -125,7 +126,7 @@ static void test_all_models(void **state)
 			if (e % 4)
 				continue;
 			const char *um0 = ev->numasks ? pfmt_strings + pfmt_umasks[ev->first_umask].name : NULL;
-			for (unsigned f = 0; f < sizeof(modifier_forms) / sizeof(modifier_forms[0]); f++) {
+			for (unsigned f = 0; f < ARRAY_SIZE(modifier_forms); f++) {
 				if (um0 && (ev->flags & PFMT_EV_NEEDS_UMASK))
 					snprintf(s, sizeof(s), "%s::%s:%s%s", pmu, evname, um0, modifier_forms[f]);
 				else

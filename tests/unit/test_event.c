@@ -16,6 +16,7 @@
 #include "lib/cpuinfo.h"
 #include "arch/x86/pmu/pmu.h"
 #include "lib/event.h"
+#include "lib/util.h"
 
 #define USR   (1ull << 16)
 #define OS    (1ull << 17)
@@ -224,7 +225,7 @@ static void test_generic_netburst(void **state)
 	};
 	struct pmu_caps pc;
 	const struct pmu_model *m = model("netburst", &pc);
-	for (unsigned i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(map); i++) {
 		struct ev_encoding a, b;
 		if (event_parse(m, &pc, pmu_generic_map_for_model(m), map[i][0], &a, err, sizeof(err)))
 			fail_msg("%s: %s", map[i][0], err);
@@ -256,7 +257,7 @@ static void test_free_running(void **state)
 		{ "amd64_k8_revg", false }, { "amd64_fam10h_barcelona", true },
 		{ "amd64_fam19h_zen4", true },
 	};
-	for (unsigned i = 0; i < sizeof(pmus) / sizeof(pmus[0]); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(pmus); i++) {
 		struct pmu_caps pc;
 		const struct pmu_model *m = model(pmus[i].pmu, &pc);
 		assert_int_equal(parse_ok(m, &pc, "tsc").cls, EV_CLASS_TSC);
@@ -569,7 +570,7 @@ static void test_model_for_cpu(void **state)
 		{ "../shared/cpuid/AuthenticAMD0A60F12_K19_Raphael_01_CPUID.txt", "amd64_fam19h_zen4" },
 	};
 	static struct cpuid_dump d;
-	for (unsigned i = 0; i < sizeof(dumps) / sizeof(dumps[0]); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(dumps); i++) {
 		size_t len;
 		char *text = slurp(dumps[i].file, &len);
 		assert_true(cpuid_dump_parse(&d, text, len, err, sizeof(err)) > 0);

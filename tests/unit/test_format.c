@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <cmocka.h>
 #include "lib/format.h"
+#include "lib/util.h"
 
 static const long long sample_values[] = {
 	0, 1, -1, 7, 8, 9, 10, -10, 15, 16, 127, 128, -128, 255, 256, 0x7fff, -0x8000,
@@ -72,14 +73,14 @@ static void test_integer_table(void **state)
 	unsigned cases = 0;
 
 	mismatches = 0;
-	for (size_t f = 0; f < sizeof(flag_sets) / sizeof(flag_sets[0]); f++)
-	for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++)
-	for (size_t p = 0; p < sizeof(precisions) / sizeof(precisions[0]); p++)
-	for (size_t l = 0; l < sizeof(lengths) / sizeof(lengths[0]); l++)
+	for (size_t f = 0; f < ARRAY_SIZE(flag_sets); f++)
+	for (size_t w = 0; w < ARRAY_SIZE(widths); w++)
+	for (size_t p = 0; p < ARRAY_SIZE(precisions); p++)
+	for (size_t l = 0; l < ARRAY_SIZE(lengths); l++)
 	for (size_t c = 0; convs[c]; c++) {
 		snprintf(fmt, sizeof(fmt), "[%%%s%s%s%s%c]", flag_sets[f], widths[w],
 			 precisions[p], lengths[l], convs[c]);
-		for (size_t v = 0; v < sizeof(sample_values) / sizeof(sample_values[0]); v++) {
+		for (size_t v = 0; v < ARRAY_SIZE(sample_values); v++) {
 			check_integer(fmt, lengths[l], sample_values[v]);
 			cases++;
 		}
@@ -95,9 +96,9 @@ static void test_star_width_precision(void **state)
 	char want[256], got[256];
 
 	mismatches = 0;
-	for (size_t w = 0; w < sizeof(stars) / sizeof(stars[0]); w++)
-	for (size_t p = 0; p < sizeof(stars) / sizeof(stars[0]); p++)
-	for (size_t v = 0; v < sizeof(sample_values) / sizeof(sample_values[0]); v++) {
+	for (size_t w = 0; w < ARRAY_SIZE(stars); w++)
+	for (size_t p = 0; p < ARRAY_SIZE(stars); p++)
+	for (size_t v = 0; v < ARRAY_SIZE(sample_values); v++) {
 		long long x = sample_values[v];
 		int wn = snprintf(want, sizeof(want), "%*.*lld|%-*.*llx|%0*lld|%*s|%.*s",
 				  stars[w], stars[p], x, stars[w], stars[p], x, stars[w], x,
@@ -120,16 +121,16 @@ static void test_text_conversions(void **state)
 	char want[128], got[128];
 
 	mismatches = 0;
-	for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++)
-		for (size_t s = 0; s < sizeof(strs) / sizeof(strs[0]); s++) {
+	for (size_t f = 0; f < ARRAY_SIZE(fmts); f++)
+		for (size_t s = 0; s < ARRAY_SIZE(strs); s++) {
 			int wn = snprintf(want, sizeof(want), fmts[f], strs[s]);
 			int gn = bp_snprintf(got, sizeof(got), fmts[f], strs[s]);
 			compare(fmts[f], want, wn, got, gn);
 		}
 	static const char *const cfmts[] = { "%c", "%3c", "%-3c|", "x%cy" };
 	static const int chars[] = { 'A', 'z', ' ', '%', 0x1ff /* converts to 0xff */ };
-	for (size_t f = 0; f < sizeof(cfmts) / sizeof(cfmts[0]); f++)
-		for (size_t c = 0; c < sizeof(chars) / sizeof(chars[0]); c++) {
+	for (size_t f = 0; f < ARRAY_SIZE(cfmts); f++)
+		for (size_t c = 0; c < ARRAY_SIZE(chars); c++) {
 			int wn = snprintf(want, sizeof(want), cfmts[f], chars[c]);
 			int gn = bp_snprintf(got, sizeof(got), cfmts[f], chars[c]);
 			compare(cfmts[f], want, wn, got, gn);

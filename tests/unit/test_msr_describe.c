@@ -9,6 +9,7 @@
 #include "arch/x86/msr-index.h"
 #include "arch/x86/pmu/core.h"
 #include "arch/x86/pmu/pmu.h"
+#include "lib/util.h"
 
 struct describe_case {
 	uint32_t msr;
@@ -48,7 +49,7 @@ static const struct describe_case cases[] = {
 static void test_describe_table(void **state)
 {
 	(void)state;
-	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
 		char buf[256];
 		int n = pmu_msr_describe(cases[i].msr, cases[i].val, buf, sizeof(buf));
 		assert_string_equal(buf, cases[i].want);

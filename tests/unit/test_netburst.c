@@ -15,6 +15,7 @@
 #include "arch/x86/pmu/p4-regs.h"
 #include "arch/x86/pmu/pmu.h"
 #include "tests/unit/msr_model.h"
+#include "lib/util.h"
 
 /* tests/unit/msr_model_netburst.c: the model variants by HT and by model (IQ_ESCR0/1). */
 unsigned msr_model_netburst_defs_for(struct msr_def *out, unsigned max, bool ht, bool iq_escrs);
@@ -191,8 +192,8 @@ static void test_modifiers_match_libpfm(void **state)
 		"x87_FP_uop:TAG1", "BSQ_allocation:REQ_TYPE0:MEM_TYPE1", "machine_clear:CLEAR",
 		"replay_event:NBOGUS:DTLB_LD_MISS", "IOQ_active_entries:ALL_READ",
 	};
-	for (size_t e = 0; e < sizeof(events) / sizeof(events[0]); e++)
-		for (size_t m = 0; m < sizeof(mods) / sizeof(mods[0]); m++) {
+	for (size_t e = 0; e < ARRAY_SIZE(events); e++)
+		for (size_t m = 0; m < ARRAY_SIZE(mods); m++) {
 			char text[160];
 			snprintf(text, sizeof(text), "%s%s", events[e], mods[m]);
 			expect_same_as_pfm(text);
@@ -233,7 +234,7 @@ static void test_rejections(void **state)
 		"replay_event", "global_power_events:thr=abc", "global_power_events:RUNNING:cmpl=3",
 		"TC_deliver_mode", "global_power_events::u",
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		expect_both_reject(bad[i]);
 	expect_error("global_power_event", &ht_caps,
 		     "unknown event 'global_power_event' for PMU netburst (did you mean 'global_power_events'?)");
@@ -277,7 +278,7 @@ static void test_raw(void **state)
 		{ "escr=0x2600020c,cccr=0x3d000,foo=1", &ht_caps, "unknown key 'foo'" },
 		{ "escr=zz,cccr=0x3d000", &ht_caps, "escr=zz is not a number" },
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		err[0] = '\0';
 		if (netburst_event_parse_raw(bad[i].body, bad[i].pc, &ev, err, sizeof(err)) == 0)
 			fail_msg("'%s' accepted", bad[i].body);
@@ -621,7 +622,7 @@ static void run_backend_case(const struct backend_case *c)
 static void test_backend_sequence(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		run_backend_case(&cases[i]);
 }
 

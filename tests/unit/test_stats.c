@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "lib/stats.h"
+#include "lib/util.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
@@ -210,7 +211,7 @@ static void test_trimming(void **state)
 	};
 	int64_t buf[100];
 
-	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+	for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
 		struct stats st;
 		/* Descending input, outliers at both ends that trimming must remove. */
 		for (unsigned i = 0; i < cases[c].n; i++)
@@ -319,7 +320,7 @@ static void test_fmt_milli(void **state)
 	};
 	char buf[32];
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		int n = stats_fmt_milli(buf, sizeof(buf), cases[i].milli);
 		assert_string_equal(buf, cases[i].text);
 		assert_int_equal(n, (int)strlen(cases[i].text));

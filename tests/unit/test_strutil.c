@@ -10,6 +10,7 @@
 #include <fnmatch.h>
 #include <cmocka.h>
 #include "lib/str.h"
+#include "lib/util.h"
 
 /* The kernel's own libc replacements (lib/string.c, not in the host library), compiled
  * here under other names so they can be compared with the host's. */
@@ -53,7 +54,7 @@ static void test_casecmp(void **state)
 	/* The sign agrees with the C library's strcasecmp over many ASCII pairs. */
 	static const char *const words[] = { "", "a", "A", "ab", "aB", "b", "[", "_", "Z", "z",
 					     "mem_", "MEM_chain", "mem_Chain", "\x7f", "0x3F8" };
-	size_t nw = sizeof(words) / sizeof(words[0]);
+	size_t nw = ARRAY_SIZE(words);
 	for (size_t i = 0; i < nw; i++)
 		for (size_t j = 0; j < nw; j++)
 			assert_int_equal(sign_of(str_casecmp(words[i], words[j])),
@@ -114,7 +115,7 @@ static void test_to_u64(void **state)
 		"18446744073709551616", "99999999999999999999", "0x10000000000000000",
 		"0b11111111111111111111111111111111111111111111111111111111111111111", "x10",
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		assert_int_equal(parse(bad[i], &v), -1);
 		assert_true(v == 0xdeadbeef);   /* untouched on error */
 	}
@@ -157,8 +158,8 @@ static void test_glob(void **state)
 					    "*?*", "b*a?", "ab", "a**b", "" };
 	static const char *const strs[] = { "", "a", "b", "ab", "ba", "aab", "abab", "aaa",
 					    "bab", "abba", "aaaa", "baab" };
-	for (size_t p = 0; p < sizeof(pats) / sizeof(pats[0]); p++)
-		for (size_t s = 0; s < sizeof(strs) / sizeof(strs[0]); s++) {
+	for (size_t p = 0; p < ARRAY_SIZE(pats); p++)
+		for (size_t s = 0; s < ARRAY_SIZE(strs); s++) {
 			int want = fnmatch(pats[p], strs[s], 0) == 0;
 			if (str_glob_match(pats[p], strs[s]) != want)
 				fail_msg("glob '%s' on '%s': want %d", pats[p], strs[s], want);

@@ -1,0 +1,65 @@
+/*
+ * Constants shared by C, the assembly files, the linker script and the loader, each
+ * written once. Only "#define NAME value" lines: the Makefile turns them into
+ * build/gen/abi.inc (%define, C integer suffixes dropped) for nasm, and linker.ld is
+ * run through cpp with this file. No includes, types or function-like macros here.
+ */
+#ifndef ARCH_X86_ABI_H
+#define ARCH_X86_ABI_H
+
+/* Kernel link address: the top 2 GiB (-mcmodel=kernel). No suffix: ld reads it too. */
+#define KERNEL_VBASE        0xffffffff80000000
+
+/* 4-level paging: SDM Vol. 3A 4.5, Tables 4-15 to 4-20. */
+#define PAGE_SHIFT          12          /* linker.ld aligns sections to 1 << PAGE_SHIFT */
+#define PAGE_SIZE           (1ull << PAGE_SHIFT)
+#define LARGE_PAGE_SIZE     (2ull << 20)
+#define PTE_P               (1ull << 0)
+#define PTE_W               (1ull << 1)
+#define PTE_U               (1ull << 2)
+#define PTE_PS              (1ull << 7)
+#define PTE_NX              (1ull << 63)
+#define PTE_ADDR            0x000ffffffffff000ull
+
+/* GDT selectors. SYSCALL/SYSRET (STAR, SDM Vol. 3A 5.8.8) fix the order: user data at
+ * STAR[63:48]+8, user code64 at STAR[63:48]+16. */
+#define SEL_KCODE           0x08
+#define SEL_KDATA           0x10
+#define SEL_UCODE32         0x18        /* STAR[63:48] base; no 32-bit code runs */
+#define SEL_UDATA           0x20
+#define SEL_UCODE           0x28
+#define SEL_TSS             0x30
+#define RPL3                3
+
+/* RFLAGS: SDM Vol. 1 3.4.3. */
+#define RFLAGS_RESERVED1    (1ull << 1)
+#define RFLAGS_TF           (1ull << 8)
+#define RFLAGS_IF           (1ull << 9)
+#define RFLAGS_AC           (1ull << 18)
+
+/* System calls from CPL 3: number in RAX (arch/x86/entry.asm, syscall_entry). */
+#define SYS_EXIT            0           /* end the CPL 3 run; RDI is its result */
+#define SYS_NULL            1           /* return at once: the round-trip benchmark */
+
+/* INT n with DPL 3: the INT n/IRETQ round-trip benchmark. */
+#define VEC_INT_ROUNDTRIP   0x80
+
+/* Kernel stacks, each above an unmapped guard page (arch/x86/stacks.c). */
+#define KERNEL_STACK_SIZE   (64 * 1024)
+#define IST_STACK_SIZE      (16 * 1024)
+#define GUARD_SIZE          PAGE_SIZE
+
+/* struct harness (kernel/engine.c), read by payloads/harness.asm: byte offsets. */
+#define HARNESS_FN          0
+#define HARNESS_ARG         8
+#define HARNESS_N           16
+#define HARNESS_REPS        24
+#define HARNESS_NCTR        32
+#define HARNESS_OUT         40
+#define HARNESS_IDX         48          /* u32 idx[8]: RDPMC indices */
+#define HARNESS_NMSR        80          /* MSRs read by RDMSR (CPL 0 only: APERF, MPERF) */
+#define HARNESS_MSR         88          /* u32 msr[4] */
+#define HARNESS_START       104         /* u64 start[13] */
+#define HARNESS_SIZE        208
+
+#endif
