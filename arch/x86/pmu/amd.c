@@ -107,7 +107,7 @@ const struct pmu_backend pmu_backend_amd_legacy = {
 	.evtsel_reserved = AMD64_EVENTSEL_RESERVED,
 	.generic = amd_generic,
 	.msr_names = amd_legacy_msr_names,
-	.n_msr_names = sizeof(amd_legacy_msr_names) / sizeof(amd_legacy_msr_names[0]),
+	.n_msr_names = ARRAY_SIZE(amd_legacy_msr_names),
 	AMD_HOOKS,
 };
 
@@ -121,6 +121,6 @@ const struct pmu_backend pmu_backend_amd_core = {
 	.evtsel_reserved = AMD64_EVENTSEL_RESERVED,
 	.generic = amd_generic,
 	.msr_names = amd_core_msr_names,
-	.n_msr_names = sizeof(amd_core_msr_names) / sizeof(amd_core_msr_names[0]),
+	.n_msr_names = ARRAY_SIZE(amd_core_msr_names),
 	AMD_HOOKS,
 };

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/x86/pmu/pmu.h"
+#include "lib/util.h"
 
 extern const struct pmu_backend pmu_backend_netburst;
 extern const struct pmu_backend pmu_backend_intel_arch;
