@@ -331,3 +331,11 @@ int engine_main(void)
 	return tally.unexpected || plan.errors || kernel.config_errors ? PLATFORM_EXIT_FAIL
 								       : PLATFORM_EXIT_OK;
 }
+
+/* mode=list: every payload of the catalogue, one @payload record each, nothing run. */
+int engine_list(void)
+{
+	for (unsigned i = 0; i < payload_count; i++)
+		report_payload(&payload_catalogue[i]);
+	return PLATFORM_EXIT_OK;
+}

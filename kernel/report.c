@@ -214,3 +214,17 @@ void report_done(unsigned results, unsigned faults, unsigned timeouts, unsigned 
 		kprintf("\nbareperf: %u results, %u faults, %u timeouts, %u errors\n", results, faults,
 			timeouts, errors);
 }
+
+void report_payload(const struct payload *pl)
+{
+	char line[RESULT_JSON_MAX];
+	unsigned cpls = pl->flags & (PL_CPL0 | PL_CPL3);
+	if (machine()) {
+		payload_json(pl, line, sizeof(line));
+		kprintf("@payload %s\n", line);
+	}
+	if (human())
+		kprintf("%-16s %3d instructions/iteration, CPL %-3s %s\n", pl->name,
+			pl->insns_per_iter, cpls == (PL_CPL0 | PL_CPL3) ? "0,3" : cpls == PL_CPL3 ? "3" : "0",
+			pl->desc);
+}
