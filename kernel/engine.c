@@ -11,13 +11,12 @@
 #include "kernel/console.h"
 #include "kernel/kernel.h"
 #include "kernel/mem.h"
+#include "kernel/plan.h"
 #include "kernel/platform.h"
 #include "kernel/pmu.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
-#define MAX_GROUPS      8
-#define MAX_SELECTED    64
 #define STEP_REPS_MAX   3          /* single-step counts are exact: a few repetitions show it */
 #define MAX_RESULTS     (2 * (EV_MAX_EVENTS + 2))
 
@@ -45,29 +44,17 @@ _Static_assert(sizeof(struct harness) == HARNESS_SIZE, "harness layout");
 #define HARNESS_MAX_CTRS 8
 #define HARNESS_MAX_MSRS 4
 #define HARNESS_MAX_VALUES (HARNESS_MAX_CTRS + HARNESS_MAX_MSRS + 1)
+_Static_assert(PLAN_MAX_CTRS == HARNESS_MAX_CTRS && PLAN_MAX_MSRS == HARNESS_MAX_MSRS,
+	       "a counter group is what one harness run reads");
 
 extern char bp_harness_lfence[], bp_harness_cpuid[], bp_harness_lfence_cpl0[];
 extern char bp_harness_cpuid_cpl0[], bp_step[], bp_step_cpl0[];
 extern char __text_start[];
 
-struct group {
-	unsigned n;
-	struct ev_encoding ev[HARNESS_MAX_CTRS];
-	unsigned width[HARNESS_MAX_CTRS];
-};
-
+static struct plan plan;
 static struct {
-	const struct payload *sel[MAX_SELECTED];
-	unsigned nsel;
-	struct group groups[MAX_GROUPS];
-	unsigned ngroups;
-	bool step;                      /* count instructions by single-stepping */
-	struct ev_encoding msr_ev[HARNESS_MAX_MSRS];   /* aperf, mperf: RDMSR at CPL 0 */
-	struct pmu_slot msr_slot[HARNESS_MAX_MSRS];
-	unsigned nmsr;
-	bool trace_only;                /* no working PMU, but program the groups for trace=msr */
-	unsigned results, faults, timeouts, errors, unexpected;
-} plan;
+	unsigned results, faults, timeouts, unexpected;
+} tally;
 
 static int64_t samples[100000];
 static struct result block[MAX_RESULTS];
@@ -83,160 +70,29 @@ static void error(const char *context, const char *fmt, const char *a, const cha
 
 /* ------------------------------------------------------------ the plan */
 
-static bool selected(const struct payload *p)
+/* kpmu_assign, reporting the counter widths the plan keeps for each group. */
+static int assign_events(const struct ev_encoding *ev, unsigned n, unsigned *width, char *err,
+			 size_t errlen)
 {
-	for (unsigned i = 0; i < plan.nsel; i++)
-		if (plan.sel[i] == p)
-			return true;
-	return false;
+	if (kpmu_assign(ev, n, err, errlen))
+		return -1;
+	for (unsigned i = 0; width && i < n; i++)
+		width[i] = kpmu.st.slot[i].width;
+	return 0;
 }
 
-/* payloads= is a comma list of names and globs. "*" and other globs leave out the
- * test payloads (fault_*) unless the pattern itself starts with "fault". */
-static void select_payloads(const char *list)
+static void make_plan(void)
 {
-	char pat[64];
-	const char *p = list;
-	while (*p) {
-		size_t len = 0;
-		while (p[len] && p[len] != ',')
-			len++;
-		if (len == 0 || len >= sizeof(pat)) {
-			error("config", "payloads: bad item near '%s'%s", p, "");
-		} else {
-			memcpy(pat, p, len);
-			pat[len] = 0;
-			bool tests = strncmp(pat, "fault", 5) == 0, any = false;
-			const char *near = 0;
-			unsigned best = 4;
-			for (unsigned i = 0; i < payload_count; i++) {
-				const struct payload *pl = &payload_catalogue[i];
-				unsigned d = str_edit_distance(pat, pl->name);
-				if (d < best) {
-					best = d;
-					near = pl->name;
-				}
-				if (!str_glob_match(pat, pl->name))
-					continue;
-				if ((pl->flags & PL_FAULT) && !tests)
-					continue;
-				any = true;
-				if (!selected(pl) && plan.nsel < MAX_SELECTED)
-					plan.sel[plan.nsel++] = pl;
-			}
-			if (!any)
-				error("config", near ? "payloads: '%s' matches no payload (did you mean "
-						       "'%s'?)" : "payloads: '%s' matches no payload%s",
-				      pat, near ? near : "");
-		}
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	/* Keep catalogue order whatever order the patterns came in. */
-	unsigned k = 0;
-	const struct payload *sorted[MAX_SELECTED];
-	for (unsigned i = 0; i < payload_count; i++)
-		if (selected(&payload_catalogue[i]))
-			sorted[k++] = &payload_catalogue[i];
-	memcpy(plan.sel, sorted, k * sizeof(sorted[0]));
-	plan.nsel = k;
-}
-
-static bool group_add(struct group *g, const struct ev_encoding *ev)
-{
-	char err[160];
-	if (g->n == HARNESS_MAX_CTRS)
-		return false;
-	g->ev[g->n] = *ev;
-	if (kpmu_assign(g->ev, g->n + 1, err, sizeof(err)))
-		return false;
-	g->n++;
-	for (unsigned i = 0; i < g->n; i++)
-		g->width[i] = kpmu.st.slot[i].width;
-	return true;
-}
-
-/* APERF/MPERF count without programming and are read with RDMSR, which only ring 0 may
- * execute: they are measured in the CPL 0 runs, alongside the first counter group. */
-static void plan_free_running(const struct ev_encoding *ev)
-{
-	for (unsigned i = 0; i < plan.nmsr; i++)
-		if (plan.msr_ev[i].cls == ev->cls)
-			return;                    /* named twice */
-	if (plan.nmsr == HARNESS_MAX_MSRS || !pmu_slot_free_running(&plan.msr_slot[plan.nmsr], ev))
-		return;
-	plan.msr_ev[plan.nmsr++] = *ev;
-	char msg[200];
-	if (!(kernel.cfg.cpls & CFG_CPL0)) {
-		bp_snprintf(msg, sizeof(msg), "event '%s' not measured: it is read with RDMSR, which "
-			    "only CPL 0 may execute, and cpl= leaves CPL 0 out", ev->name);
-		report_note("event", msg);
-	} else if (kernel.cfg.cpls & CFG_CPL3) {
-		bp_snprintf(msg, sizeof(msg), "event '%s' is measured in the CPL 0 runs only: it is "
-			    "read with RDMSR, which CPL 3 may not execute", ev->name);
-		report_note("event", msg);
-	}
-}
-
-/* More events than counters: split into groups, each run separately. */
-static void plan_events(const char *list)
-{
-	static char names[EV_MAX_EVENTS][EV_NAME_MAX];
-	char err[192];
-	int n = event_split_list(list, names, EV_MAX_EVENTS, err, sizeof(err));
-	if (n < 0) {
-		error("event", "events: %s%s", err, "");
-		n = 0;
-	}
-	plan.step = false;
-	plan.trace_only = !kpmu.functional && kpmu.be && kernel.cfg.trace_msr;
-	for (int i = 0; i < n; i++) {
-		struct ev_encoding ev;
-		if (kpmu_parse(names[i], &ev, err, sizeof(err))) {
-			error("event", "%s", err, "");
-			continue;
-		}
-		if (ev.cls == EV_CLASS_TSC)
-			continue;                  /* the harness always reads the TSC */
-		if (ev.cls == EV_CLASS_APERF || ev.cls == EV_CLASS_MPERF) {
-			plan_free_running(&ev);
-			continue;
-		}
-		if (!kpmu.functional) {
-			char msg[512];
-			bool step = !strcmp(names[i], "instructions") && kernel.cfg.single_step;
-			plan.step |= step;
-			if (!step) {
-				bp_snprintf(msg, sizeof(msg), "event '%s' not measured: no working PMU "
-					    "(%s); the TSC%s measured instead%s", names[i], kpmu.reason,
-					    kernel.cfg.single_step ? " and single-stepped instructions are"
-								   : " is",
-					    plan.trace_only ? " (its counter is still programmed, for "
-							      "trace=msr)" : "");
-				report_note("event", msg);
-			}
-			if (!plan.trace_only)
-				continue;
-		}
-		bool placed = false;
-		for (unsigned g = 0; g < plan.ngroups && !placed; g++)
-			placed = group_add(&plan.groups[g], &ev);
-		if (!placed && plan.ngroups < MAX_GROUPS) {
-			struct group *g = &plan.groups[plan.ngroups];
-			g->n = 0;
-			placed = group_add(g, &ev);
-			if (placed)
-				plan.ngroups++;
-			else if (kpmu_assign(&ev, 1, err, sizeof(err)))
-				error("event", "event '%s' cannot be placed on any counter: %s",
-				      names[i], err);
-		} else if (!placed) {
-			error("event", "event '%s': more than %s counter groups", names[i], "8");
-		}
-	}
-	if (plan.ngroups == 0)
-		plan.ngroups = 1;          /* one TSC-only pass */
+	const struct plan_env env = {
+		.cpls = kernel.cfg.cpls, .single_step = kernel.cfg.single_step,
+		.trace_msr = kernel.cfg.trace_msr, .pmu_functional = kpmu.functional,
+		.pmu_backend = kpmu.be != 0, .pmu_reason = kpmu.reason,
+		.parse = kpmu_parse, .assign = assign_events,
+		.error = report_error, .note = report_note,
+	};
+	plan_init(&plan);
+	plan_select(&plan, kernel.cfg.payloads, payload_catalogue, payload_count, &env);
+	plan_events(&plan, kernel.cfg.events, &env);
 }
 
 /* ------------------------------------------------------------ running */
@@ -253,7 +109,7 @@ static void record(const struct payload *pl, uint64_t size, unsigned cpl, const 
 	stats_compute(s, reps, kernel.cfg.trim_pct, &r->st);
 	int64_t n = (int64_t)r->iters, m = r->st.median_milli;
 	r->per_iter_milli = (m >= 0 ? m + n / 2 : m - n / 2) / n;
-	plan.results++;
+	tally.results++;
 	report_result(r);
 }
 
@@ -269,11 +125,11 @@ static bool run_failed(const struct payload *pl, uint64_t size, unsigned cpl,
 		f.expected = run->status == RUN_TIMEOUT ? pl->expect_vector == ~0u
 							: run->fault.vector == pl->expect_vector;
 	if (!f.expected)
-		plan.unexpected++;
+		tally.unexpected++;
 	if (run->status == RUN_TIMEOUT)
-		plan.timeouts++;
+		tally.timeouts++;
 	else
-		plan.faults++;
+		tally.faults++;
 	report_fault(&f);
 	return true;
 }
@@ -289,7 +145,7 @@ static const void *harness_fn(unsigned cpl)
 static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl, uint64_t arg,
 			  struct harness *h, uint64_t *out, unsigned gi)
 {
-	const struct group *g = &plan.groups[gi];
+	const struct plan_group *g = &plan.groups[gi];
 	unsigned nctr = kpmu.functional ? g->n : 0, total = kernel.cfg.warmup + kernel.cfg.reps;
 	unsigned nmsr = gi == 0 && cpl == 0 ? plan.nmsr : 0;
 	unsigned nprog = kpmu.functional || plan.trace_only ? g->n : 0;
@@ -417,13 +273,6 @@ static uint64_t payload_arg(const struct payload *pl, uint64_t size, bool *ok)
 	}
 }
 
-/* The CPLs this payload runs at under the configuration (CFG_CPL* bits). */
-static unsigned payload_cpls(const struct payload *pl)
-{
-	unsigned can = (pl->flags & PL_CPL0 ? CFG_CPL0 : 0) | (pl->flags & PL_CPL3 ? CFG_CPL3 : 0);
-	return can & kernel.cfg.cpls;
-}
-
 static void measure_payload(const struct payload *pl, uint64_t size)
 {
 	user_reset();
@@ -463,8 +312,7 @@ int engine_main(void)
 {
 	kpmu_init();
 	report_meta();
-	select_payloads(kernel.cfg.payloads);
-	plan_events(kernel.cfg.events);
+	make_plan();
 	if (plan.nsel == 0) {
 		error("config", "payloads=%s selects nothing: no payload to run%s",
 		      kernel.cfg.payloads, "");
@@ -476,9 +324,8 @@ int engine_main(void)
 	for (unsigned i = 0; i < plan.nsel; i++) {
 		const struct payload *pl = plan.sel[i];
 		const char *why = payload_unsupported(pl, &kernel.cpu, kpmu.functional);
-		if (!why && !payload_cpls(pl))
-			why = pl->flags & PL_CPL0 ? "runs only at CPL 0, and cpl= leaves CPL 0 out"
-						  : "runs only at CPL 3, and cpl= leaves CPL 3 out";
+		if (!why)
+			why = plan_cpl_skip(pl, kernel.cfg.cpls);
 		if (why) {
 			report_skip(pl, why);
 			continue;
@@ -491,7 +338,15 @@ int engine_main(void)
 			measure_payload(pl, kernel.cfg.sizes[s]);
 	}
 	run_set_pce(pce);
-	report_done(plan.results, plan.faults, plan.timeouts, plan.errors);
-	return plan.unexpected || plan.errors || kernel.config_errors ? PLATFORM_EXIT_FAIL
+	report_done(tally.results, tally.faults, tally.timeouts, plan.errors);
+	return tally.unexpected || plan.errors || kernel.config_errors ? PLATFORM_EXIT_FAIL
 								       : PLATFORM_EXIT_OK;
+}
+
+/* mode=list: every payload of the catalogue, one @payload record each, nothing run. */
+int engine_list(void)
+{
+	for (unsigned i = 0; i < payload_count; i++)
+		report_payload(&payload_catalogue[i]);
+	return PLATFORM_EXIT_OK;
 }

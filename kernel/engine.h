@@ -46,5 +46,7 @@ void report_note(const char *context, const char *msg);
 /* The perf-stat-like block for one payload and size, CPL 0 and CPL 3 side by side. */
 void report_block(const struct payload *pl, uint64_t size, const struct result *rs, unsigned n);
 void report_done(unsigned results, unsigned faults, unsigned timeouts, unsigned errors);
+/* One catalogue entry (mode=list): an @payload record and a line for people. */
+void report_payload(const struct payload *pl);
 
 #endif

@@ -18,5 +18,6 @@ extern struct kernel_state kernel;
 /* Modes. Each returns the exit code for platform_stop. */
 int selftest_run(void);
 int engine_main(void);
+int engine_list(void);          /* mode=list: the payload catalogue */
 
 #endif

@@ -141,6 +141,9 @@ void kernel_main(struct boot_info *bi)
 	case CFG_MODE_RUN:
 		code = engine_main();
 		break;
+	case CFG_MODE_LIST:
+		code = engine_list();
+		break;
 	}
 	/* A configuration with mistakes ran what it could, but does not count as a pass. */
 	if (code == PLATFORM_EXIT_OK && kernel.config_errors)

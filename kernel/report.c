@@ -7,6 +7,7 @@
 #include "kernel/console.h"
 #include "kernel/kernel.h"
 #include "kernel/pmu.h"
+#include "kernel/result-json.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -18,19 +19,7 @@ static bool machine(void) { return kernel.cfg.format != CFG_FORMAT_HUMAN; }
 /* JSON string body: quotes, backslashes and control characters escaped. */
 static const char *json_str(const char *s, char *buf, size_t len)
 {
-	size_t o = 0;
-	for (; *s && o + 7 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') {
-			buf[o++] = '\\';
-			buf[o++] = (char)c;
-		} else if (c < 0x20) {
-			o += (size_t)bp_snprintf(buf + o, len - o, "\\u%04x", c);
-		} else {
-			buf[o++] = (char)c;
-		}
-	}
-	buf[o] = 0;
+	json_escape(s, buf, len);
 	return buf;
 }
 
@@ -49,20 +38,6 @@ static const char *size_text(uint64_t size, char *buf)
 	else
 		bp_snprintf(buf, 24, "%lu KiB", (unsigned long)(size >> 10));
 	return buf;
-}
-
-static const char *source_name(enum result_source s)
-{
-	static const char *const names[] = { [SRC_PMU] = "pmu", [SRC_MSR] = "msr",
-					     [SRC_TSC] = "tsc", [SRC_STEP] = "single-step" };
-	return names[s];
-}
-
-static const char *unit_name(enum result_source s)
-{
-	static const char *const units[] = { [SRC_PMU] = "events", [SRC_MSR] = "events",
-					     [SRC_TSC] = "ticks", [SRC_STEP] = "instructions" };
-	return units[s];
 }
 
 void report_meta(void)
@@ -97,17 +72,9 @@ void report_result(const struct result *r)
 {
 	if (!machine())
 		return;
-	char ev[2 * EV_NAME_MAX], a[32], b[32], c[32], d[32];
-	kprintf("@result {\"bench\":\"%s\",\"size\":%lu,\"cpl\":%u,\"event\":\"%s\",\"group\":%u,"
-		"\"source\":\"%s\",\"unit\":\"%s\",\"reps\":%u,\"iters\":%lu,\"insns_per_iter\":%d,"
-		"\"min\":%ld,\"median\":%s,\"mean\":%s,\"stddev\":%s,\"max\":%ld,\"per_iter\":%s,"
-		"\"trimmed\":%u}\n",
-		r->pl->name, (unsigned long)r->size, r->cpl, json_str(r->event, ev, sizeof(ev)),
-		r->group, source_name(r->source), unit_name(r->source), r->reps,
-		(unsigned long)r->iters, r->pl->insns_per_iter, (long)r->st.min,
-		milli(r->st.median_milli, a), milli(r->st.mean_milli, b),
-		milli(r->st.stddev_milli, c), (long)r->st.max, milli(r->per_iter_milli, d),
-		r->st.trimmed);
+	char line[RESULT_JSON_MAX];
+	result_json(r, line, sizeof(line));
+	kprintf("@result %s\n", line);
 }
 
 /* Where in the payload a fault hit: "fault_div0+0x9" when inside its code. */
@@ -225,7 +192,7 @@ void report_block(const struct payload *pl, uint64_t size, const struct result *
 			cell(c3, b, sizeof(b));
 		else
 			str_copy(b, "-", sizeof(b));
-		kprintf("   %-28s %-13s %22s %22s\n", r->event, source_name(r->source), a, b);
+		kprintf("   %-28s %-13s %22s %22s\n", r->event, result_source_name(r->source), a, b);
 	}
 	for (unsigned cpl = 0; cpl <= 3; cpl += 3) {
 		const struct result *cy = find(rs, n, cpl, "cycles", SRC_PMU);
@@ -246,4 +213,18 @@ void report_done(unsigned results, unsigned faults, unsigned timeouts, unsigned 
 	if (human())
 		kprintf("\nbareperf: %u results, %u faults, %u timeouts, %u errors\n", results, faults,
 			timeouts, errors);
+}
+
+void report_payload(const struct payload *pl)
+{
+	char line[RESULT_JSON_MAX];
+	unsigned cpls = pl->flags & (PL_CPL0 | PL_CPL3);
+	if (machine()) {
+		payload_json(pl, line, sizeof(line));
+		kprintf("@payload %s\n", line);
+	}
+	if (human())
+		kprintf("%-16s %3d instructions/iteration, CPL %-3s %s\n", pl->name,
+			pl->insns_per_iter, cpls == (PL_CPL0 | PL_CPL3) ? "0,3" : cpls == PL_CPL3 ? "3" : "0",
+			pl->desc);
 }

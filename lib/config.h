@@ -15,8 +15,10 @@
 #define CFG_SIZES_MAX  32
 #define CFG_PAYLOADS_DEFAULT "*"    /* every payload in the catalogue */
 
-/* crashtest: fault in the kernel on purpose, to check the fatal-error path (report, exit 2). */
-enum cfg_mode { CFG_MODE_RUN = 0, CFG_MODE_SELFTEST, CFG_MODE_DETECT, CFG_MODE_CRASHTEST };
+/* crashtest: fault in the kernel on purpose, to check the fatal-error path (report, exit 2).
+ * list: print the payload catalogue (@payload records) and stop. */
+enum cfg_mode { CFG_MODE_RUN = 0, CFG_MODE_SELFTEST, CFG_MODE_DETECT, CFG_MODE_CRASHTEST,
+		CFG_MODE_LIST };
 enum cfg_format { CFG_FORMAT_BOTH = 0, CFG_FORMAT_HUMAN, CFG_FORMAT_MACHINE };
 
 /* netburst.thread: which logical processor's events the ESCRs qualify (T0/T1). */
@@ -29,7 +31,7 @@ enum cfg_format { CFG_FORMAT_BOTH = 0, CFG_FORMAT_HUMAN, CFG_FORMAT_MACHINE };
 #define CFG_CPL3 0x2u
 
 struct bp_config {
-	enum cfg_mode mode;             /* mode=run|selftest|detect|crashtest */
+	enum cfg_mode mode;             /* mode=run|selftest|detect|crashtest|list */
 	char payloads[CFG_LIST_MAX];    /* payloads=add_chain,mem_*  (names and globs, comma list) */
 	char events[CFG_LIST_MAX];      /* events=cycles,instructions,skl::... (event_split_list) */
 	unsigned cpls;                  /* cpl=0|3|both|0,3  -> CFG_CPL0|CFG_CPL3 */

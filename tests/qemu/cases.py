@@ -51,52 +51,48 @@ CASES = [
 
 # ---------------------------------------------------------------- measurement engine
 import json
-import os
-import re as _re
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def catalogue():
-    """Payloads as payloads/catalogue.c declares them: name -> (insns_per_iter, flags)."""
-    src = open(os.path.join(_ROOT, "payloads", "catalogue.c")).read()
-    out = {}
-    for m in _re.finditer(r'\.name = "(\w+)".*?\.insns_per_iter = (\d+), \.flags = ([^,}]+)', src, _re.S):
-        out[m.group(1)] = (int(m.group(2)), m.group(3))
-    return out
+# The kernel's own catalogue listing: what the icount test holds each payload to.
+LISTING = dict(args=["--cpu", "max"], config="mode=list")
 
 
 def tagged(out, tag):
     return [json.loads(l[len(tag) + 2:]) for l in out.split("\n") if l.startswith("@" + tag + " ")]
 
 
-def icount_exact(out):
+def catalogue(listing):
+    """Payloads as mode=list prints them: name -> @payload record (docs/results.md)."""
+    return {p["name"]: p for p in tagged(listing, "payload")}
+
+
+def icount_exact(out, listing):
     """Under -icount shift=5 every instruction is 32 TSC ticks: each payload's TSC figure
-    must equal 32 x its declared instructions, with zero spread, the same at CPL 0 and 3;
-    single-stepped instruction counts must equal the declaration."""
+    must equal 32 x its declared instructions (from the mode=list boot), with zero spread,
+    the same at CPL 0 and 3; single-stepped instruction counts must equal the declaration."""
     problems = []
-    cat = catalogue()
+    cat = catalogue(listing)
     results = tagged(out, "result")
     skipped = {s["bench"] for s in tagged(out, "skip")}
     seen = {r["bench"] for r in results}
-    for name, (insns, flags) in cat.items():
-        if "PL_FAULT" in flags or name in skipped:
+    for name, p in cat.items():
+        if p["fault"] or name in skipped:
             continue
         if name not in seen:
             problems.append("no result for payload %s" % name)
     if len(cat) < 30:
-        problems.append("catalogue parse found only %d payloads" % len(cat))
+        problems.append("mode=list printed only %d payloads" % len(cat))
     by_key = {}
     for r in results:
-        insns, flags = cat.get(r["bench"], (None, ""))
-        if insns is None:
+        p = cat.get(r["bench"])
+        if p is None:
             problems.append("result for unknown payload %s" % r["bench"])
             continue
+        insns = p["insns_per_iter"]
         if r["insns_per_iter"] != insns:
             problems.append("%s: @result says %d insns/iter, catalogue %d" % (r["bench"], r["insns_per_iter"], insns))
         if r["stddev"] != 0 or r["min"] != r["max"]:
             problems.append("%s cpl%d %s: spread min=%s max=%s stddev=%s" % (r["bench"], r["cpl"], r["event"], r["min"], r["max"], r["stddev"]))
-        own = "PL_KERNEL_CODE" not in flags
+        own = not p["kernel_code"]
         if r["source"] == "tsc" and own and r["per_iter"] != 32 * insns:
             problems.append("%s size %d cpl%d: %s ticks/iter, expected 32 x %d" % (r["bench"], r["size"], r["cpl"], r["per_iter"], insns))
         if r["source"] == "single-step" and r["per_iter"] != insns:
@@ -110,6 +106,27 @@ def icount_exact(out):
         problems.append("@done: %s" % done)
     if len(results) < 100:
         problems.append("only %d results" % len(results))
+    return problems
+
+
+def listing_complete(out):
+    """Every @payload carries the fields docs/results.md names, with their types; test
+    payloads and only they say what they must do."""
+    problems = []
+    fields = {"name": str, "insns_per_iter": int, "cpls": str, "sizes": bool, "kernel_code": bool,
+              "fault": bool, "needs": list, "desc": str}
+    pls = tagged(out, "payload")
+    for p in pls:
+        for k, t in fields.items():
+            if not isinstance(p.get(k), t):
+                problems.append("%s: field %s is %r" % (p.get("name"), k, p.get(k)))
+        if p.get("cpls") not in ("0", "3", "0,3") or p.get("insns_per_iter", 0) < 1:
+            problems.append("%s: %s" % (p.get("name"), p))
+        if p.get("fault") != ("expect" in p) or (p.get("expect") == "fault") != ("vector" in p):
+            problems.append("%s: expect/vector only for test payloads: %s" % (p.get("name"), p))
+    names = [p.get("name") for p in pls]
+    if len(set(names)) != len(names) or len(names) < 30:
+        problems.append("%d @payload records, %d names" % (len(names), len(set(names))))
     return problems
 
 
@@ -136,9 +153,18 @@ def faults_reported(out):
 
 
 CASES += [
-    dict(name="icount-exact-catalogue", args=["--cpu", "max", "--icount"], timeout=400,
+    dict(name="icount-exact-catalogue", args=["--cpu", "max", "--icount"], timeout=400, prelude=LISTING,
          config="reps=4 warmup=1 iters=64 sizes=4K,64K,1M cpl=both events=cycles,instructions",
          check=icount_exact, match=[r"^pmu\.functional=no \(.*RDPMC raises #UD"], absent=NO_FAIL),
+    # The catalogue as the kernel lists it; nothing is measured.
+    dict(name="payload-list", args=["--cpu", "qemu64"], config="mode=list", check=listing_complete,
+         lines=['@payload {"name":"empty","insns_per_iter":2,"cpls":"0,3","sizes":false,"kernel_code":false,'
+                '"fault":false,"needs":[],"desc":"the loop alone (dec; jnz): calibration"}',
+                '@payload {"name":"fault_hang","insns_per_iter":1,"cpls":"0,3","sizes":false,"kernel_code":false,'
+                '"fault":true,"needs":[],"expect":"timeout","desc":"test: a loop that never ends (watchdog)"}',
+                "bareperf: stopped (exit code 0)"],
+         match=[r"^mem_chase +3 instructions/iteration, CPL 0,3 pointer chase"],
+         absent=[r"^@result", r"^@error", r"^FATAL", r"^config error"]),
     dict(name="fault-payloads", args=["--cpu", "max"],
          config="payloads=fault_*,empty watchdog=100 reps=2 iters=10",
          check=faults_reported, match=[r"^fault_div0 at CPL 3: #DE \(vector 0, error 0x0\) at fault_div0\+0x"],

@@ -173,6 +173,10 @@ static void test_every_key(void **state)
 	assert_int_equal(cfg.nb_thread, 1);
 	assert_true(cfg.exit_when_done);
 	assert_int_equal(cfg.cpls, CFG_CPL0);
+	assert_int_equal(apply(&cfg, "mode=list", &m), 0);
+	assert_int_equal(cfg.mode, CFG_MODE_LIST);
+	assert_int_equal(apply(&cfg, "mode=List", &m), 0);
+	assert_int_equal(cfg.mode, CFG_MODE_LIST);
 	assert_int_equal(apply(&cfg, "cpl=3,0 trace=msr,none,msr", &m), 0);
 	assert_int_equal(cfg.cpls, CFG_CPL0 | CFG_CPL3);
 	assert_true(cfg.trace_msr);
@@ -196,8 +200,8 @@ static void test_messages(void **state)
 		{ "watchdg=5", "test.cfg line 1: unknown key 'watchdg' (did you mean 'watchdog'?)" },
 		{ "xyzzy=1", "test.cfg line 1: unknown key 'xyzzy' (see docs/config.md for the keys)" },
 		{ "=5", "test.cfg line 1: '=5' has no key (key=value)" },
-		{ "mode=fast", "test.cfg line 1: mode=fast is not one of run|selftest|detect|crashtest" },
-		{ "mode=selftets", "test.cfg line 1: mode=selftets is not one of run|selftest|detect|crashtest (did you mean 'selftest'?)" },
+		{ "mode=benchmark", "test.cfg line 1: mode=benchmark is not one of run|selftest|detect|crashtest|list" },
+		{ "mode=selftets", "test.cfg line 1: mode=selftets is not one of run|selftest|detect|crashtest|list (did you mean 'selftest'?)" },
 		{ "cpl=1", "test.cfg line 1: cpl=1 is not one of 0|3|both|0,3|3,0" },
 		{ "sizes=4K,2G", "test.cfg line 1: sizes=4K,2G: '2G' out of range (4K..1G)" },
 		{ "sizes=4095", "test.cfg line 1: sizes=4095: '4095' out of range (4K..1G)" },
@@ -220,7 +224,7 @@ static void test_messages(void **state)
 		{ "events=\"cycles", "test.cfg line 1: unterminated quote in 'events' (close it with \" on the same line)" },
 		{ "reps=5;;\r\n\tReps=6", "test.cfg line 2: unknown key 'Reps' (did you mean 'reps'?)" },
 		{ "mode=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-		  "test.cfg line 1: mode=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... is not one of run|selftest|detect|crashtest" },
+		  "test.cfg line 1: mode=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... is not one of run|selftest|detect|crashtest|list" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -376,7 +380,7 @@ static const char *pick(const char *const *list, size_t n)
 #define PICK(list) pick(list, ARRAY_SIZE(list))
 
 static const char *const valid_entries[] = {
-	"mode=run", "mode=selftest", "mode=detect", "payloads=add_chain", "payloads=mem_*,x?",
+	"mode=run", "mode=selftest", "mode=detect", "mode=list", "payloads=add_chain", "payloads=mem_*,x?",
 	"payloads=\"a b\"", "events=cycles", "events=skl::UOPS_ISSUED:ANY:c=1,instructions",
 	"cpl=0", "cpl=3", "cpl=both", "reps=1", "reps=100000", "reps=0x10", "warmup=0",
 	"warmup=10000", "iters=1", "iters=1000000000000", "sizes=4K", "sizes=1G,4K,0x3000",

@@ -1,7 +1,7 @@
 /*
- * CPU and PMU detection (lib/cpuinfo.c) against real CPUID dumps: the shared InstLatx64
- * set must decode to the table in ../shared/cpuid/README.md, the dumps transcribed into
- * tests/data/cpuid/ to what their headers say. Synthetic dumps cover what no real dump
+ * CPU and PMU detection (lib/cpuinfo.c) against real CPUID dumps in tests/data/cpuid/: the
+ * InstLatx64 set must decode to the table in its README.md, the dumps transcribed from
+ * libcpuid to what their headers say. Synthetic dumps cover what no real dump
  * shows (hypervisors, leaves past the maximum, odd files), and a fixed-seed fuzz loop
  * feeds the parser mutated dumps. Run from the repository root.
  */
@@ -15,9 +15,9 @@
 #include <cmocka.h>
 #include "lib/cpuinfo.h"
 #include "lib/util.h"
+#include "tests/unit/test_data.h"
 
-#define SHARED_DIR "../shared/cpuid/"
-#define DATA_DIR   "tests/data/cpuid/"
+#define DATA_DIR TEST_CPUID_DIR
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -29,7 +29,7 @@ static char *slurp(const char *path, size_t *len)
 	long n;
 
 	if (f == NULL)
-		fail_msg("cannot open %s (tests run from the repository root, with shared/ beside it)", path);
+		fail_msg("cannot open %s (tests run from the repository root)", path);
 	fseek(f, 0, SEEK_END);
 	n = ftell(f);
 	fseek(f, 0, SEEK_SET);
@@ -172,28 +172,28 @@ struct expect {
 	unsigned gp, width, version, fixed;
 };
 
-/* ../shared/cpuid/README.md, row for row. A "-" there is 0 here, except that the
+/* tests/data/cpuid/README.md, row for row. A "-" there is 0 here, except that the
  * version of amd-perfmon-v2 is 2 by the struct pmu_caps contract. */
-static const struct expect shared_table[] = {
-	{ SHARED_DIR "GenuineIntel0000F24_P4_Northwood_CPUID.txt", "GenuineIntel", 15, 2, 4,
+static const struct expect instlatx64_table[] = {
+	{ DATA_DIR "GenuineIntel0000F24_P4_Northwood_CPUID.txt", "GenuineIntel", 15, 2, 4,
 	  PMU_INTEL_NETBURST, 18, 40, 0, 0 },
-	{ SHARED_DIR "GenuineIntel0000673_P3_Katmai_CPUID.txt", "GenuineIntel", 6, 7, 3,
+	{ DATA_DIR "GenuineIntel0000673_P3_Katmai_CPUID.txt", "GenuineIntel", 6, 7, 3,
 	  PMU_INTEL_P6, 2, 40, 0, 0 },
-	{ SHARED_DIR "GenuineIntel00006F6_Conroe_CPUID.txt", "GenuineIntel", 6, 15, 6,
+	{ DATA_DIR "GenuineIntel00006F6_Conroe_CPUID.txt", "GenuineIntel", 6, 15, 6,
 	  PMU_INTEL_ARCH, 2, 40, 2, 3 },
-	{ SHARED_DIR "GenuineIntel00506E3_Skylake_CPUID.txt", "GenuineIntel", 6, 94, 3,
+	{ DATA_DIR "GenuineIntel00506E3_Skylake_CPUID.txt", "GenuineIntel", 6, 94, 3,
 	  PMU_INTEL_ARCH, 8, 48, 4, 3 },
-	{ SHARED_DIR "AuthenticAMD0000622_K7_Pluto_CPUID.txt", "AuthenticAMD", 6, 2, 2,
+	{ DATA_DIR "AuthenticAMD0000622_K7_Pluto_CPUID.txt", "AuthenticAMD", 6, 2, 2,
 	  PMU_AMD_LEGACY, 4, 48, 0, 0 },
-	{ SHARED_DIR "AuthenticAMD0000F51_K8_Sledgehammer_CPUID.txt", "AuthenticAMD", 15, 5, 1,
+	{ DATA_DIR "AuthenticAMD0000F51_K8_Sledgehammer_CPUID.txt", "AuthenticAMD", 15, 5, 1,
 	  PMU_AMD_LEGACY, 4, 48, 0, 0 },
-	{ SHARED_DIR "AuthenticAMD0600F01_K15_Bulldozer_CPUID.txt", "AuthenticAMD", 21, 0, 1,
+	{ DATA_DIR "AuthenticAMD0600F01_K15_Bulldozer_CPUID.txt", "AuthenticAMD", 21, 0, 1,
 	  PMU_AMD_CORE, 6, 48, 0, 0 },
-	{ SHARED_DIR "AuthenticAMD0A60F12_K19_Raphael_01_CPUID.txt", "AuthenticAMD", 25, 97, 2,
+	{ DATA_DIR "AuthenticAMD0A60F12_K19_Raphael_01_CPUID.txt", "AuthenticAMD", 25, 97, 2,
 	  PMU_AMD_PERFMON_V2, 6, 48, 2, 0 },
 };
 
-/* tests/data/cpuid/, as each file's header states. */
+/* The libcpuid transcriptions, as each file's header states. */
 static const struct expect data_table[] = {
 	{ DATA_DIR "GenuineIntel00006D8_PentiumM_Dothan_CPUID.txt", "GenuineIntel", 6, 13, 8,
 	  PMU_INTEL_P6, 2, 40, 0, 0 },
@@ -240,13 +240,13 @@ static void check_expect(const struct expect *x)
 	free(d);
 }
 
-static void test_shared_dumps_match_readme(void **state)
+static void test_instlatx64_dumps_match_readme(void **state)
 {
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < ARRAY_SIZE(shared_table); i++)
-		check_expect(&shared_table[i]);
+	for (i = 0; i < ARRAY_SIZE(instlatx64_table); i++)
+		check_expect(&instlatx64_table[i]);
 }
 
 static void test_transcribed_dumps(void **state)
@@ -273,7 +273,7 @@ static void test_intel_details(void **state)
 
 	(void)state;
 	/* Conroe: leaf 0xA v2 says 0 fixed counters; Linux's rule makes them 3 of GP width. */
-	decode_file(SHARED_DIR "GenuineIntel00006F6_Conroe_CPUID.txt", &ci, &pc);
+	decode_file(DATA_DIR "GenuineIntel00006F6_Conroe_CPUID.txt", &ci, &pc);
 	assert_true(pc.fixed_count_quirk);
 	assert_int_equal(pc.fixed_width, 40);
 	assert_int_equal(pc.fixed_counter_mask, 0x7);
@@ -284,7 +284,7 @@ static void test_intel_details(void **state)
 	assert_string_equal(ci.brand, "Intel(R) Core(TM)2 CPU         X6800  @ 2.93GHz");
 
 	/* Skylake: v4 with 3 fixed counters reported, so no quirk; 0x15 lacks the crystal. */
-	decode_file(SHARED_DIR "GenuineIntel00506E3_Skylake_CPUID.txt", &ci, &pc);
+	decode_file(DATA_DIR "GenuineIntel00506E3_Skylake_CPUID.txt", &ci, &pc);
 	assert_false(pc.fixed_count_quirk);
 	assert_int_equal(pc.fixed_width, 48);
 	assert_string_equal(ci.brand, "Intel(R) Core(TM) i5-6400T CPU @ 2.20GHz");
@@ -315,7 +315,7 @@ static void test_intel_details(void **state)
 	assert_true(ci.umip);
 
 	/* Northwood: HTT flag set but one logical processor, so no HT; brand trimmed. */
-	decode_file(SHARED_DIR "GenuineIntel0000F24_P4_Northwood_CPUID.txt", &ci, &pc);
+	decode_file(DATA_DIR "GenuineIntel0000F24_P4_Northwood_CPUID.txt", &ci, &pc);
 	assert_false(pc.aperfmperf);                   /* max leaf 2: no leaf 6 */
 	assert_true(ci.htt);
 	assert_int_equal(ci.logical_per_package, 1);
@@ -331,7 +331,7 @@ static void test_intel_details(void **state)
 	assert_true(ci.ds);
 
 	/* Katmai: no extended leaves at all, so no brand, no NX, no long mode. */
-	decode_file(SHARED_DIR "GenuineIntel0000673_P3_Katmai_CPUID.txt", &ci, &pc);
+	decode_file(DATA_DIR "GenuineIntel0000673_P3_Katmai_CPUID.txt", &ci, &pc);
 	assert_int_equal(ci.max_ext_leaf, 0);
 	assert_string_equal(ci.brand, "");
 	assert_false(ci.nx || ci.lm || ci.rdtscp);
@@ -344,7 +344,7 @@ static void test_amd_details(void **state)
 	struct pmu_caps pc;
 
 	(void)state;
-	decode_file(SHARED_DIR "AuthenticAMD0A60F12_K19_Raphael_01_CPUID.txt", &ci, &pc);
+	decode_file(DATA_DIR "AuthenticAMD0A60F12_K19_Raphael_01_CPUID.txt", &ci, &pc);
 	assert_true(pc.amd_perfmon_v2 && pc.amd_lbr_v2 && pc.amd_perfctr_core);
 	assert_int_equal(ci.threads_per_core, 2);      /* 0x8000001E EBX[15:8] + 1 */
 	assert_int_equal(ci.logical_per_package, 12);
@@ -352,18 +352,18 @@ static void test_amd_details(void **state)
 	assert_true(ci.invariant_tsc && ci.smep && ci.smap && ci.umip && ci.rdtscp);
 	assert_int_equal(pc.fixed_counters, 0);
 
-	decode_file(SHARED_DIR "AuthenticAMD0600F01_K15_Bulldozer_CPUID.txt", &ci, &pc);
+	decode_file(DATA_DIR "AuthenticAMD0600F01_K15_Bulldozer_CPUID.txt", &ci, &pc);
 	assert_true(pc.amd_perfctr_core);
 	assert_false(pc.amd_perfmon_v2);
 	assert_int_equal(ci.threads_per_core, 1);      /* family 0x15: 4 logical / 4 cores */
 
-	decode_file(SHARED_DIR "AuthenticAMD0000622_K7_Pluto_CPUID.txt", &ci, &pc);
+	decode_file(DATA_DIR "AuthenticAMD0000622_K7_Pluto_CPUID.txt", &ci, &pc);
 	assert_string_equal(ci.brand, "AMD Athlon(tm) Processor");
 	assert_false(pc.amd_perfctr_core);
 	assert_true(ci.syscall);
 	assert_false(ci.lm);
 
-	decode_file(SHARED_DIR "AuthenticAMD0000F51_K8_Sledgehammer_CPUID.txt", &ci, &pc);
+	decode_file(DATA_DIR "AuthenticAMD0000F51_K8_Sledgehammer_CPUID.txt", &ci, &pc);
 	assert_true(ci.lm && ci.nx);
 	assert_string_equal(ci.brand, "AMD Opteron(tm) Processor 240 HE");
 
@@ -381,7 +381,7 @@ static void test_parser_subleaves(void **state)
 
 	(void)state;
 	/* Bulldozer lists 0x8000001D's four subleaves as untagged repeats. */
-	d = load_dump(SHARED_DIR "AuthenticAMD0600F01_K15_Bulldozer_CPUID.txt");
+	d = load_dump(DATA_DIR "AuthenticAMD0600F01_K15_Bulldozer_CPUID.txt");
 	assert_true(cpuid_dump_read(d, 0x8000001Du, 3, r));
 	assert_int_equal(r[0], 0x00004163);
 	assert_true(cpuid_dump_read(d, 0x8000001Du, 0, r));
@@ -397,7 +397,7 @@ static void test_parser_subleaves(void **state)
 	free(d);
 
 	/* Raphael tags subleaves, with gaps and notes: [SL 0B], "[x87]", "[AuthenticAMD]". */
-	d = load_dump(SHARED_DIR "AuthenticAMD0A60F12_K19_Raphael_01_CPUID.txt");
+	d = load_dump(DATA_DIR "AuthenticAMD0A60F12_K19_Raphael_01_CPUID.txt");
 	assert_true(cpuid_dump_read(d, 0xD, 0xB, r));
 	assert_int_equal(r[0], 0x00000010);
 	assert_true(cpuid_dump_read(d, 0xD, 9, r));
@@ -865,7 +865,7 @@ static char *mutate(const char *src, size_t len, size_t *out_len)
 
 static void test_fuzz_parser(void **state)
 {
-	const struct expect *all[ARRAY_SIZE(shared_table) +
+	const struct expect *all[ARRAY_SIZE(instlatx64_table) +
 				 ARRAY_SIZE(data_table)];
 	struct cpuid_dump *d = malloc(sizeof(*d));
 	size_t nfiles = 0, f, i;
@@ -873,8 +873,8 @@ static void test_fuzz_parser(void **state)
 
 	(void)state;
 	assert_non_null(d);
-	for (i = 0; i < ARRAY_SIZE(shared_table); i++)
-		all[nfiles++] = &shared_table[i];
+	for (i = 0; i < ARRAY_SIZE(instlatx64_table); i++)
+		all[nfiles++] = &instlatx64_table[i];
 	for (i = 0; i < ARRAY_SIZE(data_table); i++)
 		all[nfiles++] = &data_table[i];
 
@@ -919,7 +919,7 @@ static void test_fuzz_parser(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_shared_dumps_match_readme),
+		cmocka_unit_test(test_instlatx64_dumps_match_readme),
 		cmocka_unit_test(test_transcribed_dumps),
 		cmocka_unit_test(test_intel_details),
 		cmocka_unit_test(test_amd_details),

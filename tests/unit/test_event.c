@@ -17,6 +17,7 @@
 #include "arch/x86/pmu/pmu.h"
 #include "lib/event.h"
 #include "lib/util.h"
+#include "tests/unit/test_data.h"
 
 #define USR   (1ull << 16)
 #define OS    (1ull << 17)
@@ -556,18 +557,18 @@ static void test_model_for_cpu(void **state)
 {
 	(void)state;
 	static const struct { const char *file, *pmu; } dumps[] = {
-		{ "../shared/cpuid/GenuineIntel00506E3_Skylake_CPUID.txt", "skl" },
-		{ "../shared/cpuid/GenuineIntel00006F6_Conroe_CPUID.txt", "core" },
-		{ "../shared/cpuid/GenuineIntel0000673_P3_Katmai_CPUID.txt", "p6" },
-		{ "../shared/cpuid/GenuineIntel0000F24_P4_Northwood_CPUID.txt", "netburst" },
-		{ "tests/data/cpuid/GenuineIntel0000F34_P4_Prescott_HT_CPUID.txt", "netburst_p" },
-		{ "tests/data/cpuid/GenuineIntel00006D8_PentiumM_Dothan_CPUID.txt", "pm" },
-		{ "tests/data/cpuid/GenuineIntel0090672_AlderLake_S_CPUID.txt", "ix86arch" },
-		{ "../shared/cpuid/AuthenticAMD0000622_K7_Pluto_CPUID.txt", "amd64_k7" },
-		{ "../shared/cpuid/AuthenticAMD0000F51_K8_Sledgehammer_CPUID.txt", "amd64_k8_revc" },
-		{ "../shared/cpuid/AuthenticAMD0600F01_K15_Bulldozer_CPUID.txt", "amd64_fam15h_interlagos" },
-		{ "tests/data/cpuid/AuthenticAMD0870F10_Zen2_Matisse_CPUID.txt", "amd64_fam17h_zen2" },
-		{ "../shared/cpuid/AuthenticAMD0A60F12_K19_Raphael_01_CPUID.txt", "amd64_fam19h_zen4" },
+		{ TEST_CPUID_DIR "GenuineIntel00506E3_Skylake_CPUID.txt", "skl" },
+		{ TEST_CPUID_DIR "GenuineIntel00006F6_Conroe_CPUID.txt", "core" },
+		{ TEST_CPUID_DIR "GenuineIntel0000673_P3_Katmai_CPUID.txt", "p6" },
+		{ TEST_CPUID_DIR "GenuineIntel0000F24_P4_Northwood_CPUID.txt", "netburst" },
+		{ TEST_CPUID_DIR "GenuineIntel0000F34_P4_Prescott_HT_CPUID.txt", "netburst_p" },
+		{ TEST_CPUID_DIR "GenuineIntel00006D8_PentiumM_Dothan_CPUID.txt", "pm" },
+		{ TEST_CPUID_DIR "GenuineIntel0090672_AlderLake_S_CPUID.txt", "ix86arch" },
+		{ TEST_CPUID_DIR "AuthenticAMD0000622_K7_Pluto_CPUID.txt", "amd64_k7" },
+		{ TEST_CPUID_DIR "AuthenticAMD0000F51_K8_Sledgehammer_CPUID.txt", "amd64_k8_revc" },
+		{ TEST_CPUID_DIR "AuthenticAMD0600F01_K15_Bulldozer_CPUID.txt", "amd64_fam15h_interlagos" },
+		{ TEST_CPUID_DIR "AuthenticAMD0870F10_Zen2_Matisse_CPUID.txt", "amd64_fam17h_zen2" },
+		{ TEST_CPUID_DIR "AuthenticAMD0A60F12_K19_Raphael_01_CPUID.txt", "amd64_fam19h_zen4" },
 	};
 	static struct cpuid_dump d;
 	for (unsigned i = 0; i < ARRAY_SIZE(dumps); i++) {

@@ -1,0 +1,164 @@
+/* The "@" records' JSON bodies (kernel/result-json.h, docs/results.md). No hardware, no globals. */
+#include "kernel/result-json.h"
+#include <stdarg.h>
+#include <stdbool.h>
+#include "lib/format.h"
+#include "lib/str.h"
+#include "lib/util.h"
+
+/* Appends to buf[0..len): o is the length so far; full once anything did not fit. */
+struct json_out {
+	char *buf;
+	size_t len, o;
+	bool full;
+};
+
+static void put(struct json_out *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct json_out *j, const char *fmt, ...)
+{
+	if (j->full)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = bp_vsnprintf(j->buf + j->o, j->len - j->o, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= j->len - j->o) {
+		j->full = true;
+		j->o = j->len - 1;
+	} else {
+		j->o += (size_t)n;
+	}
+}
+
+/* A quoted, escaped string. */
+static void put_str(struct json_out *j, const char *s)
+{
+	put(j, "\"");
+	if (j->full)
+		return;
+	int n = json_escape(s, j->buf + j->o, j->len - j->o);
+	if (n < 0) {
+		j->full = true;
+		j->o = j->len - 1;
+		return;
+	}
+	j->o += (size_t)n;
+	put(j, "\"");
+}
+
+static void put_milli(struct json_out *j, int64_t v)
+{
+	char num[32];
+	stats_fmt_milli(num, sizeof(num), v);
+	put(j, "%s", num);
+}
+
+static void put_bool(struct json_out *j, bool v)
+{
+	put(j, "%s", v ? "true" : "false");
+}
+
+static int json_end(struct json_out *j)
+{
+	return j->full ? -1 : (int)j->o;
+}
+
+int json_escape(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+	if (len == 0)
+		return -1;
+	for (; *s && o + 7 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			buf[o++] = '\\';
+			buf[o++] = (char)c;
+		} else if (c < 0x20) {
+			o += (size_t)bp_snprintf(buf + o, len - o, "\\u%04x", c);
+		} else {
+			buf[o++] = (char)c;
+		}
+	}
+	buf[o] = 0;
+	return *s ? -1 : (int)o;
+}
+
+const char *result_source_name(enum result_source s)
+{
+	static const char *const names[] = { [SRC_PMU] = "pmu", [SRC_MSR] = "msr",
+					     [SRC_TSC] = "tsc", [SRC_STEP] = "single-step" };
+	return names[s];
+}
+
+const char *result_unit_name(enum result_source s)
+{
+	static const char *const units[] = { [SRC_PMU] = "events", [SRC_MSR] = "events",
+					     [SRC_TSC] = "ticks", [SRC_STEP] = "instructions" };
+	return units[s];
+}
+
+int result_json(const struct result *r, char *buf, size_t len)
+{
+	struct json_out j = { buf, len, 0, len == 0 };
+	if (len)
+		buf[0] = 0;
+	put(&j, "{\"bench\":");
+	put_str(&j, r->pl->name);
+	put(&j, ",\"size\":%llu,\"cpl\":%u,\"event\":", (unsigned long long)r->size, r->cpl);
+	put_str(&j, r->event);
+	put(&j, ",\"group\":%u,\"source\":\"%s\",\"unit\":\"%s\",\"reps\":%u,\"iters\":%llu,"
+		"\"insns_per_iter\":%d,\"min\":%lld,\"median\":", r->group,
+	    result_source_name(r->source), result_unit_name(r->source), r->reps,
+	    (unsigned long long)r->iters, r->pl->insns_per_iter, (long long)r->st.min);
+	put_milli(&j, r->st.median_milli);
+	put(&j, ",\"mean\":");
+	put_milli(&j, r->st.mean_milli);
+	put(&j, ",\"stddev\":");
+	put_milli(&j, r->st.stddev_milli);
+	put(&j, ",\"max\":%lld,\"per_iter\":", (long long)r->st.max);
+	put_milli(&j, r->per_iter_milli);
+	put(&j, ",\"trimmed\":%u}", r->st.trimmed);
+	return json_end(&j);
+}
+
+int payload_json(const struct payload *pl, char *buf, size_t len)
+{
+	/* What the payload needs beyond an x86-64 CPU: CPUID features, a working PMU. */
+	static const struct { unsigned flag; const char *name; } needs[] = {
+		{ PL_NEEDS_RDTSCP, "rdtscp" },          /* CPUID.80000001H:EDX[27] */
+		{ PL_NEEDS_POPCNT, "popcnt" },          /* CPUID.01H:ECX[23] */
+		{ PL_NEEDS_RDPMC, "pmu" },              /* counters that count, read by RDPMC */
+	};
+	struct json_out j = { buf, len, 0, len == 0 };
+	unsigned cpls = pl->flags & (PL_CPL0 | PL_CPL3);
+	if (len)
+		buf[0] = 0;
+	put(&j, "{\"name\":");
+	put_str(&j, pl->name);
+	put(&j, ",\"insns_per_iter\":%d,\"cpls\":\"%s\",\"sizes\":", pl->insns_per_iter,
+	    cpls == (PL_CPL0 | PL_CPL3) ? "0,3" : cpls == PL_CPL3 ? "3" : cpls ? "0" : "");
+	put_bool(&j, pl->flags & PL_SIZES);
+	put(&j, ",\"kernel_code\":");
+	put_bool(&j, pl->flags & PL_KERNEL_CODE);
+	put(&j, ",\"fault\":");
+	put_bool(&j, pl->flags & PL_FAULT);
+	put(&j, ",\"needs\":[");
+	bool first = true;
+	for (unsigned i = 0; i < ARRAY_SIZE(needs); i++) {
+		if (!(pl->flags & needs[i].flag))
+			continue;
+		put(&j, "%s\"%s\"", first ? "" : ",", needs[i].name);
+		first = false;
+	}
+	put(&j, "]");
+	/* Test payloads only: what they must do. */
+	if ((pl->flags & PL_FAULT) && pl->expect_vector == ~0u)
+		put(&j, ",\"expect\":\"timeout\"");
+	else if (pl->flags & PL_FAULT)
+		put(&j, ",\"expect\":\"fault\",\"vector\":%u", pl->expect_vector);
+	put(&j, ",\"desc\":");
+	put_str(&j, pl->desc ? pl->desc : "");
+	put(&j, "}");
+	return json_end(&j);
+}

@@ -1,0 +1,29 @@
+/*
+ * The JSON bodies of the "@" records (schema: docs/results.md), formatted into a buffer:
+ * pure, so the exact bytes are tested on the host. The report prints them after "@type ".
+ */
+#ifndef KERNEL_RESULT_JSON_H
+#define KERNEL_RESULT_JSON_H
+#include <stddef.h>
+#include "kernel/engine.h"
+
+/* Enough for any record below: names escape to at most 6 bytes per character. */
+#define RESULT_JSON_MAX (6 * EV_NAME_MAX + 512)
+
+/*
+ * Each returns the length written, or -1 when buf is too small; buf is NUL-terminated
+ * either way (when len > 0), holding as much as fitted.
+ */
+/* The body of a JSON string: '"' and '\' escaped, control characters as \u00XX. Stops
+ * while 7 bytes are left, so an escape is never cut in half. */
+int json_escape(const char *s, char *buf, size_t len);
+/* {"bench":...,"trimmed":N}: one @result. */
+int result_json(const struct result *r, char *buf, size_t len);
+/* {"name":...,"desc":...}: one @payload, the catalogue entry as mode=list prints it. */
+int payload_json(const struct payload *pl, char *buf, size_t len);
+
+/* "pmu", "msr", "tsc", "single-step"; and the unit: "events", "ticks", "instructions". */
+const char *result_source_name(enum result_source s);
+const char *result_unit_name(enum result_source s);
+
+#endif
