@@ -80,6 +80,12 @@ static bool selected(const struct payload *p)
 	return false;
 }
 
+static const char *payload_name_at(const void *ctx, size_t i)
+{
+	(void)ctx;
+	return i < payload_count ? payload_catalogue[i].name : NULL;
+}
+
 /* payloads= is a comma list of names and globs. "*" and other globs leave out the
  * test payloads (fault_*) unless the pattern itself starts with "fault". */
 static void select_payloads(const char *list)
@@ -96,15 +102,8 @@ static void select_payloads(const char *list)
 			memcpy(pat, p, len);
 			pat[len] = 0;
 			bool tests = strncmp(pat, "fault", 5) == 0, any = false;
-			const char *near = 0;
-			unsigned best = 4;
 			for (unsigned i = 0; i < payload_count; i++) {
 				const struct payload *pl = &payload_catalogue[i];
-				unsigned d = str_edit_distance(pat, pl->name);
-				if (d < best) {
-					best = d;
-					near = pl->name;
-				}
 				if (!str_glob_match(pat, pl->name))
 					continue;
 				if ((pl->flags & PL_FAULT) && !tests)
@@ -113,10 +112,13 @@ static void select_payloads(const char *list)
 				if (!selected(pl) && plan.nsel < MAX_SELECTED)
 					plan.sel[plan.nsel++] = pl;
 			}
-			if (!any)
+			if (!any) {
+				/* suggest a payload within 3 edits */
+				const char *near = str_nearest(pat, payload_name_at, NULL, 3, 0);
 				error("config", near ? "payloads: '%s' matches no payload (did you mean "
 						       "'%s'?)" : "payloads: '%s' matches no payload%s",
 				      pat, near ? near : "");
+			}
 		}
 		p += len;
 		if (*p == ',')
