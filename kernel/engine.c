@@ -62,10 +62,18 @@ static int64_t samples[100000];
 static struct result block[MAX_RESULTS];
 static unsigned nblock;
 
-static void error(const char *context, const char *fmt, const char *a, const char *b)
+static void error(const char *context, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Reports one error line and counts it for the exit status. */
+static void error(const char *context, const char *fmt, ...)
 {
 	char msg[256];
-	bp_snprintf(msg, sizeof(msg), fmt, a, b);
+	va_list ap;
+
+	va_start(ap, fmt);
+	bp_vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	report_error(context, msg);
 	plan.errors++;
 }
@@ -97,7 +105,7 @@ static void select_payloads(const char *list)
 		while (p[len] && p[len] != ',')
 			len++;
 		if (len == 0 || len >= sizeof(pat)) {
-			error("config", "payloads: bad item near '%s'%s", p, "");
+			error("config", "payloads: bad item near '%s'", p);
 		} else {
 			memcpy(pat, p, len);
 			pat[len] = 0;
@@ -115,9 +123,11 @@ static void select_payloads(const char *list)
 			if (!any) {
 				/* suggest a payload within 3 edits */
 				const char *near = str_nearest(pat, payload_name_at, NULL, 3, 0);
-				error("config", near ? "payloads: '%s' matches no payload (did you mean "
-						       "'%s'?)" : "payloads: '%s' matches no payload%s",
-				      pat, near ? near : "");
+				if (near)
+					error("config", "payloads: '%s' matches no payload (did you "
+					      "mean '%s'?)", pat, near);
+				else
+					error("config", "payloads: '%s' matches no payload", pat);
 			}
 		}
 		p += len;
@@ -177,7 +187,7 @@ static void plan_events(const char *list)
 	char err[192];
 	int n = event_split_list(list, names, EV_MAX_EVENTS, err, sizeof(err));
 	if (n < 0) {
-		error("event", "events: %s%s", err, "");
+		error("event", "events: %s", err);
 		n = 0;
 	}
 	plan.step = false;
@@ -185,7 +195,7 @@ static void plan_events(const char *list)
 	for (int i = 0; i < n; i++) {
 		struct ev_encoding ev;
 		if (kpmu_parse(names[i], &ev, err, sizeof(err))) {
-			error("event", "%s", err, "");
+			error("event", "%s", err);
 			continue;
 		}
 		if (ev.cls == EV_CLASS_TSC)
@@ -223,7 +233,7 @@ static void plan_events(const char *list)
 				error("event", "event '%s' cannot be placed on any counter: %s",
 				      names[i], err);
 		} else if (!placed) {
-			error("event", "event '%s': more than %s counter groups", names[i], "8");
+			error("event", "event '%s': more than %d counter groups", names[i], MAX_GROUPS);
 		}
 	}
 	if (plan.ngroups == 0)
@@ -289,13 +299,12 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 			      .int3_resumes = pl->flags & PL_INT3_RESUME };
 
 	if (nprog && kpmu_assign(g->ev, nprog, err, sizeof(err))) {
-		error("pmu", "counter group cannot be placed: %s%s", err, "");
+		error("pmu", "counter group cannot be placed: %s", err);
 		return true;
 	}
 	if (nprog && kpmu_start()) {
-		bp_snprintf(err, sizeof(err), "%u", (unsigned)kpmu.st.last_fault);
-		error("pmu", "programming the counters faulted (vector %s) while measuring %s",
-		      err, pl->name);
+		error("pmu", "programming the counters faulted (vector %u) while measuring %s",
+		      (unsigned)kpmu.st.last_fault, pl->name);
 		kpmu_release();
 		return true;
 	}
@@ -457,8 +466,8 @@ int engine_main(void)
 	select_payloads(kernel.cfg.payloads);
 	plan_events(kernel.cfg.events);
 	if (plan.nsel == 0) {
-		error("config", "payloads=%s selects nothing: no payload to run%s",
-		      kernel.cfg.payloads, "");
+		error("config", "payloads=%s selects nothing: no payload to run",
+		      kernel.cfg.payloads);
 		report_done(0, 0, 0, plan.errors);
 		return PLATFORM_EXIT_FAIL;
 	}
