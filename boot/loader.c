@@ -322,8 +322,13 @@ static EFI_STATUS exit_boot_services(EFI_HANDLE image, UINT8 **map, UINTN *map_s
 					&key, desc_size, &desc_version);
 		if (err == EFI_BUFFER_TOO_SMALL) {
 			/* Room for the entries our own allocation adds. */
-			if (*map)
-				uefi_call_wrapper(BS->FreePool, 1, *map);
+			if (*map) {
+				err = uefi_call_wrapper(BS->FreePool, 1, *map);
+				if (err != EFI_SUCCESS) {
+					Print(L"bareperf: cannot free the memory map: %r\n", err);
+					return err;
+				}
+			}
 			buf_size = *map_size + 8 * *desc_size;
 			err = uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, buf_size,
 						(void **)map);
