@@ -261,11 +261,9 @@ static void convert_map(const UINT8 *map, UINTN size, UINTN desc_size)
 
 typedef void (*kernel_entry_fn)(struct boot_info *) __attribute__((sysv_abi, noreturn));
 
-EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+/* The boot_info page, below 4 GiB where the kernel's early page tables reach it. */
+static EFI_STATUS boot_info_alloc(void)
 {
-	InitializeLib(image, systab);
-	Print(L"bareperf loader\n");
-
 	EFI_PHYSICAL_ADDRESS bi_addr;
 	UINTN bi_pages = (sizeof(struct boot_info) + PAGE_SIZE - 1) / PAGE_SIZE;
 	EFI_STATUS err = alloc_below_4g(bi_pages, &bi_addr);
@@ -278,9 +276,15 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	bi->magic = BOOTINFO_MAGIC;
 	bi->version = BOOTINFO_VERSION;
 	bi->size = sizeof(*bi);
+	return EFI_SUCCESS;
+}
 
+/* Load options, bareperf.cfg, ACPI and the framebuffer into boot_info. */
+static EFI_STATUS gather_boot_info(EFI_HANDLE image)
+{
 	EFI_LOADED_IMAGE *li = NULL;
-	err = uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li);
+	EFI_STATUS err = uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol,
+					   (void **)&li);
 	if (err != EFI_SUCCESS) {
 		Print(L"bareperf: no loaded-image protocol: %r\n", err);
 		return err;
@@ -289,39 +293,40 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	read_config(li);
 	get_rsdp();
 	get_framebuffer();
+	return EFI_SUCCESS;
+}
 
-	UINT64 entry, cr3;
-	err = load_kernel(&entry);
-	if (err != EFI_SUCCESS)
-		return err;
-	err = build_jump_tables(&cr3);
-	if (err != EFI_SUCCESS) {
-		Print(L"bareperf: cannot build page tables: %r\n", err);
-		return err;
-	}
-
-	Print(L"bareperf: starting the kernel; results go to the serial port (COM1, 115200 8N1,\n"
-	      L"          or as bareperf.cfg says), not to this screen\n");
-
-	/* Map buffer with room for the entries our own allocation adds. */
-	UINTN map_size = 0, key, desc_size;
+/* Reads the final memory map and exits boot services with it, retrying while the map
+ * key goes stale. On success *map holds the map the firmware handed over. */
+static EFI_STATUS exit_boot_services(EFI_HANDLE image, UINT8 **map, UINTN *map_size,
+				     UINTN *desc_size)
+{
+	UINTN key, buf_size = 0;
 	UINT32 desc_version;
-	UINT8 *map = NULL;
-	UINTN buf_size = 0;
+	EFI_STATUS err;
+
+	*map = NULL;
+	*map_size = 0;
 	for (UINT32 tries = 0;;) {
 		if (tries == EXIT_TRIES) {
 			Print(L"bareperf: ExitBootServices failed %d times\n", EXIT_TRIES);
 			return EFI_ABORTED;
 		}
-		map_size = buf_size;
-		err = uefi_call_wrapper(BS->GetMemoryMap, 5, &map_size, (EFI_MEMORY_DESCRIPTOR *)map,
-					&key, &desc_size, &desc_version);
+		*map_size = buf_size;
+		err = uefi_call_wrapper(BS->GetMemoryMap, 5, map_size, (EFI_MEMORY_DESCRIPTOR *)*map,
+					&key, desc_size, &desc_version);
 		if (err == EFI_BUFFER_TOO_SMALL) {
-			if (map)
-				uefi_call_wrapper(BS->FreePool, 1, map);
-			buf_size = map_size + 8 * desc_size;
+			/* Room for the entries our own allocation adds. */
+			if (*map) {
+				err = uefi_call_wrapper(BS->FreePool, 1, *map);
+				if (err != EFI_SUCCESS) {
+					Print(L"bareperf: cannot free the memory map: %r\n", err);
+					return err;
+				}
+			}
+			buf_size = *map_size + 8 * *desc_size;
 			err = uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, buf_size,
-						(void **)&map);
+						(void **)map);
 			if (err != EFI_SUCCESS) {
 				Print(L"bareperf: cannot allocate memory map: %r\n", err);
 				return err;
@@ -337,12 +342,43 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		err = uefi_call_wrapper(BS->ExitBootServices, 2, image, key);
 		if (err == EFI_SUCCESS) {
 			bi->exit_tries = tries;
-			break;
+			return EFI_SUCCESS;
 		}
 		if (err != EFI_INVALID_PARAMETER) /* stale key: re-read the map and retry */
 			return err;
 	}
+}
 
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+{
+	InitializeLib(image, systab);
+	Print(L"bareperf loader\n");
+
+	EFI_STATUS err = boot_info_alloc();
+	if (err != EFI_SUCCESS)
+		return err;
+	err = gather_boot_info(image);
+	if (err != EFI_SUCCESS)
+		return err;
+
+	UINT64 entry, cr3;
+	err = load_kernel(&entry);
+	if (err != EFI_SUCCESS)
+		return err;
+	err = build_jump_tables(&cr3);
+	if (err != EFI_SUCCESS) {
+		Print(L"bareperf: cannot build page tables: %r\n", err);
+		return err;
+	}
+
+	Print(L"bareperf: starting the kernel; results go to the serial port (COM1, 115200 8N1,\n"
+	      L"          or as bareperf.cfg says), not to this screen\n");
+
+	UINT8 *map;
+	UINTN map_size, desc_size;
+	err = exit_boot_services(image, &map, &map_size, &desc_size);
+	if (err != EFI_SUCCESS)
+		return err;
 	convert_map(map, map_size, desc_size);
 	__asm__ volatile("cli; mov %0, %%cr3" : : "r"(cr3) : "memory");
 	((kernel_entry_fn)entry)(bi);

@@ -60,10 +60,18 @@ static int64_t samples[100000];
 static struct result block[MAX_RESULTS];
 static unsigned nblock;
 
-static void error(const char *context, const char *fmt, const char *a, const char *b)
+static void error(const char *context, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Reports one error line and counts it for the exit status. */
+static void error(const char *context, const char *fmt, ...)
 {
 	char msg[256];
-	bp_snprintf(msg, sizeof(msg), fmt, a, b);
+	va_list ap;
+
+	va_start(ap, fmt);
+	bp_vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	report_error(context, msg);
 	plan.errors++;
 }
@@ -154,13 +162,12 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 			      .int3_resumes = pl->flags & PL_INT3_RESUME };
 
 	if (nprog && kpmu_assign(g->ev, nprog, err, sizeof(err))) {
-		error("pmu", "counter group cannot be placed: %s%s", err, "");
+		error("pmu", "counter group cannot be placed: %s", err);
 		return true;
 	}
 	if (nprog && kpmu_start()) {
-		bp_snprintf(err, sizeof(err), "%u", (unsigned)kpmu.st.last_fault);
-		error("pmu", "programming the counters faulted (vector %s) while measuring %s",
-		      err, pl->name);
+		error("pmu", "programming the counters faulted (vector %u) while measuring %s",
+		      (unsigned)kpmu.st.last_fault, pl->name);
 		kpmu_release();
 		return true;
 	}
@@ -314,8 +321,8 @@ int engine_main(void)
 	report_meta();
 	make_plan();
 	if (plan.nsel == 0) {
-		error("config", "payloads=%s selects nothing: no payload to run%s",
-		      kernel.cfg.payloads, "");
+		error("config", "payloads=%s selects nothing: no payload to run",
+		      kernel.cfg.payloads);
 		report_done(0, 0, 0, plan.errors);
 		return PLATFORM_EXIT_FAIL;
 	}

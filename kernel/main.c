@@ -63,12 +63,10 @@ static __attribute__((noreturn)) void stop_after_fatal_trap(void)
 
 static const struct trap_hooks trap_hooks = { kvprintf, stop_after_fatal_trap };
 
-void kernel_main(struct boot_info *bi)
+/* Until the configuration is read: COM1, or the first of COM2-4 that answers
+ * (boards without COM1 often have a header for another). */
+static void console_early_init(void)
 {
-	char err[160];
-
-	/* Until the configuration is read: COM1, or the first of COM2-4 that answers
-	 * (boards without COM1 often have a header for another). */
 	static const uint16_t com_ports[] = { UART_COM1, UART_COM2, UART_COM3, UART_COM4 };
 	for (unsigned i = 0; i < 4 && !uart_init(com_ports[i], 115200); i++)
 		;
@@ -76,8 +74,12 @@ void kernel_main(struct boot_info *bi)
 	kprintf("\nbareperf %s\n", BAREPERF_VERSION);
 	if (uart_port() != UART_COM1)
 		kprintf("console: no UART at COM1; using port 0x%x\n", uart_port());
-	cpuinfo_decode(cpuid_hw_read, 0, &kernel.cpu, &kernel.pmu);
-	platform_init(kernel.cpu.hypervisor);
+}
+
+static void accept_boot_info(struct boot_info *bi)
+{
+	char err[160];
+
 	if (bootinfo_validate(bi, err, sizeof(err))) {
 		kprintf("FATAL: boot-info from the loader is unusable: %s\n", err);
 		platform_stop(PLATFORM_EXIT_FATAL);
@@ -85,8 +87,11 @@ void kernel_main(struct boot_info *bi)
 	kernel.bi = bi;
 	if (bi->note[0])
 		kprintf("loader: %s\n", bi->note);
+}
 
-	load_config(bi);
+/* Moves the console to the configured port and speed; stays put if nothing answers. */
+static void console_apply_config(void)
+{
 	/* serial.port at its default (COM1) keeps whichever port the fallback found. */
 	uint16_t want = kernel.cfg.serial_port == UART_COM1 ? uart_port() : kernel.cfg.serial_port;
 	bool change = want != uart_port() || kernel.cfg.serial_baud != 115200;
@@ -104,10 +109,10 @@ void kernel_main(struct boot_info *bi)
 			kernel.cfg.serial_baud = 115200;
 		}
 	}
+}
 
-	arch_init(bi, &kernel.cpu);
-	mem_init(bi);
-	user_stack_init();
+static void watchdog_init(void)
+{
 	const char *why = 0;
 	kernel.watchdog = lapic_init(cpu_lapic_enable(&kernel.cpu), &why);
 	if (kernel.watchdog) {
@@ -117,16 +122,23 @@ void kernel_main(struct boot_info *bi)
 	} else {
 		kprintf("sys.watchdog=none (%s): a payload that never ends cannot be stopped\n", why);
 	}
+}
 
+/* The boot, CPU, PMU, protection and configuration facts every run log starts with. */
+static void report_system(const struct boot_info *bi)
+{
 	kprintf("boot.memory_mib=%lu\n", (unsigned long)(bootinfo_usable_bytes(bi) >> 20));
 	kprintf("boot.exit_tries=%u\n", bi->exit_tries);
 	cpuinfo_report(&kernel.cpu, &kernel.pmu, console_line, 0);
 	kprintf("sys.smep=%s\nsys.smap=%s\nsys.umip=%s\nsys.nx=%s\n", paging.smep ? "on" : "off",
 		paging.smap ? "on" : "off", paging.umip ? "on" : "off", paging.nx ? "on" : "off");
 	config_report(&kernel.cfg, console_line, 0);
+}
 
+static int run_mode(enum cfg_mode mode)
+{
 	int code = PLATFORM_EXIT_OK;
-	switch (kernel.cfg.mode) {
+	switch (mode) {
 	case CFG_MODE_SELFTEST:
 		code = selftest_run();
 		break;
@@ -145,6 +157,25 @@ void kernel_main(struct boot_info *bi)
 		code = engine_list();
 		break;
 	}
+	return code;
+}
+
+void kernel_main(struct boot_info *bi)
+{
+	console_early_init();
+	cpuinfo_decode(cpuid_hw_read, 0, &kernel.cpu, &kernel.pmu);
+	platform_init(kernel.cpu.hypervisor);
+	accept_boot_info(bi);
+	load_config(bi);
+	console_apply_config();
+
+	arch_init(bi, &kernel.cpu);
+	mem_init(bi);
+	user_stack_init();
+	watchdog_init();
+	report_system(bi);
+
+	int code = run_mode(kernel.cfg.mode);
 	/* A configuration with mistakes ran what it could, but does not count as a pass. */
 	if (code == PLATFORM_EXIT_OK && kernel.config_errors)
 		code = PLATFORM_EXIT_FAIL;

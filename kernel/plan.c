@@ -34,6 +34,14 @@ static bool selected(const struct plan *p, const struct payload *pl)
 	return false;
 }
 
+struct catalogue_names { const struct payload *catalogue; unsigned n; };
+
+static const char *payload_name_at(const void *ctx, size_t i)
+{
+	const struct catalogue_names *c = ctx;
+	return i < c->n ? c->catalogue[i].name : NULL;
+}
+
 void plan_select(struct plan *p, const char *list, const struct payload *catalogue,
 		 unsigned n, const struct plan_env *env)
 {
@@ -49,15 +57,8 @@ void plan_select(struct plan *p, const char *list, const struct payload *catalog
 			memcpy(pat, s, len);
 			pat[len] = 0;
 			bool tests = strncmp(pat, "fault", 5) == 0, any = false;
-			const char *near = 0;
-			unsigned best = 4;
 			for (unsigned i = 0; i < n; i++) {
 				const struct payload *pl = &catalogue[i];
-				unsigned d = str_edit_distance(pat, pl->name);
-				if (d < best) {
-					best = d;
-					near = pl->name;
-				}
 				if (!str_glob_match(pat, pl->name))
 					continue;
 				if ((pl->flags & PL_FAULT) && !tests)
@@ -66,6 +67,9 @@ void plan_select(struct plan *p, const char *list, const struct payload *catalog
 				if (!selected(p, pl) && p->nsel < PLAN_MAX_SELECTED)
 					p->sel[p->nsel++] = pl;
 			}
+			/* suggest a payload within 3 edits */
+			const struct catalogue_names names = { catalogue, n };
+			const char *near = any ? NULL : str_nearest(pat, payload_name_at, &names, 3, 0);
 			if (!any && near)
 				plan_error(p, env, "config", "payloads: '%s' matches no payload "
 					   "(did you mean '%s'?)", pat, near);

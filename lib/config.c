@@ -180,12 +180,16 @@ static void show_number(const struct cfg_key *k, const struct bp_config *cfg, ch
 	bp_snprintf(buf, buflen, "%llu", (unsigned long long)load_uint(cfg, k));
 }
 
+static const char *cfg_word_at(const void *words, size_t i)
+{
+	return ((const struct cfg_word *)words)[i].word;
+}
+
 static int parse_word(const struct cfg_key *k, struct bp_config *cfg, const char *v,
 		      size_t len, char *why, size_t whylen)
 {
 	char ex[CFG_EXCERPT + 4], value[CFG_KEY_MAX];
 	const char *nearest = NULL;
-	unsigned best = CFG_SUGGEST_MAX + 1;
 
 	for (const struct cfg_word *w = k->words; w->word; w++) {
 		if (word_equal(w->word, v, len)) {
@@ -196,13 +200,8 @@ static int parse_word(const struct cfg_key *k, struct bp_config *cfg, const char
 	if (len < sizeof(value)) {
 		memcpy(value, v, len);
 		value[len] = '\0';
-		for (const struct cfg_word *w = k->words; w->word; w++) {
-			unsigned d = str_edit_distance(w->word, value);
-			if (d < best && d < strlen(w->word)) {
-				best = d;
-				nearest = w->word;
-			}
-		}
+		nearest = str_nearest(value, cfg_word_at, k->words, CFG_SUGGEST_MAX,
+				      STR_NEAREST_BELOW_NAME_LEN);
 	}
 	int n = bp_snprintf(why, whylen, "%s=%s is not one of ", k->name,
 			    excerpt(v, len, ex, sizeof(ex)));
@@ -584,22 +583,22 @@ static const struct cfg_key *find_key(const char *key, size_t len)
 	return NULL;
 }
 
+static const char *cfg_key_name_at(const void *ctx, size_t i)
+{
+	(void)ctx;
+	return i < CFG_NKEYS ? cfg_keys[i].name : NULL;
+}
+
 static void unknown_key(struct cfg_parser *p, unsigned line, const char *key, size_t len)
 {
 	char why[CFG_MSG_MAX], ex[CFG_EXCERPT + 4], name[CFG_KEY_MAX];
 	const char *nearest = NULL;
-	unsigned best = CFG_SUGGEST_MAX + 1;
 
 	if (len < sizeof(name)) {
 		memcpy(name, key, len);
 		name[len] = '\0';
-		for (size_t i = 0; i < CFG_NKEYS; i++) {
-			unsigned d = str_edit_distance(cfg_keys[i].name, name);
-			if (d < best && d < len) {
-				best = d;
-				nearest = cfg_keys[i].name;
-			}
-		}
+		nearest = str_nearest(name, cfg_key_name_at, NULL, CFG_SUGGEST_MAX,
+				      STR_NEAREST_BELOW_WORD_LEN);
 	}
 	if (nearest)
 		bp_snprintf(why, sizeof(why), "unknown key '%s' (did you mean '%s'?)",

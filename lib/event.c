@@ -12,15 +12,6 @@
 #include "lib/str.h"
 #include "arch/x86/pmu/netburst.h"
 
-/* ---------------------------------------------------------------- errors */
-static void upper_copy(char *dst, const char *src, size_t n, size_t size)
-{
-	size_t i;
-	for (i = 0; i < n && i + 1 < size; i++)
-		dst[i] = (src[i] >= 'a' && src[i] <= 'z') ? src[i] - 'a' + 'A' : src[i];
-	dst[i] = 0;
-}
-
 /* ---------------------------------------------------------------- models */
 /* Models with no libpfm4 table here: NetBurst is hand-tabled by its backend, the P6
  * family and ix86arch are not built into a 64-bit libpfm4. */
@@ -466,111 +457,194 @@ static bool set_has(uint32_t off, unsigned i) { return pfmt_words[off + i / 32] 
 
 static const char *umask_name(const struct pfmt_umask *u) { return pfmt_strings + u->name; }
 
-/* Closest name for "did you mean"; "" when nothing is close. */
-static const char *closest(const char *want, const struct pfmt_event *evs, unsigned nev)
+static const char *pfmt_event_name_at(const void *model, size_t i)
 {
-	char a[EV_NAME_MAX], b[EV_NAME_MAX];
-	upper_copy(a, want, strlen(want), sizeof(a));
-	const char *best = "";
-	unsigned bestd = 255;
-	for (unsigned i = 0; i < nev; i++) {
-		const char *name = pfmt_strings + evs[i].name;
-		upper_copy(b, name, strlen(name), sizeof(b));
-		unsigned d = str_edit_distance(a, b);
-		if (d < bestd) {
-			bestd = d;
-			best = name;
-		}
-	}
+	const struct pfmt_model *tm = model;
+	return i < tm->nevents ? pfmt_strings + pfmt_events[tm->first_event + i].name : NULL;
+}
+
+static const char *pfmt_umask_name_at(const void *event, size_t i)
+{
+	const struct pfmt_event *ev = event;
+	return i < ev->numasks ? umask_name(&pfmt_umasks[ev->first_umask + i]) : NULL;
+}
+
+/* "Did you mean" for event names: within a third of a long name, else 3 edits,
+ * case-insensitive; "" when nothing is close. */
+static const char *closest(const char *want, const struct pfmt_model *tm)
+{
 	size_t len = strlen(want);
-	return bestd <= (len > 9 ? len / 3 : 3) ? best : "";
+	const char *hint = str_nearest(want, pfmt_event_name_at, tm, len > 9 ? len / 3 : 3,
+				       STR_NEAREST_FOLD_CASE);
+	return hint ? hint : "";
 }
 
-static const char *closest_umask(const char *want, size_t n, const struct pfmt_event *ev)
+/* The same for the unit masks of ev, within 2 edits of a short name. */
+static const char *closest_umask(const char *tok, size_t n, const struct pfmt_event *ev)
 {
-	char a[EV_NAME_MAX], b[EV_NAME_MAX];
-	upper_copy(a, want, n, sizeof(a));
-	const char *best = "";
-	unsigned bestd = 255;
-	for (unsigned i = 0; i < ev->numasks; i++) {
-		const char *name = umask_name(&pfmt_umasks[ev->first_umask + i]);
-		upper_copy(b, name, strlen(name), sizeof(b));
-		unsigned d = str_edit_distance(a, b);
-		if (d < bestd) {
-			bestd = d;
-			best = name;
+	char want[EV_NAME_MAX];
+	str_copy(want, tok, n + 1 < sizeof(want) ? n + 1 : sizeof(want));
+	const char *hint = str_nearest(want, pfmt_umask_name_at, ev, n > 9 ? n / 3 : 2,
+				       STR_NEAREST_FOLD_CASE);
+	return hint ? hint : "";
+}
+
+/* For an unknown PMU name: up to PMU_HINTS model names 1, then 2, edits away, in the
+ * form "'a', 'b'". Returns the length written, 0 when none is close. */
+static size_t list_close_pmus(const char *name, size_t len, char *list, size_t size)
+{
+	enum { PMU_HINTS = 3 };
+	char want[64];
+	size_t used = 0;
+	unsigned listed = 0;
+
+	str_copy(want, name, len + 1 < sizeof(want) ? len + 1 : sizeof(want));
+	for (unsigned pass = 1; pass <= 2 && listed < PMU_HINTS; pass++)
+		for (unsigned i = 0; i < pmu_model_count() && listed < PMU_HINTS; i++) {
+			const char *model = pmu_model_at(i)->pfm_name;
+			if (str_case_edit_distance(want, model) != pass)
+				continue;
+			used += bp_snprintf(list + used, size - used, "%s'%s'", used ? ", " : "", model);
+			listed++;
 		}
-	}
-	return bestd <= (n > 9 ? n / 3 : 2) ? best : "";
+	return used;
 }
 
-static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const char *text,
-		     struct ev_encoding *out, char *err, size_t errlen)
+/* An optional "pmu::" prefix must name the PMU in use; *rest is set past it. */
+static int check_pmu_prefix(const struct pmu_model *m, const char *text, const char **rest,
+			    char *err, size_t errlen)
 {
-	const char *p = text;
 	const char *sep = strchr(text, ':');
-	if (sep && sep[1] == ':') {
-		const struct pmu_model *pm = model_by_name_n(text, (size_t)(sep - text));
-		if (!pm) {
-			/* List up to PMU_HINTS close names, closest first. */
-			enum { PMU_HINTS = 3 };
-			char list[160] = "";
-			size_t used = 0;
-			unsigned listed = 0;
-			char a[64], b[64];
-			upper_copy(a, text, (size_t)(sep - text), sizeof(a));
-			for (unsigned pass = 1; pass <= 2 && listed < PMU_HINTS; pass++)
-				for (unsigned i = 0; i < pmu_model_count() && listed < PMU_HINTS; i++) {
-					const char *name = pmu_model_at(i)->pfm_name;
-					upper_copy(b, name, strlen(name), sizeof(b));
-					if (str_edit_distance(a, b) != pass)
-						continue;
-					used += bp_snprintf(list + used, sizeof(list) - used, "%s'%s'",
-							    used ? ", " : "", name);
-					listed++;
-				}
-			return fmt_error(err, errlen, "unknown PMU '%.*s'%s%s%s", (int)(sep - text), text,
-				    used ? " (close: " : " (see bareperf-encode --list-pmus)", list, used ? ")" : "");
-		}
-		/* netburst and netburst_p share the hand table */
-		if (pm != m && !(pm->kind == PMU_INTEL_NETBURST && m->kind == PMU_INTEL_NETBURST))
-			return fmt_error(err, errlen, "'%s' is for PMU %s, but the PMU in use is %s", text,
-				    pm->pfm_name, m->pfm_name);
-		p = sep + 2;
+	*rest = text;
+	if (!sep || sep[1] != ':')
+		return 0;
+	const struct pmu_model *pm = model_by_name_n(text, (size_t)(sep - text));
+	if (!pm) {
+		char list[160] = "";
+		size_t used = list_close_pmus(text, (size_t)(sep - text), list, sizeof(list));
+		return fmt_error(err, errlen, "unknown PMU '%.*s'%s%s%s", (int)(sep - text), text,
+			    used ? " (close: " : " (see bareperf-encode --list-pmus)", list, used ? ")" : "");
 	}
-	if (m->kind == PMU_INTEL_NETBURST)
-		return netburst_event_parse(p, pc, out, err, errlen);
-	if (m->table == ~0u)
-		return fmt_error(err, errlen, "unknown event '%s': PMU %s has no libpfm4 event table here "
-			    "(use generic names or raw rXXXX)", text, m->pfm_name);
+	/* netburst and netburst_p share the hand table */
+	if (pm != m && !(pm->kind == PMU_INTEL_NETBURST && m->kind == PMU_INTEL_NETBURST))
+		return fmt_error(err, errlen, "'%s' is for PMU %s, but the PMU in use is %s", text,
+			    pm->pfm_name, m->pfm_name);
+	*rest = sep + 2;
+	return 0;
+}
 
-	const struct pfmt_model *tm = &pfmt_models[m->table];
+/* The event named by the first nlen characters of p, case-insensitive. */
+static int find_pfm_event(const struct pmu_model *m, const struct pfmt_model *tm, const char *p,
+			  size_t nlen, const struct pfmt_event **ev, char *err, size_t errlen)
+{
 	const struct pfmt_event *evs = &pfmt_events[tm->first_event];
-	const char *colon = strchr(p, ':');
-	size_t nlen = colon ? (size_t)(colon - p) : strlen(p);
-	if (nlen == 0)
-		return fmt_error(err, errlen, "'%s': missing event name", text);
-	const struct pfmt_event *ev = NULL;
-	for (unsigned i = 0; i < tm->nevents && !ev; i++) {
+	for (unsigned i = 0; i < tm->nevents; i++) {
 		const char *name = pfmt_strings + evs[i].name;
-		if (strlen(name) == nlen && !str_ncasecmp(name, p, nlen))
-			ev = &evs[i];
+		if (strlen(name) == nlen && !str_ncasecmp(name, p, nlen)) {
+			*ev = &evs[i];
+			return 0;
+		}
 	}
-	if (!ev) {
-		char want[EV_NAME_MAX];
-		str_copy(want, p, nlen + 1 < sizeof(want) ? nlen + 1 : sizeof(want));
-		const char *hint = closest(want, evs, tm->nevents);
-		return fmt_error(err, errlen, "unknown event '%s' for PMU %s%s%s%s", want, m->pfm_name,
-			    *hint ? " (did you mean '" : "", hint, *hint ? "'?)" : "");
-	}
-	const char *evname = pfmt_strings + ev->name;
-	const struct pfmt_umask *ums = &pfmt_umasks[ev->first_umask];
+	char want[EV_NAME_MAX];
+	str_copy(want, p, nlen + 1 < sizeof(want) ? nlen + 1 : sizeof(want));
+	const char *hint = closest(want, tm);
+	return fmt_error(err, errlen, "unknown event '%s' for PMU %s%s%s%s", want, m->pfm_name,
+		    *hint ? " (did you mean '" : "", hint, *hint ? "'?)" : "");
+}
 
-	/* Collect unit masks and modifiers. */
-	uint32_t chosen[8] = { 0 };          /* bit set over this event's unit masks */
-	unsigned nchosen = 0, first_um = 0;
-	unsigned given = 0;                   /* PFMT_MOD_* the user set */
-	uint64_t modval[NPFM_MODS] = { 0 };
+/* What follows a libpfm4 event name: the unit masks and modifiers the user chose. */
+struct pfm_choice {
+	uint32_t chosen[8];             /* bit set over the event's unit masks */
+	unsigned nchosen, first_um;
+	unsigned given;                 /* PFMT_MOD_* the user set */
+	uint64_t modval[NPFM_MODS];
+};
+
+static bool umask_chosen(const struct pfm_choice *c, unsigned u)
+{
+	return c->chosen[u / 32] >> (u % 32) & 1;
+}
+
+/* Index of the unit mask of ev named tok[0..tlen), ev->numasks when none. */
+static unsigned find_umask(const struct pfmt_event *ev, const char *tok, size_t tlen)
+{
+	const struct pfmt_umask *ums = &pfmt_umasks[ev->first_umask];
+	unsigned u;
+	for (u = 0; u < ev->numasks; u++)
+		if (strlen(umask_name(&ums[u])) == tlen && !str_ncasecmp(umask_name(&ums[u]), tok, tlen))
+			break;
+	return u;
+}
+
+static int choose_umask(const struct pfmt_event *ev, unsigned u, struct pfm_choice *c,
+			char *err, size_t errlen)
+{
+	const struct pfmt_umask *um = &pfmt_umasks[ev->first_umask + u];
+	if (um->flags & PFMT_UM_EXTRA_REG)
+		return fmt_error(err, errlen, "unit mask %s of %s needs a second register "
+			    "(offcore response/load latency), not supported", umask_name(um),
+			    pfmt_strings + ev->name);
+	if (!umask_chosen(c, u)) {
+		c->chosen[u / 32] |= 1u << (u % 32);
+		if (!c->nchosen++)
+			c->first_um = u;
+	}
+	return 0;
+}
+
+/* A modifier token, "name" or "name=value" (eq points at the '=' or is NULL). */
+static int parse_pfm_modifier(const struct pmu_model *m, const struct pmu_caps *pc,
+			      const struct pfmt_event *ev, const char *tok, size_t tlen,
+			      const char *eq, struct pfm_choice *c, char *err, size_t errlen)
+{
+	const char *evname = pfmt_strings + ev->name;
+	size_t klen = eq ? (size_t)(eq - tok) : tlen;
+	unsigned k;
+	for (k = 0; k < NPFM_MODS; k++)
+		if (strlen(pfm_mods[k].name) == klen && !str_ncasecmp(pfm_mods[k].name, tok, klen))
+			break;
+	if (k == NPFM_MODS) {
+		const char *hint = eq ? "" : closest_umask(tok, tlen, ev);
+		return fmt_error(err, errlen, "unknown unit mask or modifier '%.*s' for event %s%s%s%s",
+			    (int)tlen, tok, evname, *hint ? " (did you mean '" : "", hint,
+			    *hint ? "'?)" : "");
+	}
+	if (!(ev->mods & pfm_mods[k].bit))
+		return fmt_error(err, errlen, "modifier '%s' is not valid for PMU %s event %s",
+			    pfm_mods[k].name, m->pfm_name, evname);
+	if (pfm_mods[k].bit & (PFMT_MOD_LDLAT | PFMT_MOD_FETHR))
+		return fmt_error(err, errlen, "modifier '%s' needs a second register, not supported",
+			    pfm_mods[k].name);
+	uint64_t v = 1;
+	if (eq && str_to_u64(eq + 1, tlen - klen - 1, &v))
+		return fmt_error(err, errlen, "'%.*s': '%.*s' is not a number", (int)tlen, tok,
+			    (int)(tlen - klen - 1), eq + 1);
+	if (pfm_mods[k].integer && !eq)
+		return fmt_error(err, errlen, "modifier '%s' needs a value (%s=N)", pfm_mods[k].name,
+			    pfm_mods[k].name);
+	if (pfm_mods[k].integer && v > 255)
+		return fmt_error(err, errlen, "%s=%llu out of range 0-255", pfm_mods[k].name,
+			    (unsigned long long)v);
+	if (!pfm_mods[k].integer && v > 1)
+		return fmt_error(err, errlen, "%s=%llu: modifier '%s' takes 0 or 1", pfm_mods[k].name,
+			    (unsigned long long)v, pfm_mods[k].name);
+	if (pfm_mods[k].bit == PFMT_MOD_T && v && pc->any_thread_deprecated)
+		return fmt_error(err, errlen, "modifier 't' (AnyThread) is deprecated on this CPU "
+			    "(CPUID.0AH:EDX[15])");
+	/* libpfm4 drops a repeat with the same value and refuses another value */
+	if ((c->given & pfm_mods[k].bit) && c->modval[k] != v)
+		return fmt_error(err, errlen, "modifier '%s' given twice with different values (%llu, %llu)",
+			    pfm_mods[k].name, (unsigned long long)c->modval[k], (unsigned long long)v);
+	c->given |= pfm_mods[k].bit;
+	c->modval[k] = v;
+	return 0;
+}
+
+/* The ':'-separated unit masks and modifiers from colon on (NULL: none). */
+static int collect_pfm_choices(const struct pmu_model *m, const struct pmu_caps *pc,
+			       const struct pfmt_event *ev, const char *colon, const char *text,
+			       struct pfm_choice *c, char *err, size_t errlen)
+{
 	const char *tok = colon;
 	while (tok) {
 		tok++;
@@ -580,70 +654,29 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 		for (size_t i = 0; i < tlen && !eq; i++)
 			if (tok[i] == '=')
 				eq = tok + i;
-		size_t klen = eq ? (size_t)(eq - tok) : tlen;
 		if (tlen == 0)
 			return fmt_error(err, errlen, "'%s': empty unit mask or modifier after ':'", text);
-		unsigned u = ev->numasks;
-		if (!eq)
-			for (u = 0; u < ev->numasks; u++)
-				if (strlen(umask_name(&ums[u])) == tlen && !str_ncasecmp(umask_name(&ums[u]), tok, tlen))
-					break;
-		if (u < ev->numasks) {
-			if (ums[u].flags & PFMT_UM_EXTRA_REG)
-				return fmt_error(err, errlen, "unit mask %s of %s needs a second register "
-					    "(offcore response/load latency), not supported", umask_name(&ums[u]), evname);
-			if (!(chosen[u / 32] >> (u % 32) & 1)) {
-				chosen[u / 32] |= 1u << (u % 32);
-				if (!nchosen++)
-					first_um = u;
-			}
-		} else {
-			unsigned k;
-			for (k = 0; k < NPFM_MODS; k++)
-				if (strlen(pfm_mods[k].name) == klen && !str_ncasecmp(pfm_mods[k].name, tok, klen))
-					break;
-			if (k == NPFM_MODS) {
-				const char *hint = eq ? "" : closest_umask(tok, tlen, ev);
-				return fmt_error(err, errlen, "unknown unit mask or modifier '%.*s' for event %s%s%s%s",
-					    (int)tlen, tok, evname, *hint ? " (did you mean '" : "", hint,
-					    *hint ? "'?)" : "");
-			}
-			if (!(ev->mods & pfm_mods[k].bit))
-				return fmt_error(err, errlen, "modifier '%s' is not valid for PMU %s event %s",
-					    pfm_mods[k].name, m->pfm_name, evname);
-			if (pfm_mods[k].bit & (PFMT_MOD_LDLAT | PFMT_MOD_FETHR))
-				return fmt_error(err, errlen, "modifier '%s' needs a second register, not supported",
-					    pfm_mods[k].name);
-			uint64_t v = 1;
-			if (eq && str_to_u64(eq + 1, tlen - klen - 1, &v))
-				return fmt_error(err, errlen, "'%.*s': '%.*s' is not a number", (int)tlen, tok,
-					    (int)(tlen - klen - 1), eq + 1);
-			if (pfm_mods[k].integer && !eq)
-				return fmt_error(err, errlen, "modifier '%s' needs a value (%s=N)", pfm_mods[k].name,
-					    pfm_mods[k].name);
-			if (pfm_mods[k].integer && v > 255)
-				return fmt_error(err, errlen, "%s=%llu out of range 0-255", pfm_mods[k].name,
-					    (unsigned long long)v);
-			if (!pfm_mods[k].integer && v > 1)
-				return fmt_error(err, errlen, "%s=%llu: modifier '%s' takes 0 or 1", pfm_mods[k].name,
-					    (unsigned long long)v, pfm_mods[k].name);
-			if (pfm_mods[k].bit == PFMT_MOD_T && v && pc->any_thread_deprecated)
-				return fmt_error(err, errlen, "modifier 't' (AnyThread) is deprecated on this CPU "
-					    "(CPUID.0AH:EDX[15])");
-			/* libpfm4 drops a repeat with the same value and refuses another value */
-			if ((given & pfm_mods[k].bit) && modval[k] != v)
-				return fmt_error(err, errlen, "modifier '%s' given twice with different values (%llu, %llu)",
-					    pfm_mods[k].name, (unsigned long long)modval[k], (unsigned long long)v);
-			given |= pfm_mods[k].bit;
-			modval[k] = v;
-		}
+		unsigned u = eq ? ev->numasks : find_umask(ev, tok, tlen);
+		int r = u < ev->numasks ? choose_umask(ev, u, c, err, errlen)
+					: parse_pfm_modifier(m, pc, ev, tok, tlen, eq, c, err, errlen);
+		if (r)
+			return r;
 		tok = tend;
 	}
+	return 0;
+}
 
-	/* Unit-mask rules as libpfm4 applies them (probed by the generator). */
-	if (ev->flags & PFMT_EV_EXTRA_REG && !nchosen)
+/* Unit-mask rules as libpfm4 applies them (probed by the generator); fills keep[],
+ * the unit masks the chosen ones bring along. */
+static int check_umask_rules(const struct pfmt_event *ev, const struct pfm_choice *c,
+			     uint32_t keep[8], char *err, size_t errlen)
+{
+	const char *evname = pfmt_strings + ev->name;
+	const struct pfmt_umask *ums = &pfmt_umasks[ev->first_umask];
+
+	if (ev->flags & PFMT_EV_EXTRA_REG && !c->nchosen)
 		return fmt_error(err, errlen, "event %s needs a second register (offcore response), not supported", evname);
-	if (!nchosen && (ev->flags & PFMT_EV_NEEDS_UMASK)) {
+	if (!c->nchosen && (ev->flags & PFMT_EV_NEEDS_UMASK)) {
 		char list[96] = "";
 		size_t used = 0;
 		for (unsigned u = 0; u < ev->numasks && used < 80; u++)
@@ -652,52 +685,69 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 		return fmt_error(err, errlen, "event %s needs a unit mask (one of: %s%s)", evname, list,
 			    used >= 80 ? ", ..." : "");
 	}
-	if (nchosen == 1 && (ums[first_um].flags & PFMT_UM_SOLO_BAD))
-		return fmt_error(err, errlen, "unit mask %s of event %s cannot be used alone", umask_name(&ums[first_um]),
-			    evname);
+	if (c->nchosen == 1 && (ums[c->first_um].flags & PFMT_UM_SOLO_BAD))
+		return fmt_error(err, errlen, "unit mask %s of event %s cannot be used alone",
+			    umask_name(&ums[c->first_um]), evname);
 	unsigned words = PFMT_SET_WORDS(ev->numasks);
-	uint32_t keep[8];
 	for (unsigned w = 0; w < words; w++)
 		keep[w] = ~0u;
 	for (unsigned a = 0; a < ev->numasks; a++) {
-		if (!(chosen[a / 32] >> (a % 32) & 1))
+		if (!umask_chosen(c, a))
 			continue;
 		for (unsigned b = a + 1; b < ev->numasks; b++)
-			if ((chosen[b / 32] >> (b % 32) & 1) && !set_has(ums[a].compat, b))
+			if (umask_chosen(c, b) && !set_has(ums[a].compat, b))
 				return fmt_error(err, errlen, "unit masks %s and %s cannot be combined on event %s",
 					    umask_name(&ums[a]), umask_name(&ums[b]), evname);
 		for (unsigned w = 0; w < words; w++)
 			keep[w] &= pfmt_words[ums[a].keep + w];
 	}
+	return 0;
+}
+
+/* The event select from the event code and the unit masks in use (chosen, kept, or
+ * the defaults when none was chosen). *modhw and *hwbits say which modifier fields
+ * the code or a chosen unit mask fixes, and to what. */
+static uint64_t pfm_evsel(const struct pmu_model *m, const struct pfmt_event *ev,
+			  const struct pfm_choice *c, const uint32_t keep[8], unsigned *modhw,
+			  uint64_t *hwbits)
+{
+	const struct pfmt_umask *ums = &pfmt_umasks[ev->first_umask];
 	uint64_t sel;
 	if (is_amd(m))
 		sel = (ev->code & 0xff) | ((uint64_t)(ev->code >> 8 & 0xf) << AMD64_EVENTSEL_EVENT_HI_SHIFT);
 	else
 		sel = ev->code;
 	/* Modifiers fixed by the event code (alias events) or by a chosen unit mask. */
-	unsigned modhw = ev->modhw;
-	uint64_t hwbits = ev->modhw ? sel : 0;
+	*modhw = ev->modhw;
+	*hwbits = ev->modhw ? sel : 0;
 	for (unsigned a = 0; a < ev->numasks; a++) {
-		bool use = nchosen ? ((chosen[a / 32] >> (a % 32) & 1) || (keep[a / 32] >> (a % 32) & 1))
-				   : (ums[a].flags & PFMT_UM_DFL);
+		bool use = c->nchosen ? (umask_chosen(c, a) || (keep[a / 32] >> (a % 32) & 1))
+				      : (ums[a].flags & PFMT_UM_DFL);
 		if (!use)
 			continue;
 		if (ums[a].flags & PFMT_UM_OVERRIDE)
 			sel = (sel & ~ARCH_PERFMON_EVENTSEL_EVENT_MASK) | (ums[a].bits & 0xff) | (ums[a].bits & ~0xffull);
 		else
 			sel |= ums[a].bits;
-		if (chosen[a / 32] >> (a % 32) & 1) {
-			modhw |= ums[a].modhw;
-			hwbits |= ums[a].bits;
+		if (umask_chosen(c, a)) {
+			*modhw |= ums[a].modhw;
+			*hwbits |= ums[a].bits;
 		}
 	}
+	return sel;
+}
 
-	/* Modifiers. */
+/* Applies the modifiers to *sel, privilege-level bits included. */
+static int apply_pfm_modifiers(const struct pfmt_event *ev, const struct pfm_choice *c,
+			       unsigned modhw, uint64_t hwbits, uint64_t *sel, char *err,
+			       size_t errlen)
+{
+	const char *evname = pfmt_strings + ev->name;
 	uint64_t plm = 0;
 	for (unsigned k = 0; k < NPFM_MODS; k++) {
-		if (!(given & pfm_mods[k].bit))
+		if (!(c->given & pfm_mods[k].bit))
 			continue;
-		uint64_t v = modval[k];
+		uint64_t v = c->modval[k];
 		uint64_t field = 0, fv = 0;
 		switch (pfm_mods[k].bit) {
 		case PFMT_MOD_U: plm |= v ? ARCH_PERFMON_EVENTSEL_USR : 0; continue;
@@ -714,17 +764,53 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 		if ((modhw & pfm_mods[k].bit) && (hwbits & field) != fv)
 			return fmt_error(err, errlen, "%s=%llu conflicts with a unit mask of %s that fixes it",
 				    pfm_mods[k].name, (unsigned long long)v, evname);
-		sel = (sel & ~field) | fv;
+		*sel = (*sel & ~field) | fv;
 	}
 	/* libpfm4 refuses edge detection without a counter mask. */
-	if ((ev->flags & PFMT_EV_EDGE_CMASK) && (given & PFMT_MOD_E) && (sel & ARCH_PERFMON_EVENTSEL_EDGE) &&
-	    !(sel & ARCH_PERFMON_EVENTSEL_CMASK_MASK))
+	if ((ev->flags & PFMT_EV_EDGE_CMASK) && (c->given & PFMT_MOD_E) && (*sel & ARCH_PERFMON_EVENTSEL_EDGE) &&
+	    !(*sel & ARCH_PERFMON_EVENTSEL_CMASK_MASK))
 		return fmt_error(err, errlen, "e (edge) needs a counter mask: add c=N (event %s)", evname);
 	/* Both rings unless a privilege filter was given; libpfm4 counts AMD's host-only
 	 * h as one, guest-only g not. */
-	if (!(given & (PFMT_MOD_U | PFMT_MOD_K | PFMT_MOD_H)))
+	if (!(c->given & (PFMT_MOD_U | PFMT_MOD_K | PFMT_MOD_H)))
 		plm = ARCH_PERFMON_EVENTSEL_USR | ARCH_PERFMON_EVENTSEL_OS;
-	return finish_gp(m, pc, sel | plm, out, err, errlen);
+	*sel |= plm;
+	return 0;
+}
+
+/* A libpfm4 name, [pmu::]EVENT[:UMASK|:MOD[=N]]..., for the PMU in use. */
+static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const char *text,
+		     struct ev_encoding *out, char *err, size_t errlen)
+{
+	const char *p;
+	if (check_pmu_prefix(m, text, &p, err, errlen))
+		return -1;
+	if (m->kind == PMU_INTEL_NETBURST)
+		return netburst_event_parse(p, pc, out, err, errlen);
+	if (m->table == ~0u)
+		return fmt_error(err, errlen, "unknown event '%s': PMU %s has no libpfm4 event table here "
+			    "(use generic names or raw rXXXX)", text, m->pfm_name);
+
+	const struct pfmt_model *tm = &pfmt_models[m->table];
+	const char *colon = strchr(p, ':');
+	size_t nlen = colon ? (size_t)(colon - p) : strlen(p);
+	if (nlen == 0)
+		return fmt_error(err, errlen, "'%s': missing event name", text);
+	const struct pfmt_event *ev = NULL;
+	if (find_pfm_event(m, tm, p, nlen, &ev, err, errlen))
+		return -1;
+
+	struct pfm_choice c = { .nchosen = 0 };
+	uint32_t keep[8];
+	unsigned modhw;
+	uint64_t hwbits;
+	if (collect_pfm_choices(m, pc, ev, colon, text, &c, err, errlen) ||
+	    check_umask_rules(ev, &c, keep, err, errlen))
+		return -1;
+	uint64_t sel = pfm_evsel(m, ev, &c, keep, &modhw, &hwbits);
+	if (apply_pfm_modifiers(ev, &c, modhw, hwbits, &sel, err, errlen))
+		return -1;
+	return finish_gp(m, pc, sel, out, err, errlen);
 }
 
 /* ---------------------------------------------------------------- entry points */

@@ -31,4 +31,19 @@ int str_hex_digit(char c);
 int str_glob_match(const char *pattern, const char *s);
 /* Levenshtein distance, capped at 255; for "did you mean" hints. */
 unsigned str_edit_distance(const char *a, const char *b);
+/* The same with ASCII letters compared case-insensitively. */
+unsigned str_case_edit_distance(const char *a, const char *b);
+
+/* "Did you mean": the candidate nearest to word by edit distance, or NULL when none
+ * is within max_dist (inclusive) and passes the flags. Ties go to the candidate met
+ * first. Candidates are name_at(ctx, 0), name_at(ctx, 1), ... up to the first NULL. */
+typedef const char *(*str_name_at_fn)(const void *ctx, size_t i);
+#define STR_NEAREST_FOLD_CASE      0x1u   /* compare ASCII letters case-insensitively */
+#define STR_NEAREST_BELOW_WORD_LEN 0x2u   /* only a distance below strlen(word) */
+#define STR_NEAREST_BELOW_NAME_LEN 0x4u   /* only a distance below the candidate's length */
+const char *str_nearest(const char *word, str_name_at_fn name_at, const void *ctx,
+			unsigned max_dist, unsigned flags);
+/* The same over names[0..count). */
+const char *str_nearest_in(const char *word, const char *const *names, size_t count,
+			   unsigned max_dist, unsigned flags);
 #endif

@@ -1,4 +1,5 @@
 /* String helpers that libc lacks, for both the kernel and the host. ASCII only. */
+#include <stdbool.h>
 #include <stdint.h>
 #include "lib/str.h"
 
@@ -119,7 +120,14 @@ static uint8_t min3(uint8_t a, uint8_t b, uint8_t c)
 	return m < c ? m : c;
 }
 
-unsigned str_edit_distance(const char *a, const char *b)
+static bool char_differs(char a, char b, bool fold_case)
+{
+	if (fold_case)
+		return ascii_lower((unsigned char)a) != ascii_lower((unsigned char)b);
+	return a != b;
+}
+
+static unsigned edit_distance(const char *a, const char *b, bool fold_case)
 {
 	/* Levenshtein over a diagonal band: cell (i, j) is at least |i - j|, so cells more
 	 * than EDIT_CAP off the diagonal are already capped and need no storage. Row
@@ -144,7 +152,7 @@ unsigned str_edit_distance(const char *a, const char *b)
 				continue;
 			}
 			uint8_t diag = prev[k];
-			if (a[i - 1] != b[j - 1])
+			if (char_differs(a[i - 1], b[j - 1], fold_case))
 				diag = sat_inc(diag);
 			uint8_t up = k + 1 < EDIT_BAND ? sat_inc(prev[k + 1]) : EDIT_CAP;
 			uint8_t left = k > 0 ? sat_inc(cur[k - 1]) : EDIT_CAP;
@@ -153,4 +161,55 @@ unsigned str_edit_distance(const char *a, const char *b)
 		memcpy(prev, cur, sizeof(prev));
 	}
 	return prev[lb + EDIT_CAP - la];
+}
+
+unsigned str_edit_distance(const char *a, const char *b)
+{
+	return edit_distance(a, b, false);
+}
+
+unsigned str_case_edit_distance(const char *a, const char *b)
+{
+	return edit_distance(a, b, true);
+}
+
+const char *str_nearest(const char *word, str_name_at_fn name_at, const void *ctx,
+			unsigned max_dist, unsigned flags)
+{
+	bool fold_case = flags & STR_NEAREST_FOLD_CASE;
+	size_t word_len = strlen(word);
+	const char *best = NULL;
+	unsigned best_d = 0;
+	const char *name;
+
+	for (size_t i = 0; (name = name_at(ctx, i)) != NULL; i++) {
+		unsigned d = edit_distance(word, name, fold_case);
+		if (d > max_dist || (best && d >= best_d))
+			continue;
+		if ((flags & STR_NEAREST_BELOW_WORD_LEN) && d >= word_len)
+			continue;
+		if ((flags & STR_NEAREST_BELOW_NAME_LEN) && d >= strlen(name))
+			continue;
+		best = name;
+		best_d = d;
+	}
+	return best;
+}
+
+struct name_array {
+	const char *const *names;
+	size_t count;
+};
+
+static const char *name_array_at(const void *ctx, size_t i)
+{
+	const struct name_array *a = ctx;
+	return i < a->count ? a->names[i] : NULL;
+}
+
+const char *str_nearest_in(const char *word, const char *const *names, size_t count,
+			   unsigned max_dist, unsigned flags)
+{
+	struct name_array a = { names, count };
+	return str_nearest(word, name_array_at, &a, max_dist, flags);
 }

@@ -87,99 +87,144 @@ static void print_one(const struct ev_encoding *ev, const struct pmu_state *st, 
 	}
 }
 
-int main(int argc, char **argv)
-{
-	const struct pmu_model *m = NULL;
+struct options {
+	const struct pmu_model *m;      /* from --pmu or --cpuid */
 	struct pmu_caps pc;
-	bool group = false, list_pmus = false, list_ev = false;
+	bool group, list_pmus, list_events;
+};
+
+/* Reads the options before the operands. Returns the index of the first operand, or
+ * -1 when the program should end now with *exit_code. */
+static int parse_options(int argc, char **argv, struct options *o, int *exit_code)
+{
 	int i;
+	*exit_code = 2;
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
 		if (!strcmp(argv[i], "--help")) {
 			usage(stdout);
-			return 0;
+			*exit_code = 0;
+			return -1;
 		} else if (!strcmp(argv[i], "--pmu") && i + 1 < argc) {
-			m = pmu_model_by_name(argv[++i]);
-			if (!m) {
+			o->m = pmu_model_by_name(argv[++i]);
+			if (!o->m) {
 				fprintf(stderr, "error: unknown PMU '%s' (see --list-pmus)\n", argv[i]);
-				return 2;
+				return -1;
 			}
-			pmu_model_default_caps(m, &pc);
+			pmu_model_default_caps(o->m, &o->pc);
 		} else if (!strcmp(argv[i], "--cpuid") && i + 1 < argc) {
-			if (load_cpuid(argv[++i], &m, &pc))
-				return 2;
+			if (load_cpuid(argv[++i], &o->m, &o->pc))
+				return -1;
 		} else if (!strcmp(argv[i], "--group")) {
-			group = true;
+			o->group = true;
 		} else if (!strcmp(argv[i], "--list-pmus")) {
-			list_pmus = true;
+			o->list_pmus = true;
 		} else if (!strcmp(argv[i], "--list-events")) {
-			list_ev = true;
+			o->list_events = true;
 		} else {
 			fprintf(stderr, "error: unknown option '%s'\n", argv[i]);
 			usage(stderr);
-			return 2;
+			return -1;
 		}
 	}
-	if (list_pmus) {
-		for (unsigned k = 0; k < pmu_model_count(); k++) {
-			const struct pmu_model *pm = pmu_model_at(k);
-			printf("%-26s %-18s %s\n", pm->pfm_name, pmu_kind_name(pm->kind), pm->desc);
+	return i;
+}
+
+static void list_pmus(void)
+{
+	for (unsigned k = 0; k < pmu_model_count(); k++) {
+		const struct pmu_model *pm = pmu_model_at(k);
+		printf("%-26s %-18s %s\n", pm->pfm_name, pmu_kind_name(pm->kind), pm->desc);
+	}
+}
+
+/* A NetBurst event on its own: the backend picks its ESCR, CCCR and counter. */
+static int encode_netburst_alone(const struct pmu_caps *pc, const char *text,
+				 const struct ev_encoding *ev)
+{
+	char err[256];
+	struct pmu_state st;
+	memset(&st, 0, sizeof(st));
+	st.caps = *pc;
+	st.be = pmu_backend_for(PMU_INTEL_NETBURST);
+	if (!st.be || st.be->assign(&st, ev, 1, err, sizeof(err))) {
+		printf("error: %s: %s\n", text, st.be ? err : "no NetBurst backend");
+		return 1;
+	}
+	print_one(ev, &st, 0);
+	return 0;
+}
+
+/* --group: the events on the counters together, as the engine would place them. */
+static int encode_group(const struct pmu_model *m, const struct pmu_caps *pc,
+			const struct ev_encoding *evs, unsigned n)
+{
+	char err[256];
+	struct pmu_state st;
+	memset(&st, 0, sizeof(st));
+	st.caps = *pc;
+	st.be = pmu_backend_for(m->kind);
+	if (!st.be || st.be->assign(&st, evs, n, err, sizeof(err))) {
+		printf("error: group: %s\n", st.be ? err : "no backend for this PMU kind");
+		return 1;
+	}
+	for (unsigned k = 0; k < n; k++)
+		print_one(&evs[k], &st, k);
+	return 0;
+}
+
+/* One line per event; the exit status is 1 if any of them failed. */
+static int encode_events(const struct options *o, char **texts, int count)
+{
+	int status = 0;
+	static struct ev_encoding evs[EV_MAX_EVENTS];
+	unsigned n = 0;
+	for (int i = 0; i < count; i++) {
+		char err[256];
+		struct ev_encoding ev;
+		if (event_parse(o->m, &o->pc, pmu_generic_map_for_model(o->m), texts[i], &ev, err, sizeof(err))) {
+			printf("error: %s: %s\n", texts[i], err);
+			status = 1;
+			continue;
 		}
+		if (ev.cls == EV_CLASS_NETBURST && !o->group) {
+			if (encode_netburst_alone(&o->pc, texts[i], &ev))
+				status = 1;
+			continue;
+		}
+		if (o->group && n < EV_MAX_EVENTS) {
+			evs[n++] = ev;
+			continue;
+		}
+		print_one(&ev, NULL, 0);
+	}
+	if (o->group && n && encode_group(o->m, &o->pc, evs, n))
+		return 1;
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .m = NULL };
+	int exit_code;
+	int i = parse_options(argc, argv, &o, &exit_code);
+	if (i < 0)
+		return exit_code;
+	if (o.list_pmus) {
+		list_pmus();
 		return 0;
 	}
-	if (!m) {
+	if (!o.m) {
 		fprintf(stderr, "error: give --pmu NAME or --cpuid FILE\n");
 		usage(stderr);
 		return 2;
 	}
-	if (list_ev) {
-		list_events(m, i < argc ? argv[i] : NULL);
+	if (o.list_events) {
+		list_events(o.m, i < argc ? argv[i] : NULL);
 		return 0;
 	}
 	if (i == argc) {
 		usage(stderr);
 		return 2;
 	}
-	int status = 0;
-	static struct ev_encoding evs[EV_MAX_EVENTS];
-	unsigned n = 0;
-	struct pmu_state st;
-	for (; i < argc; i++) {
-		char err[256];
-		struct ev_encoding ev;
-		if (event_parse(m, &pc, pmu_generic_map_for_model(m), argv[i], &ev, err, sizeof(err))) {
-			printf("error: %s: %s\n", argv[i], err);
-			status = 1;
-			continue;
-		}
-		if (ev.cls == EV_CLASS_NETBURST && !group) {
-			memset(&st, 0, sizeof(st));
-			st.caps = pc;
-			st.be = pmu_backend_for(PMU_INTEL_NETBURST);
-			if (!st.be || st.be->assign(&st, &ev, 1, err, sizeof(err))) {
-				printf("error: %s: %s\n", argv[i], st.be ? err : "no NetBurst backend");
-				status = 1;
-				continue;
-			}
-			print_one(&ev, &st, 0);
-			continue;
-		}
-		if (group && n < EV_MAX_EVENTS) {
-			evs[n++] = ev;
-			continue;
-		}
-		print_one(&ev, NULL, 0);
-	}
-	if (group && n) {
-		char err[256];
-		memset(&st, 0, sizeof(st));
-		st.caps = pc;
-		st.be = pmu_backend_for(m->kind);
-		if (!st.be || st.be->assign(&st, evs, n, err, sizeof(err))) {
-			printf("error: group: %s\n", st.be ? err : "no backend for this PMU kind");
-			return 1;
-		}
-		for (unsigned k = 0; k < n; k++)
-			print_one(&evs[k], &st, k);
-	}
-	return status;
+	return encode_events(&o, argv + i, argc - i);
 }

@@ -238,6 +238,95 @@ static void test_edit_distance(void **state)
 	assert_int_equal(str_edit_distance(a, b), 201);     /* 200 deletions + 1 */
 }
 
+static void test_case_edit_distance(void **state)
+{
+	(void)state;
+	assert_int_equal(str_case_edit_distance("INST_RETIRED", "inst_retired"), 0);
+	assert_int_equal(str_case_edit_distance("Any_p", "ANY_Q"), 1);
+	assert_int_equal(str_edit_distance("Any_p", "ANY_P"), 3);
+	/* Only letters fold: '_' is not '?' + 32, '[' is not '{'. */
+	assert_int_equal(str_case_edit_distance("[", "{"), 1);
+	assert_int_equal(str_case_edit_distance("_", "\x7f"), 1);
+}
+
+static const char *const keys[] = { "reps", "warmup", "watchdog", "rep_s", "reps" };
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+static void test_nearest_in(void **state)
+{
+	(void)state;
+	assert_string_equal(str_nearest_in("rep", keys, NKEYS, 2, 0), "reps");
+	assert_ptr_equal(str_nearest_in("rep", keys, NKEYS, 2, 0), keys[0]);  /* first of a tie */
+	assert_ptr_equal(str_nearest_in("reps", keys, NKEYS, 2, 0), keys[0]); /* exact, first */
+	assert_string_equal(str_nearest_in("watchdg", keys, NKEYS, 2, 0), "watchdog");
+	assert_string_equal(str_nearest_in("wamup", keys, NKEYS, 1, 0), "warmup");
+	/* max_dist is inclusive. */
+	assert_null(str_nearest_in("wa", keys, NKEYS, 3, 0));
+	assert_ptr_equal(str_nearest_in("wa", keys, NKEYS, 4, 0), keys[0]);   /* 4 from reps, warmup */
+	assert_null(str_nearest_in("zzzz", keys, NKEYS, 3, 0));
+	assert_null(str_nearest_in("rep", keys, 0, 2, 0));
+	/* A later, nearer candidate wins over an earlier one. */
+	assert_string_equal(str_nearest_in("rep_x", keys, NKEYS, 3, 0), "rep_s");
+	/* Case folding is asked for, not assumed. */
+	assert_null(str_nearest_in("WARMUP", keys, NKEYS, 2, 0));
+	assert_string_equal(str_nearest_in("WARMUP", keys, NKEYS, 2, STR_NEAREST_FOLD_CASE),
+			    "warmup");
+}
+
+static const char *const modes[] = { "step", "off" };
+
+static void test_nearest_length_limits(void **state)
+{
+	(void)state;
+	/* "on" is 2 edits from "off": below off's length, not below the word's. */
+	assert_string_equal(str_nearest_in("on", modes, 2, 2, 0), "off");
+	assert_string_equal(str_nearest_in("on", modes, 2, 2, STR_NEAREST_BELOW_NAME_LEN), "off");
+	assert_null(str_nearest_in("on", modes, 2, 2, STR_NEAREST_BELOW_WORD_LEN));
+	/* "x" is 1 edit from "xy": below the word's length fails, below the name's passes. */
+	static const char *const xy[] = { "xy" };
+	assert_null(str_nearest_in("x", xy, 1, 2, STR_NEAREST_BELOW_WORD_LEN));
+	assert_string_equal(str_nearest_in("x", xy, 1, 2, STR_NEAREST_BELOW_NAME_LEN), "xy");
+	/* A candidate that fails a length rule does not hide a farther one that passes. */
+	static const char *const ab[] = { "a", "abcd" };
+	assert_string_equal(str_nearest_in("abc", ab, 2, 2, STR_NEAREST_BELOW_NAME_LEN), "abcd");
+	assert_string_equal(str_nearest_in("abc", ab, 2, 2, 0), "abcd");
+	assert_string_equal(str_nearest_in("ab", ab, 2, 2, 0), "a");
+	assert_string_equal(str_nearest_in("ab", ab, 2, 2, STR_NEAREST_BELOW_NAME_LEN), "abcd");
+}
+
+/* A table that is not an array of strings: the callback picks the name field. */
+struct row {
+	int value;
+	const char *name;
+};
+static const struct row rows[] = { { 1, "cycles" }, { 2, "instructions" }, { 0, NULL } };
+
+static const char *row_name(const void *ctx, size_t i)
+{
+	const struct row *r = ctx;
+	return r[i].name;
+}
+
+static unsigned row_calls;
+static const char *counted_row_name(const void *ctx, size_t i)
+{
+	row_calls++;
+	return row_name(ctx, i);
+}
+
+static void test_nearest_callback(void **state)
+{
+	(void)state;
+	assert_ptr_equal(str_nearest("cycle", row_name, rows, 3, 0), rows[0].name);
+	assert_ptr_equal(str_nearest("INSTRUCTION", row_name, rows, 3, STR_NEAREST_FOLD_CASE),
+			 rows[1].name);
+	assert_null(str_nearest("branches", row_name, rows, 3, 0));
+	/* Enumeration stops at the first NULL and asks for nothing past it. */
+	row_calls = 0;
+	str_nearest("x", counted_row_name, rows, 3, 0);
+	assert_int_equal(row_calls, 3);
+}
+
 static void test_kernel_string_functions(void **state)
 {
 	(void)state;
@@ -293,6 +382,10 @@ int main(void)
 		cmocka_unit_test(test_to_u64),
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_edit_distance),
+		cmocka_unit_test(test_case_edit_distance),
+		cmocka_unit_test(test_nearest_in),
+		cmocka_unit_test(test_nearest_length_limits),
+		cmocka_unit_test(test_nearest_callback),
 		cmocka_unit_test(test_kernel_string_functions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
