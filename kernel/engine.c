@@ -128,7 +128,7 @@ static bool run_failed(const struct payload *pl, uint64_t size, unsigned cpl,
 		return false;
 	struct fault_result f = { .pl = pl, .size = size, .cpl = cpl, .run = *run,
 				  .budget_ms = kernel.cfg.watchdog_ms,
-				  .fn_addr = cpl ? payload_user_alias((uint64_t)pl->fn) : (uint64_t)pl->fn };
+				  .fn_addr = cpl ? payload_user_alias((uintptr_t)pl->fn) : (uintptr_t)pl->fn };
 	if (pl->flags & PL_FAULT)
 		f.expected = run->status == RUN_TIMEOUT ? pl->expect_vector == ~0u
 							: run->fault.vector == pl->expect_vector;
@@ -173,8 +173,8 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 	}
 	user_access_begin();
 	*h = (struct harness){
-		.fn = cpl ? payload_user_alias((uint64_t)pl->fn) : (uint64_t)pl->fn,
-		.arg = arg, .n = kernel.cfg.iters, .reps = total, .nctr = nctr, .out = (uint64_t)out,
+		.fn = cpl ? payload_user_alias((uintptr_t)pl->fn) : (uintptr_t)pl->fn,
+		.arg = arg, .n = kernel.cfg.iters, .reps = total, .nctr = nctr, .out = (uintptr_t)out,
 	};
 	for (unsigned i = 0; i < nctr; i++)
 		h->idx[i] = kpmu.st.slot[i].rdpmc_index;
@@ -184,7 +184,7 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 	user_access_end();
 
 	struct run_result run;
-	run_call(&o, harness_fn(cpl), (uint64_t)h, 0, &run);
+	run_call(&o, harness_fn(cpl), (uintptr_t)h, 0, &run);
 	if (nprog) {
 		kpmu_stop();
 		kpmu_release();
@@ -228,12 +228,12 @@ static void measure_steps(const struct payload *pl, uint64_t size, unsigned cpl,
 		for (int len = 0; len < 2; len++) {
 			user_access_begin();
 			*h = (struct harness){
-				.fn = cpl ? payload_user_alias((uint64_t)pl->fn) : (uint64_t)pl->fn,
+				.fn = cpl ? payload_user_alias((uintptr_t)pl->fn) : (uintptr_t)pl->fn,
 				.arg = arg, .n = kernel.cfg.iters << len,
 			};
 			user_access_end();
 			struct run_result run;
-			run_call(&o, cpl ? bp_step : bp_step_cpl0, (uint64_t)h, 0, &run);
+			run_call(&o, cpl ? bp_step : bp_step_cpl0, (uintptr_t)h, 0, &run);
 			if (run_failed(pl, size, cpl, &run))
 				return;
 			steps[len] = run.steps;
@@ -258,19 +258,20 @@ static uint64_t payload_arg(const struct payload *pl, uint64_t size, bool *ok)
 			payload_build_chase(buf, size);
 			return buf;
 		}
-		uint64_t desc = user_alloc(PAGE_SIZE, PAGE_SIZE);
+		/* The payload reads [start, end) as two machine words. */
+		uintptr_t desc = user_alloc(PAGE_SIZE, PAGE_SIZE);
 		if (!desc) {
 			*ok = false;
 			return 0;
 		}
 		user_access_begin();
-		((uint64_t *)desc)[0] = buf;
-		((uint64_t *)desc)[1] = buf + size;
+		((uintptr_t *)desc)[0] = (uintptr_t)buf;
+		((uintptr_t *)desc)[1] = (uintptr_t)(buf + size);
 		user_access_end();
 		return desc;
 	}
 	case ARG_KERNEL_ADDR:
-		return (uint64_t)__text_start;
+		return (uintptr_t)__text_start;
 	case ARG_RDPMC_INDEX:
 		return kpmu.functional && plan.groups[0].n ? kpmu.st.slot[0].rdpmc_index : 0;
 	case ARG_NONZERO:
@@ -292,9 +293,10 @@ static void measure_payload(const struct payload *pl, uint64_t size)
 					       PAGE_SIZE);
 	if (!ok || !h || !out) {
 		char sz[64];
-		bp_snprintf(sz, sizeof(sz), "%lu %s buffer (%lu MiB free)",
-			    (unsigned long)(size >= (1u << 20) ? size >> 20 : size >> 10),
-			    size >= (1u << 20) ? "MiB" : "KiB", (unsigned long)(mem_free_bytes() >> 20));
+		bp_snprintf(sz, sizeof(sz), "%llu %s buffer (%llu MiB free)",
+			    (unsigned long long)(size >= (1u << 20) ? size >> 20 : size >> 10),
+			    size >= (1u << 20) ? "MiB" : "KiB",
+			    (unsigned long long)(mem_free_bytes() >> 20));
 		error("payload", "%s: not enough memory below 4 GiB for a %s", pl->name, sz);
 		user_reset();
 		return;

@@ -118,7 +118,7 @@ static void watchdog_init(void)
 	if (kernel.watchdog) {
 		static const struct watchdog_ops wd = { lapic_watchdog_arm, lapic_watchdog_disarm };
 		run_set_watchdog(&wd);
-		kprintf("sys.watchdog=apic-timer (%lu kHz)\n", (unsigned long)(lapic_timer_hz() / 1000));
+		kprintf("sys.watchdog=apic-timer (%llu kHz)\n", (unsigned long long)(lapic_timer_hz() / 1000));
 	} else {
 		kprintf("sys.watchdog=none (%s): a payload that never ends cannot be stopped\n", why);
 	}
@@ -127,7 +127,7 @@ static void watchdog_init(void)
 /* The boot, CPU, PMU, protection and configuration facts every run log starts with. */
 static void report_system(const struct boot_info *bi)
 {
-	kprintf("boot.memory_mib=%lu\n", (unsigned long)(bootinfo_usable_bytes(bi) >> 20));
+	kprintf("boot.memory_mib=%llu\n", (unsigned long long)(bootinfo_usable_bytes(bi) >> 20));
 	kprintf("boot.exit_tries=%u\n", bi->exit_tries);
 	cpuinfo_report(&kernel.cpu, &kernel.pmu, console_line, 0);
 	kprintf("sys.smep=%s\nsys.smap=%s\nsys.umip=%s\nsys.nx=%s\n", paging.smep ? "on" : "off",

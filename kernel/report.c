@@ -32,11 +32,11 @@ static const char *milli(int64_t v, char *buf)
 static const char *size_text(uint64_t size, char *buf)
 {
 	if (size >= (1ull << 30) && !(size & ((1ull << 30) - 1)))
-		bp_snprintf(buf, 24, "%lu GiB", (unsigned long)(size >> 30));
+		bp_snprintf(buf, 24, "%llu GiB", (unsigned long long)(size >> 30));
 	else if (size >= (1ull << 20) && !(size & ((1ull << 20) - 1)))
-		bp_snprintf(buf, 24, "%lu MiB", (unsigned long)(size >> 20));
+		bp_snprintf(buf, 24, "%llu MiB", (unsigned long long)(size >> 20));
 	else
-		bp_snprintf(buf, 24, "%lu KiB", (unsigned long)(size >> 10));
+		bp_snprintf(buf, 24, "%llu KiB", (unsigned long long)(size >> 10));
 	return buf;
 }
 
@@ -60,12 +60,12 @@ void report_meta(void)
 		p->fixed_counters, p->fixed_width, kpmu.functional ? "true" : "false",
 		json_str(kpmu.functional ? "" : kpmu.reason, reason, sizeof(reason)));
 	unsigned cpls = kernel.cfg.cpls;
-	kprintf("\"config\":{\"reps\":%u,\"warmup\":%u,\"iters\":%lu,\"trim\":%u,\"cpls\":\"%s\","
-		"\"events\":\"%s\"},\"tsc_hz\":%lu}\n",
-		kernel.cfg.reps, kernel.cfg.warmup, (unsigned long)kernel.cfg.iters,
+	kprintf("\"config\":{\"reps\":%u,\"warmup\":%u,\"iters\":%llu,\"trim\":%u,\"cpls\":\"%s\","
+		"\"events\":\"%s\"},\"tsc_hz\":%llu}\n",
+		kernel.cfg.reps, kernel.cfg.warmup, (unsigned long long)kernel.cfg.iters,
 		kernel.cfg.trim_pct,
 		cpls == (CFG_CPL0 | CFG_CPL3) ? "0,3" : cpls == CFG_CPL3 ? "3" : "0",
-		json_str(kernel.cfg.events, events, sizeof(events)), (unsigned long)c->tsc_hz);
+		json_str(kernel.cfg.events, events, sizeof(events)), (unsigned long long)c->tsc_hz);
 }
 
 void report_result(const struct result *r)
@@ -83,7 +83,7 @@ static void fault_place(const struct fault_result *f, char *buf, size_t len)
 	uint64_t base = f->fn_addr;
 	uint64_t rip = f->run.fault.rip;
 	if (rip >= base && rip - base < 4096)
-		bp_snprintf(buf, len, "%s+0x%lx", f->pl->name, (unsigned long)(rip - base));
+		bp_snprintf(buf, len, "%s+0x%llx", f->pl->name, (unsigned long long)(rip - base));
 	else
 		bp_snprintf(buf, len, "outside %s", f->pl->name);
 }
@@ -93,8 +93,8 @@ void report_fault(const struct fault_result *f)
 	char where[80], sz[24];
 	if (f->run.status == RUN_TIMEOUT) {
 		if (machine())
-			kprintf("@timeout {\"bench\":\"%s\",\"size\":%lu,\"cpl\":%u,\"budget_ms\":%u,"
-				"\"expected\":%s}\n", f->pl->name, (unsigned long)f->size, f->cpl,
+			kprintf("@timeout {\"bench\":\"%s\",\"size\":%llu,\"cpl\":%u,\"budget_ms\":%u,"
+				"\"expected\":%s}\n", f->pl->name, (unsigned long long)f->size, f->cpl,
 				f->budget_ms, f->expected ? "true" : "false");
 		if (human())
 			kprintf("%s%s%s at CPL %u: stopped by the watchdog after %u ms%s\n",
@@ -106,16 +106,16 @@ void report_fault(const struct fault_result *f)
 	const struct run_fault *t = &f->run.fault;
 	fault_place(f, where, sizeof(where));
 	if (machine())
-		kprintf("@fault {\"bench\":\"%s\",\"size\":%lu,\"cpl\":%u,\"vector\":%u,\"name\":\"%s\","
-			"\"error_code\":%lu,\"rip\":\"0x%016lx\",\"where\":\"%s\",\"cr2\":\"0x%lx\","
+		kprintf("@fault {\"bench\":\"%s\",\"size\":%llu,\"cpl\":%u,\"vector\":%u,\"name\":\"%s\","
+			"\"error_code\":%llu,\"rip\":\"0x%016llx\",\"where\":\"%s\",\"cr2\":\"0x%llx\","
 			"\"expected\":%s}\n",
-			f->pl->name, (unsigned long)f->size, f->cpl, t->vector, vector_name(t->vector),
-			(unsigned long)t->error, (unsigned long)t->rip, where, (unsigned long)t->cr2,
+			f->pl->name, (unsigned long long)f->size, f->cpl, t->vector, vector_name(t->vector),
+			(unsigned long long)t->error, (unsigned long long)t->rip, where, (unsigned long long)t->cr2,
 			f->expected ? "true" : "false");
 	if (human())
-		kprintf("%s at CPL %u: %s (vector %u, error 0x%lx) at %s, RIP %016lx%s\n",
+		kprintf("%s at CPL %u: %s (vector %u, error 0x%llx) at %s, RIP %016llx%s\n",
 			f->pl->name, f->cpl, vector_name(t->vector), t->vector,
-			(unsigned long)t->error, where, (unsigned long)t->rip,
+			(unsigned long long)t->error, where, (unsigned long long)t->rip,
 			f->expected ? " (expected)" : " (UNEXPECTED)");
 }
 
@@ -173,9 +173,9 @@ void report_block(const struct payload *pl, uint64_t size, const struct result *
 	char sz[24], a[64], b[64];
 	kprintf("\n %s%s%s: %s\n", pl->name, size ? " " : "", size ? size_text(size, sz) : "",
 		pl->desc);
-	kprintf("   %d instructions/iteration declared; n=%lu, each sample = count(2n) - count(n); "
+	kprintf("   %d instructions/iteration declared; n=%llu, each sample = count(2n) - count(n); "
 		"%u repetitions after %u warm-up%s\n", pl->insns_per_iter,
-		(unsigned long)kernel.cfg.iters, kernel.cfg.reps, kernel.cfg.warmup,
+		(unsigned long long)kernel.cfg.iters, kernel.cfg.reps, kernel.cfg.warmup,
 		kernel.cfg.trim_pct ? ", outliers trimmed" : "");
 	kprintf("   %-28s %-13s %22s %22s\n", "per iteration", "source", "CPL 0", "CPL 3");
 	for (unsigned i = 0; i < n; i++) {
