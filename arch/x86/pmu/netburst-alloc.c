@@ -22,44 +22,6 @@ static unsigned bit_count(uint64_t v)
 	return n;
 }
 
-/* Kuhn's augmenting path over events (rows) and resources (bits of adj). */
-struct match {
-	unsigned n;
-	uint64_t adj[P4_NUM_COUNTERS];
-	int owner[64];              /* resource -> row, -1 free */
-	uint32_t seen_rows;
-	uint64_t seen_cols;
-};
-
-static bool augment(struct match *m, unsigned r)
-{
-	m->seen_rows |= 1u << r;
-	for (unsigned c = 0; c < 64; c++) {
-		if (!(m->adj[r] & (1ull << c)) || (m->seen_cols & (1ull << c)))
-			continue;
-		m->seen_cols |= 1ull << c;
-		if (m->owner[c] < 0 || augment(m, (unsigned)m->owner[c])) {
-			m->owner[c] = (int)r;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* 0 when every row can be matched; else -1 with the Hall violator in seen_rows/seen_cols. */
-static int match_all(struct match *m)
-{
-	for (unsigned c = 0; c < 64; c++)
-		m->owner[c] = -1;
-	for (unsigned r = 0; r < m->n; r++) {
-		m->seen_rows = 0;
-		m->seen_cols = 0;
-		if (!augment(m, r))
-			return -1;
-	}
-	return 0;
-}
-
 struct nb_alloc {
 	const struct ev_encoding *ev;
 	unsigned idx[P4_NUM_COUNTERS];      /* events of one group, as indexes into ev */
@@ -159,7 +121,9 @@ static size_t name_escrs(char *err, size_t len, size_t off, uint64_t cols)
 static int explain_group(const struct nb_alloc *a, enum p4_group g, char *err, size_t len)
 {
 	const struct p4_group_info *gi = &p4_group_table[g];
-	struct match m;
+	uint64_t adj[P4_NUM_COUNTERS];
+	int col[P4_NUM_COUNTERS];
+	struct pmu_match m = { .nrows = a->n, .adj = adj, .col = col };
 	size_t off = 0;
 
 	if (a->n > gi->count) {
@@ -169,30 +133,29 @@ static int explain_group(const struct nb_alloc *a, enum p4_group g, char *err, s
 		return -1;
 	}
 	/* One ESCR per event. */
-	m.n = a->n;
 	for (unsigned r = 0; r < a->n; r++) {
 		const struct nb_event *e = event_of(&a->ev[a->idx[r]]);
-		m.adj[r] = 0;
+		adj[r] = 0;
 		for (unsigned i = 0; i < e->nescrs; i++)
-			m.adj[r] |= 1ull << e->escr[i];
+			adj[r] |= 1ull << e->escr[i];
 	}
-	if (match_all(&m) != 0) {
-		unsigned avail = bit_count(m.seen_cols);
-		off = name_events(err, len, off, a, m.seen_rows);
+	if (pmu_match(&m) >= 0) {
+		unsigned avail = bit_count(m.hall_cols);
+		off = name_events(err, len, off, a, (uint32_t)m.hall_rows);
 		off = netburst_append(err, len, off, " need ESCR ");
-		off = name_escrs(err, len, off, m.seen_cols);
+		off = name_escrs(err, len, off, m.hall_cols);
 		netburst_append(err, len, off, avail == 1 ? " (only 1 exists)" : " (only %u exist)", avail);
 		return -1;
 	}
 	/* One counter per event, among those its ESCRs feed. */
 	for (unsigned r = 0; r < a->n; r++)
-		m.adj[r] = counters_of(event_of(&a->ev[a->idx[r]]));
-	if (match_all(&m) != 0) {
-		unsigned avail = bit_count(m.seen_cols), k = 0;
-		off = name_events(err, len, off, a, m.seen_rows);
+		adj[r] = counters_of(event_of(&a->ev[a->idx[r]]));
+	if (pmu_match(&m) >= 0) {
+		unsigned avail = bit_count(m.hall_cols), k = 0;
+		off = name_events(err, len, off, a, (uint32_t)m.hall_rows);
 		off = netburst_append(err, len, off, " need counters ");
 		for (unsigned c = 0; c < P4_NUM_COUNTERS; c++)
-			if (m.seen_cols & (1ull << c))
+			if (m.hall_cols & (1ull << c))
 				off = netburst_append(err, len, off, "%s%s", k++ ? ", " : "", p4_counter_name[c]);
 		netburst_append(err, len, off, " (only %u exist%s)", avail, avail == 1 ? "s" : "");
 		return -1;
