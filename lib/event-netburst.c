@@ -92,114 +92,149 @@ static void list_umasks(const struct nb_event *e, char *buf, size_t len)
 					   e->umask[i].name);
 }
 
-int netburst_event_parse(const char *text, const struct pmu_caps *pc,
-			 struct ev_encoding *out, char *err, size_t errlen)
+/* What the fields after the event name ask for, before libpfm4's defaults. */
+struct nb_fields {
+	uint32_t evmask, tag, cccr;
+	bool have_umask, usr, os, plm_given, both;
+};
+
+/* The table index of the event named by the first n chars of text; -1 with err (and a
+ * did-you-mean) when there is none. */
+static int parse_event_name(const char *text, size_t n, char *err, size_t errlen)
 {
-	const char *p = text, *colon;
-	size_t n;
+	const char *names[64];
+	const char *hint;
 	int idx;
-	uint32_t evmask = 0, tag = 0, cccr = 0;
-	bool have_umask = false, usr = false, os = false, plm_given = false, both = false;
 
-	memset(out, 0, sizeof(*out));
-	out->cls = EV_CLASS_NETBURST;
-	str_copy(out->name, text, sizeof(out->name));
-
-	colon = strchr(p, ':');
-	n = colon ? (size_t)(colon - p) : strlen(p);
 	if (n == 0)
 		return fmt_error(err, errlen, "'%s': missing event name", text);
-	idx = find_event(p, n);
-	if (idx < 0) {
-		const char *names[64];
-		const char *hint;
-		event_names(names);
-		hint = nearest(p, n, names, nb_event_count);
-		if (hint)
-			return fmt_error(err, errlen, "unknown event '%.*s' for PMU netburst (did you mean '%s'?)",
-				    (int)n, p, hint);
-		return fmt_error(err, errlen, "unknown event '%.*s' for PMU netburst", (int)n, p);
+	idx = find_event(text, n);
+	if (idx >= 0)
+		return idx;
+	event_names(names);
+	hint = nearest(text, n, names, nb_event_count);
+	if (hint)
+		return fmt_error(err, errlen, "unknown event '%.*s' for PMU netburst (did you mean '%s'?)",
+				 (int)n, text, hint);
+	return fmt_error(err, errlen, "unknown event '%.*s' for PMU netburst", (int)n, text);
+}
+
+static int find_modifier(const char *tok, size_t n)
+{
+	int mod = -1;
+	for (int m = 0; m < MOD_COUNT; m++)
+		if (token_is(tok, n, nb_mod_name[m]))
+			mod = m;
+	return mod;
+}
+
+/* Add the umask of e named by the tn chars at tok; false when e has none by that name. */
+static bool apply_umask(const struct nb_event *e, const char *tok, size_t tn, struct nb_fields *f)
+{
+	int um = -1;
+	for (unsigned i = 0; i < e->numasks; i++)
+		if (token_is(tok, tn, e->umask[i].name))
+			um = (int)i;
+	if (um < 0)
+		return false;
+	unsigned bit = e->umask[um].bit;
+	if (bit >= NB_TAG_BIT0)
+		f->tag |= 1u << (bit - NB_TAG_BIT0);
+	else
+		f->evmask |= 1u << bit;
+	f->have_umask = true;
+	return true;
+}
+
+/* The error for a field that is neither a umask of e nor a modifier: tok is the field
+ * (tn chars), its name the first nn of them, has_value when it had "=value". */
+static int unknown_field(const struct nb_event *e, const char *tok, size_t tn, size_t nn,
+			 bool has_value, char *err, size_t errlen)
+{
+	const char *names[NB_MAX_UMASKS + MOD_COUNT];
+	unsigned count = 0;
+	for (unsigned i = 0; i < e->numasks; i++)
+		names[count++] = e->umask[i].name;
+	for (unsigned m = 0; m < MOD_COUNT; m++)
+		names[count++] = nb_mod_name[m];
+	const char *hint = nearest(tok, nn, names, count);
+	if (has_value)
+		return fmt_error(err, errlen, "unknown modifier '%.*s' for event '%s' (modifiers: "
+				 "u k cmpl e thr t)", (int)nn, tok, e->name);
+	if (hint)
+		return fmt_error(err, errlen, "unknown umask or modifier '%.*s' for event '%s' "
+				 "(did you mean '%s'?)", (int)tn, tok, e->name, hint);
+	return fmt_error(err, errlen, "unknown umask or modifier '%.*s' for event '%s'",
+			 (int)tn, tok, e->name);
+}
+
+/* thr=N: the CCCR threshold, 0-15. */
+static int parse_threshold(const char *val, size_t vn, bool has_value, struct nb_fields *f,
+			   char *err, size_t errlen)
+{
+	uint64_t thr;
+	if (!has_value || vn == 0)
+		return fmt_error(err, errlen, "thr needs a value: thr=0..15");
+	if (str_to_u64(val, vn, &thr) != 0)
+		return fmt_error(err, errlen, "thr=%.*s: not a number", (int)vn, val);
+	if (thr > 15)
+		return fmt_error(err, errlen, "thr=%.*s out of range 0-15", (int)vn, val);
+	/* libpfm4: thr=0 leaves the comparison off */
+	f->cccr &= ~P4_CCCR_THRESHOLD_MASK;
+	if (thr)
+		f->cccr |= P4_CCCR_COMPARE | P4_CCCR_THRESHOLD(thr);
+	return 0;
+}
+
+/* Modifier mod with its value (vn chars at val; empty without "="). */
+static int apply_modifier(int mod, const char *val, size_t vn, bool has_value,
+			  struct nb_fields *f, char *err, size_t errlen)
+{
+	bool on;
+	if (mod == MOD_THR)
+		return parse_threshold(val, vn, has_value, f, err, errlen);
+	if (parse_bool(val, vn, &on) != 0)
+		return fmt_error(err, errlen, "%s=%.*s: expected 0 or 1", nb_mod_name[mod], (int)vn, val);
+	switch (mod) {
+	case MOD_U: f->usr = on; f->plm_given = true; break;
+	case MOD_K: f->os = on; f->plm_given = true; break;
+	/* libpfm4: cmpl and e each also turn the comparison on */
+	case MOD_CMPL: if (on) f->cccr |= P4_CCCR_COMPARE | P4_CCCR_COMPLEMENT; break;
+	case MOD_E: if (on) f->cccr |= P4_CCCR_COMPARE | P4_CCCR_EDGE; break;
+	case MOD_T: f->both = on; break;
 	}
+	return 0;
+}
+
+/* One field after the event name (tn chars at tok): a umask of e, or a modifier with or
+ * without "=value". */
+static int parse_field(const char *text, const struct nb_event *e, const char *tok, size_t tn,
+		       struct nb_fields *f, char *err, size_t errlen)
+{
+	if (tn == 0)
+		return fmt_error(err, errlen, "'%s': empty field after ':'", text);
+	const char *eq = find_char(tok, tn, '=');
+	const char *val = eq ? eq + 1 : tok + tn;
+	size_t vn = eq ? tn - (size_t)(val - tok) : 0;
+	size_t nn = eq ? (size_t)(eq - tok) : tn;
+
+	int mod = find_modifier(tok, nn);
+	if (mod < 0 && !eq && apply_umask(e, tok, tn, f))
+		return 0;
+	if (mod < 0)
+		return unknown_field(e, tok, tn, nn, eq != NULL, err, errlen);
+	return apply_modifier(mod, val, vn, eq != NULL, f, err, errlen);
+}
+
+/* libpfm4's defaults for what the fields left out, then the ESCR and CCCR values. */
+static int encode_event(const char *text, const struct pmu_caps *pc, unsigned idx,
+			struct nb_fields *f, struct ev_encoding *out, char *err, size_t errlen)
+{
 	const struct nb_event *e = &nb_event_table[idx];
 
-	while (colon) {
-		const char *tok = colon + 1, *eq, *val;
-		size_t tn, vn;
-		colon = strchr(tok, ':');
-		tn = colon ? (size_t)(colon - tok) : strlen(tok);
-		if (tn == 0)
-			return fmt_error(err, errlen, "'%s': empty field after ':'", text);
-		eq = find_char(tok, tn, '=');
-		val = eq ? eq + 1 : tok + tn;
-		vn = eq ? tn - (size_t)(val - tok) : 0;
-		size_t nn = eq ? (size_t)(eq - tok) : tn;
-
-		int mod = -1;
-		for (int m = 0; m < MOD_COUNT; m++)
-			if (token_is(tok, nn, nb_mod_name[m]))
-				mod = m;
-		if (mod < 0 && !eq) {
-			int um = -1;
-			for (unsigned i = 0; i < e->numasks; i++)
-				if (token_is(tok, tn, e->umask[i].name))
-					um = (int)i;
-			if (um >= 0) {
-				unsigned bit = e->umask[um].bit;
-				if (bit >= NB_TAG_BIT0)
-					tag |= 1u << (bit - NB_TAG_BIT0);
-				else
-					evmask |= 1u << bit;
-				have_umask = true;
-				continue;
-			}
-		}
-		if (mod < 0) {
-			const char *names[NB_MAX_UMASKS + MOD_COUNT];
-			unsigned count = 0;
-			for (unsigned i = 0; i < e->numasks; i++)
-				names[count++] = e->umask[i].name;
-			for (unsigned m = 0; m < MOD_COUNT; m++)
-				names[count++] = nb_mod_name[m];
-			const char *hint = nearest(tok, nn, names, count);
-			if (eq)
-				return fmt_error(err, errlen, "unknown modifier '%.*s' for event '%s' (modifiers: "
-					    "u k cmpl e thr t)", (int)nn, tok, e->name);
-			if (hint)
-				return fmt_error(err, errlen, "unknown umask or modifier '%.*s' for event '%s' "
-					    "(did you mean '%s'?)", (int)tn, tok, e->name, hint);
-			return fmt_error(err, errlen, "unknown umask or modifier '%.*s' for event '%s'",
-				    (int)tn, tok, e->name);
-		}
-		if (mod == MOD_THR) {
-			uint64_t thr;
-			if (!eq || vn == 0)
-				return fmt_error(err, errlen, "thr needs a value: thr=0..15");
-			if (str_to_u64(val, vn, &thr) != 0)
-				return fmt_error(err, errlen, "thr=%.*s: not a number", (int)vn, val);
-			if (thr > 15)
-				return fmt_error(err, errlen, "thr=%.*s out of range 0-15", (int)vn, val);
-			/* libpfm4: thr=0 leaves the comparison off */
-			cccr &= ~P4_CCCR_THRESHOLD_MASK;
-			if (thr)
-				cccr |= P4_CCCR_COMPARE | P4_CCCR_THRESHOLD(thr);
-			continue;
-		}
-		bool on;
-		if (parse_bool(val, vn, &on) != 0)
-			return fmt_error(err, errlen, "%s=%.*s: expected 0 or 1", nb_mod_name[mod], (int)vn, val);
-		switch (mod) {
-		case MOD_U: usr = on; plm_given = true; break;
-		case MOD_K: os = on; plm_given = true; break;
-		/* libpfm4: cmpl and e each also turn the comparison on */
-		case MOD_CMPL: if (on) cccr |= P4_CCCR_COMPARE | P4_CCCR_COMPLEMENT; break;
-		case MOD_E: if (on) cccr |= P4_CCCR_COMPARE | P4_CCCR_EDGE; break;
-		case MOD_T: both = on; break;
-		}
-	}
-
-	if (!plm_given)
-		usr = os = true;        /* libpfm4's default privilege levels 0 and 3 */
-	if (!have_umask) {
+	if (!f->plm_given)
+		f->usr = f->os = true;        /* libpfm4's default privilege levels 0 and 3 */
+	if (!f->have_umask) {
 		unsigned i;
 		for (i = 0; i < e->numasks && !e->umask[i].dfl; i++)
 			;
@@ -207,40 +242,60 @@ int netburst_event_parse(const char *text, const struct pmu_caps *pc,
 			char list[256];
 			list_umasks(e, list, sizeof(list));
 			return fmt_error(err, errlen, "event '%s' has no default umask: give one of %s",
-				    e->name, list);
+					 e->name, list);
 		}
-		evmask = 1u << e->umask[i].bit;
+		f->evmask = 1u << e->umask[i].bit;
 	}
-	if (both && pc && pc->kind == PMU_INTEL_NETBURST && !pc->netburst_ht)
+	if (f->both && pc && pc->kind == PMU_INTEL_NETBURST && !pc->netburst_ht)
 		return fmt_error(err, errlen, "'%s': t (both logical processors) needs a processor with "
-			    "Hyper-Threading", text);
+				 "Hyper-Threading", text);
 
 	out->nb.event = (uint16_t)idx;
-	out->nb.escr = P4_ESCR_EVENT(e->event_select) | P4_ESCR_EMASK(evmask & ~e->virtual_mask) |
-		       (tag ? P4_ESCR_TAG_ENABLE | P4_ESCR_TAG(tag) : 0) |
-		       (usr ? P4_ESCR_T0_USR : 0) | (os ? P4_ESCR_T0_OS : 0);
-	out->nb.cccr = cccr | P4_CCCR_ENABLE | P4_CCCR_ESEL(e->escr_select) |
+	out->nb.escr = P4_ESCR_EVENT(e->event_select) | P4_ESCR_EMASK(f->evmask & ~e->virtual_mask) |
+		       (f->tag ? P4_ESCR_TAG_ENABLE | P4_ESCR_TAG(f->tag) : 0) |
+		       (f->usr ? P4_ESCR_T0_USR : 0) | (f->os ? P4_ESCR_T0_OS : 0);
+	out->nb.cccr = f->cccr | P4_CCCR_ENABLE | P4_CCCR_ESEL(e->escr_select) |
 		       P4_CCCR_ACTIVE_THREAD(P4_CCCR_THREAD_ANY);
-	out->nb.usr = usr;
-	out->nb.os = os;
-	out->nb.both_threads = both;
+	out->nb.usr = f->usr;
+	out->nb.os = f->os;
+	out->nb.both_threads = f->both;
 	return 0;
+}
+
+int netburst_event_parse(const char *text, const struct pmu_caps *pc,
+			 struct ev_encoding *out, char *err, size_t errlen)
+{
+	struct nb_fields f = { 0 };
+	const char *colon = strchr(text, ':');
+	size_t n = colon ? (size_t)(colon - text) : strlen(text);
+	int idx;
+
+	memset(out, 0, sizeof(*out));
+	out->cls = EV_CLASS_NETBURST;
+	str_copy(out->name, text, sizeof(out->name));
+
+	idx = parse_event_name(text, n, err, errlen);
+	if (idx < 0)
+		return -1;
+	while (colon) {
+		const char *tok = colon + 1;
+		colon = strchr(tok, ':');
+		size_t tn = colon ? (size_t)(colon - tok) : strlen(tok);
+		if (parse_field(text, &nb_event_table[idx], tok, tn, &f, err, errlen))
+			return -1;
+	}
+	return encode_event(text, pc, (unsigned)idx, &f, out, err, errlen);
 }
 
 #define P4_CCCR_UNSUPPORTED (P4_CCCR_FORCE_OVF | P4_CCCR_OVF_PMI_T0 | P4_CCCR_OVF_PMI_T1 | \
 			     P4_CCCR_CASCADE | P4_CCCR_OVF)
 
-int netburst_event_parse_raw(const char *body, const struct pmu_caps *pc,
-			     struct ev_encoding *out, char *err, size_t errlen)
+/* The escr= and cccr= values of body ("escr=0x...,cccr=0x...", either order). */
+static int parse_raw_pairs(const char *body, uint64_t *escr, uint64_t *cccr,
+			   char *err, size_t errlen)
 {
-	uint64_t escr = 0, cccr = 0;
 	bool have_escr = false, have_cccr = false;
 	const char *p = body;
-	bool ht = !pc || pc->netburst_ht;
-
-	memset(out, 0, sizeof(*out));
-	out->cls = EV_CLASS_NETBURST;
-	str_copy(out->name, body, sizeof(out->name));
 
 	while (*p) {
 		const char *comma = strchr(p, ',');
@@ -248,20 +303,20 @@ int netburst_event_parse_raw(const char *body, const struct pmu_caps *pc,
 		const char *eq = find_char(p, n, '=');
 		if (!eq)
 			return fmt_error(err, errlen, "p4/%s/: '%.*s' is not key=value (keys: escr, cccr)",
-				    body, (int)n, p);
+					 body, (int)n, p);
 		size_t kn = (size_t)(eq - p), vn = n - kn - 1;
 		uint64_t v;
 		if (str_to_u64(eq + 1, vn, &v) != 0)
 			return fmt_error(err, errlen, "p4/%s/: %.*s is not a number", body, (int)n, p);
 		if (token_is(p, kn, "escr")) {
-			escr = v;
+			*escr = v;
 			have_escr = true;
 		} else if (token_is(p, kn, "cccr")) {
-			cccr = v;
+			*cccr = v;
 			have_cccr = true;
 		} else {
 			return fmt_error(err, errlen, "p4/%s/: unknown key '%.*s' (keys: escr, cccr)",
-				    body, (int)kn, p);
+					 body, (int)kn, p);
 		}
 		p += n;
 		if (*p == ',')
@@ -269,24 +324,36 @@ int netburst_event_parse_raw(const char *body, const struct pmu_caps *pc,
 	}
 	if (!have_escr || !have_cccr)
 		return fmt_error(err, errlen, "p4/%s/: both escr= and cccr= are needed", body);
+	return 0;
+}
+
+/* Bits bareperf will not write: reserved ones, T1 without HT, overflow and interrupts. */
+static int check_raw_bits(uint64_t escr, uint64_t cccr, bool ht, char *err, size_t errlen)
+{
 	if (escr & P4_ESCR_RESERVED)
 		return fmt_error(err, errlen, "escr=%#llx sets reserved bits %#llx (bits 63:31 must be 0)",
-			    (unsigned long long)escr, (unsigned long long)(escr & P4_ESCR_RESERVED));
+				 (unsigned long long)escr, (unsigned long long)(escr & P4_ESCR_RESERVED));
 	if (!ht && (escr & (P4_ESCR_T1_OS | P4_ESCR_T1_USR)))
 		return fmt_error(err, errlen, "escr=%#llx sets T1_OS/T1_USR (bits 1:0), reserved without "
-			    "Hyper-Threading", (unsigned long long)escr);
+				 "Hyper-Threading", (unsigned long long)escr);
 	if (cccr & P4_CCCR_RESERVED)
 		return fmt_error(err, errlen, "cccr=%#llx sets reserved bits %#llx (bits 11:0, 29:28, "
-			    "63:32 must be 0)", (unsigned long long)cccr,
-			    (unsigned long long)(cccr & P4_CCCR_RESERVED));
+				 "63:32 must be 0)", (unsigned long long)cccr,
+				 (unsigned long long)(cccr & P4_CCCR_RESERVED));
 	if (cccr & P4_CCCR_UNSUPPORTED)
 		return fmt_error(err, errlen, "cccr=%#llx sets overflow/interrupt/cascade bits %#llx, "
-			    "which bareperf does not use", (unsigned long long)cccr,
-			    (unsigned long long)(cccr & P4_CCCR_UNSUPPORTED));
+				 "which bareperf does not use", (unsigned long long)cccr,
+				 (unsigned long long)(cccr & P4_CCCR_UNSUPPORTED));
 	if (P4_CCCR_GET_THREAD(cccr) != P4_CCCR_THREAD_ANY)
 		return fmt_error(err, errlen, "cccr=%#llx: active thread (bits 17:16) must be 11b (any)",
-			    (unsigned long long)cccr);
+				 (unsigned long long)cccr);
+	return 0;
+}
 
+/* The one table event with the ESCR's event select and the CCCR's ESCR select; -1 with
+ * err when there is none, or two (then only the name tells them apart). */
+static int find_raw_event(uint64_t escr, uint64_t cccr, char *err, size_t errlen)
+{
 	unsigned evsel = P4_ESCR_GET_EVENT(escr), esel = P4_CCCR_GET_ESEL(cccr);
 	int match = -1, other = -1;
 	for (unsigned i = 0; i < nb_event_count; i++) {
@@ -299,13 +366,33 @@ int netburst_event_parse_raw(const char *body, const struct pmu_caps *pc,
 	}
 	if (match < 0)
 		return fmt_error(err, errlen, "escr event select %#x with cccr ESCR select %u is no "
-			    "NetBurst event (SDM Tables A-9/A-10)", evsel, esel);
+				 "NetBurst event (SDM Tables A-9/A-10)", evsel, esel);
 	if (other >= 0)
 		return fmt_error(err, errlen, "escr event select %#x with cccr ESCR select %u is both "
-			    "%s (%s) and %s (%s): use the event name",
-			    evsel, esel, nb_event_table[match].name,
-			    p4_escr_table[nb_event_table[match].escr[0]].name,
-			    nb_event_table[other].name, p4_escr_table[nb_event_table[other].escr[0]].name);
+				 "%s (%s) and %s (%s): use the event name",
+				 evsel, esel, nb_event_table[match].name,
+				 p4_escr_table[nb_event_table[match].escr[0]].name,
+				 nb_event_table[other].name, p4_escr_table[nb_event_table[other].escr[0]].name);
+	return match;
+}
+
+int netburst_event_parse_raw(const char *body, const struct pmu_caps *pc,
+			     struct ev_encoding *out, char *err, size_t errlen)
+{
+	uint64_t escr = 0, cccr = 0;
+	bool ht = !pc || pc->netburst_ht;
+	int match;
+
+	memset(out, 0, sizeof(*out));
+	out->cls = EV_CLASS_NETBURST;
+	str_copy(out->name, body, sizeof(out->name));
+
+	if (parse_raw_pairs(body, &escr, &cccr, err, errlen) ||
+	    check_raw_bits(escr, cccr, ht, err, errlen))
+		return -1;
+	match = find_raw_event(escr, cccr, err, errlen);
+	if (match < 0)
+		return -1;
 
 	bool t0 = escr & (P4_ESCR_T0_OS | P4_ESCR_T0_USR);
 	bool t1 = escr & (P4_ESCR_T1_OS | P4_ESCR_T1_USR);

@@ -166,25 +166,18 @@ static int explain_group(const struct nb_alloc *a, enum p4_group g, char *err, s
 	return -1;
 }
 
-int netburst_assign(struct pmu_state *st, const struct ev_encoding *ev, unsigned n,
-		     char *err, size_t errlen)
+/* Every event is a NetBurst event (in the table) or the TSC, and the NetBurst events
+ * are no more than the counters; -1 with err naming the first that is not. */
+static int check_events(const struct ev_encoding *ev, unsigned n, char *err, size_t errlen)
 {
-	bool ht = st->caps.netburst_ht;
-	unsigned lp = st->logical_cpu, ncounted = 0;
-
-	st->nslots = 0;
-	if (n > PMU_MAX_SLOTS)
-		return fmt_error(err, errlen, "%u events, at most %u fit one plan", n, PMU_MAX_SLOTS);
-	if (lp > 1 || (lp == 1 && !ht))
-		return fmt_error(err, errlen, "logical processor %u does not exist on this processor%s", lp,
-			    ht ? "" : " (no Hyper-Threading)");
+	unsigned ncounted = 0;
 	for (unsigned i = 0; i < n; i++) {
 		if (ev[i].cls == EV_CLASS_APERF || ev[i].cls == EV_CLASS_MPERF)
 			return fmt_error(err, errlen, "event '%s': NetBurst processors have no APERF/MPERF",
-				    ev[i].name);
+					 ev[i].name);
 		if (ev[i].cls == EV_CLASS_NETBURST && ev[i].nb.event >= nb_event_count)
 			return fmt_error(err, errlen, "event '%s': NetBurst event index %u out of range",
-				    ev[i].name, ev[i].nb.event);
+					 ev[i].name, ev[i].nb.event);
 		if (ev[i].cls != EV_CLASS_NETBURST && ev[i].cls != EV_CLASS_TSC)
 			return fmt_error(err, errlen, "event '%s' is not a NetBurst event", ev[i].name);
 		if (ev[i].cls == EV_CLASS_NETBURST)
@@ -192,49 +185,78 @@ int netburst_assign(struct pmu_state *st, const struct ev_encoding *ev, unsigned
 	}
 	if (ncounted > P4_NUM_COUNTERS)
 		return fmt_error(err, errlen, "%u NetBurst events, but there are only %u counters",
-			    ncounted, P4_NUM_COUNTERS);
+				 ncounted, P4_NUM_COUNTERS);
+	return 0;
+}
 
-	for (unsigned g = 0; g < P4_GROUP_COUNT; g++) {
-		struct nb_alloc a = { .ev = ev };
-		for (unsigned i = 0; i < n; i++)
-			if (ev[i].cls == EV_CLASS_NETBURST &&
-			    p4_escr_table[event_of(&ev[i])->escr[0]].group == g)
-				a.idx[a.n++] = i;
-		/* fewest choices first (insertion sort, stable) */
-		for (unsigned i = 1; i < a.n; i++)
-			for (unsigned j = i; j > 0 && choices(&ev[a.idx[j]]) < choices(&ev[a.idx[j - 1]]); j--) {
-				unsigned t = a.idx[j];
-				a.idx[j] = a.idx[j - 1];
-				a.idx[j - 1] = t;
-			}
-		if (a.n > p4_group_table[g].count || !place(&a, 0)) {
-			if (err && errlen)
-				explain_group(&a, (enum p4_group)g, err, errlen);
-			return -1;
+/* Fill the slot of the group's k-th event with the ESCR and counter place() chose. */
+static void fill_slot(struct pmu_state *st, const struct nb_alloc *a, unsigned k)
+{
+	const struct ev_encoding *x = &a->ev[a->idx[k]];
+	const struct nb_event *e = event_of(x);
+	struct pmu_slot *s = &st->slot[a->idx[k]];
+	unsigned c = a->ctr_of[k];
+	s->type = SLOT_GP;
+	s->index = c;
+	s->ctr_msr = P4_COUNTER_MSR(c);
+	s->ctl_msr = P4_CCCR_MSR(c);
+	s->extra_msr = p4_escr_table[a->escr_of[k]].msr;
+	s->extra_value = netburst_escr_for_thread(x->nb.escr, x->nb.usr, x->nb.os, st->logical_cpu,
+						  x->nb.both_threads, st->caps.netburst_ht);
+	/* Active thread 11b: required without HT (Figure 18-42); with HT it counts
+	 * whenever either logical processor runs, leaving thread selection to the
+	 * ESCR's T0/T1 bits (Table 18-29). 01b/10b would filter on how many
+	 * logical processors are active, not which one. */
+	s->ctl_value = (x->nb.cccr & ~(P4_CCCR_ESCR_SELECT_MASK | P4_CCCR_ACTIVE_THREAD_MASK)) |
+		       P4_CCCR_ENABLE | P4_CCCR_ESEL(e->escr_select) |
+		       P4_CCCR_ACTIVE_THREAD(P4_CCCR_THREAD_ANY);
+	s->rdpmc_index = c;
+	s->width = P4_COUNTER_WIDTH;
+}
+
+/* Place the NetBurst events of group g, fewest choices first, and fill their slots;
+ * -1 with err explaining what is short when they do not all fit. */
+static int place_group(struct pmu_state *st, const struct ev_encoding *ev, unsigned n,
+		       enum p4_group g, char *err, size_t errlen)
+{
+	struct nb_alloc a = { .ev = ev };
+	for (unsigned i = 0; i < n; i++)
+		if (ev[i].cls == EV_CLASS_NETBURST && p4_escr_table[event_of(&ev[i])->escr[0]].group == g)
+			a.idx[a.n++] = i;
+	/* fewest choices first (insertion sort, stable) */
+	for (unsigned i = 1; i < a.n; i++)
+		for (unsigned j = i; j > 0 && choices(&ev[a.idx[j]]) < choices(&ev[a.idx[j - 1]]); j--) {
+			unsigned t = a.idx[j];
+			a.idx[j] = a.idx[j - 1];
+			a.idx[j - 1] = t;
 		}
-		for (unsigned k = 0; k < a.n; k++) {
-			const struct ev_encoding *x = &ev[a.idx[k]];
-			const struct nb_event *e = event_of(x);
-			struct pmu_slot *s = &st->slot[a.idx[k]];
-			unsigned c = a.ctr_of[k];
-			s->type = SLOT_GP;
-			s->index = c;
-			s->ctr_msr = P4_COUNTER_MSR(c);
-			s->ctl_msr = P4_CCCR_MSR(c);
-			s->extra_msr = p4_escr_table[a.escr_of[k]].msr;
-			s->extra_value = netburst_escr_for_thread(x->nb.escr, x->nb.usr, x->nb.os, lp,
-								 x->nb.both_threads, ht);
-			/* Active thread 11b: required without HT (Figure 18-42); with HT it counts
-			 * whenever either logical processor runs, leaving thread selection to the
-			 * ESCR's T0/T1 bits (Table 18-29). 01b/10b would filter on how many
-			 * logical processors are active, not which one. */
-			s->ctl_value = (x->nb.cccr & ~(P4_CCCR_ESCR_SELECT_MASK | P4_CCCR_ACTIVE_THREAD_MASK)) |
-				       P4_CCCR_ENABLE | P4_CCCR_ESEL(e->escr_select) |
-				       P4_CCCR_ACTIVE_THREAD(P4_CCCR_THREAD_ANY);
-			s->rdpmc_index = c;
-			s->width = P4_COUNTER_WIDTH;
-		}
+	if (a.n > p4_group_table[g].count || !place(&a, 0)) {
+		if (err && errlen)
+			explain_group(&a, g, err, errlen);
+		return -1;
 	}
+	for (unsigned k = 0; k < a.n; k++)
+		fill_slot(st, &a, k);
+	return 0;
+}
+
+int netburst_assign(struct pmu_state *st, const struct ev_encoding *ev, unsigned n,
+		    char *err, size_t errlen)
+{
+	bool ht = st->caps.netburst_ht;
+	unsigned lp = st->logical_cpu;
+
+	st->nslots = 0;
+	if (n > PMU_MAX_SLOTS)
+		return fmt_error(err, errlen, "%u events, at most %u fit one plan", n, PMU_MAX_SLOTS);
+	if (lp > 1 || (lp == 1 && !ht))
+		return fmt_error(err, errlen, "logical processor %u does not exist on this processor%s", lp,
+				 ht ? "" : " (no Hyper-Threading)");
+	if (check_events(ev, n, err, errlen))
+		return -1;
+	for (unsigned g = 0; g < P4_GROUP_COUNT; g++)
+		if (place_group(st, ev, n, (enum p4_group)g, err, errlen))
+			return -1;
 	for (unsigned i = 0; i < n; i++) {
 		if (ev[i].cls != EV_CLASS_TSC)
 			continue;
