@@ -1,7 +1,7 @@
 /*
  * The event language: perf generic names, libpfm4 names with modifiers (tables from
  * build/gen/pfm_tables.c), raw rXXXX and cpu/.../ forms; NetBurst goes to
- * arch/x86/pmu/netburst*.c. Event-select layout: SDM Vol. 3B 20.2.1.1 Figure 20-6
+ * lib/event-netburst.c. Event-select layout: SDM Vol. 3B 20.2.1.1 Figure 20-6
  * (Intel), AMD APM Vol. 2 13.2.1 Figure 13-7 (PerfEvtSeln, bits 35:32, 41:40).
  */
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include "lib/pfm_tables.h"
 #include "lib/pmu-layout.h"
 #include "lib/str.h"
-#include "arch/x86/pmu/netburst.h"
+#include "lib/netburst.h"
 
 /* ---------------------------------------------------------------- models */
 /* Models with no libpfm4 table here: NetBurst is hand-tabled by its backend, the P6

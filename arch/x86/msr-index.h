@@ -1,5 +1,5 @@
 /*
- * Every MSR number bareperf uses, except NetBurst's ESCR/CCCR/counter block (p4-regs.h).
+ * Every MSR number bareperf uses, except NetBurst's ESCR/CCCR/counter block (lib/p4-regs.h).
  * Sources: SDM Vol. 4 (MSR tables), SDM Vol. 3B ch. 20 (performance monitoring),
  * AMD APM Vol. 2 13.2 (performance counters); names as the manuals spell them.
  */

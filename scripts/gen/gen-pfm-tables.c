@@ -36,7 +36,7 @@
 
 /* Models whose tables are written elsewhere or that cannot boot bareperf. */
 static const char *const skipped_pmus[] = {
-	"netburst", "netburst_p",   /* hand-tabled by arch/x86/pmu/netburst*.c */
+	"netburst", "netburst_p",   /* hand-tabled by lib/netburst-events.c */
 	"knc",                      /* Knights Corner: a coprocessor, no UEFI boot */
 	"ix86arch",                 /* filled from the host's CPUID, empty here */
 };

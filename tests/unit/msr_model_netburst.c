@@ -6,8 +6,8 @@
  * the other variants (no HT: ESCR bits 1:0 reserved; models 0-2: IQ_ESCR0/1 present).
  */
 #include <stdbool.h>
-#include "arch/x86/pmu/netburst.h"
-#include "arch/x86/pmu/p4-regs.h"
+#include "lib/netburst.h"
+#include "lib/p4-regs.h"
 #include "tests/unit/msr_model.h"
 
 unsigned msr_model_netburst_defs_for(struct msr_def *out, unsigned max, bool ht, bool iq_escrs);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "arch/x86/pmu/netburst.h"
+#include "lib/netburst.h"
 #include "lib/cpuinfo.h"
 #include "arch/x86/pmu/pmu.h"
 #include "lib/event.h"

@@ -11,9 +11,10 @@
 #include <string.h>
 #include <cmocka.h>
 #include <perfmon/pfmlib.h>
+#include "lib/netburst.h"
+#include "lib/p4-regs.h"
 #include "arch/x86/pmu/netburst.h"
-#include "arch/x86/pmu/p4-regs.h"
-#include "arch/x86/pmu/pmu.h"
+#include "arch/x86/pmu/core.h"
 #include "tests/unit/msr_model.h"
 #include "lib/util.h"
 

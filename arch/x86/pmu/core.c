@@ -44,56 +44,65 @@ const struct ev_generic_map *pmu_generic_map_for_model(const struct pmu_model *m
 
 /* ---------------------------------------------------------------- counter matching */
 
-/* Kuhn's augmenting path from event k; owner[c] is the event holding candidate bit c. */
-static bool match_augment(const uint32_t *cand, unsigned k, int *owner, uint32_t *visited)
+static unsigned match_column(const struct pmu_match *m, unsigned i)
 {
-	/* Fixed counters first so that an event that fits one leaves GP counters free. */
-	static const unsigned order_passes[2][2] = { { PMU_CAND_FIXED_SHIFT, 32 }, { 0, PMU_CAND_FIXED_SHIFT } };
-	for (unsigned p = 0; p < 2; p++) {
-		for (unsigned c = order_passes[p][0]; c < order_passes[p][1]; c++) {
-			uint32_t bit = 1u << c;
-			if (!(cand[k] & bit) || (*visited & bit))
-				continue;
-			*visited |= bit;
-			if (owner[c] < 0 || match_augment(cand, (unsigned)owner[c], owner, visited)) {
-				owner[c] = (int)k;
-				return true;
-			}
+	return m->order ? m->order[i] : i;
+}
+
+/* Kuhn's augmenting path from row r; owner[c] is the row holding column c. Every row
+ * entered and column tried is recorded, so a failed search leaves the Hall violator. */
+static bool match_augment(struct pmu_match *m, unsigned r, int *owner)
+{
+	unsigned ncols = m->order ? m->norder : PMU_MATCH_MAX;
+	m->hall_rows |= 1ull << r;
+	for (unsigned i = 0; i < ncols; i++) {
+		unsigned c = match_column(m, i);
+		uint64_t bit = 1ull << c;
+		if (!(m->adj[r] & bit) || (m->hall_cols & bit))
+			continue;
+		m->hall_cols |= bit;
+		if (owner[c] < 0 || match_augment(m, (unsigned)owner[c], owner)) {
+			owner[c] = (int)r;
+			return true;
 		}
 	}
 	return false;
 }
 
-int pmu_match_counters(const uint32_t *cand, unsigned n, int *counter)
+/* The first free column of row r in order, or -1. */
+static int match_free_column(const struct pmu_match *m, unsigned r, const int *owner)
 {
-	int owner[32];
-	for (unsigned c = 0; c < 32; c++)
-		owner[c] = -1;
-	for (unsigned k = 0; k < n; k++) {
-		counter[k] = -1;
-		if (!cand[k])
-			continue;
-		/* A free counter first (fixed before GP), so earlier events keep their places;
-		 * only when none is free move earlier events along an augmenting path. */
-		uint32_t visited = 0;
-		uint32_t free_fixed = 0, free_gp = 0;
-		for (unsigned c = 0; c < 32; c++) {
-			if (!(cand[k] & (1u << c)) || owner[c] >= 0)
-				continue;
-			if (c >= PMU_CAND_FIXED_SHIFT)
-				free_fixed |= 1u << c;
-			else
-				free_gp |= 1u << c;
-		}
-		uint32_t pick = free_fixed ? free_fixed : free_gp;
-		if (pick)
-			owner[__builtin_ctz(pick)] = (int)k;
-		else if (!match_augment(cand, k, owner, &visited))
-			return (int)k;
+	unsigned ncols = m->order ? m->norder : PMU_MATCH_MAX;
+	for (unsigned i = 0; i < ncols; i++) {
+		unsigned c = match_column(m, i);
+		if ((m->adj[r] & (1ull << c)) && owner[c] < 0)
+			return (int)c;
 	}
-	for (unsigned c = 0; c < 32; c++)
+	return -1;
+}
+
+int pmu_match(struct pmu_match *m)
+{
+	int owner[PMU_MATCH_MAX];
+	for (unsigned c = 0; c < PMU_MATCH_MAX; c++)
+		owner[c] = -1;
+	for (unsigned r = 0; r < m->nrows; r++) {
+		m->col[r] = -1;
+		m->hall_rows = m->hall_cols = 0;
+		if (!m->adj[r])
+			continue;
+		/* A free column first, so earlier rows keep their places; only when none is
+		 * free move earlier rows along an augmenting path. */
+		int c = match_free_column(m, r, owner);
+		if (c >= 0)
+			owner[c] = (int)r;
+		else if (!match_augment(m, r, owner))
+			return (int)r;
+	}
+	m->hall_rows = m->hall_cols = 0;
+	for (unsigned c = 0; c < PMU_MATCH_MAX; c++)
 		if (owner[c] >= 0)
-			counter[owner[c]] = (int)c;
+			m->col[owner[c]] = (int)c;
 	return -1;
 }
 
@@ -150,7 +159,7 @@ static unsigned bits_set(uint32_t v)
 
 /* The candidate set of every event; -1 with err when one has none or is invalid. */
 static int collect_candidates(struct pmu_state *st, const struct ev_encoding *ev, unsigned n,
-			      uint32_t *cand, char *err, size_t errlen)
+			      uint64_t *cand, char *err, size_t errlen)
 {
 	for (unsigned k = 0; k < n; k++) {
 		cand[k] = 0;
@@ -168,8 +177,16 @@ static int collect_candidates(struct pmu_state *st, const struct ev_encoding *ev
 int pmu_assign_shared(struct pmu_state *st, const struct ev_encoding *ev, unsigned n,
 		      char *err, size_t errlen)
 {
-	uint32_t cand[PMU_MAX_SLOTS] = { 0 };
+	/* Fixed counters first, so that an event that fits one leaves GP counters free. */
+	_Static_assert(PMU_CAND_FIXED_SHIFT == 16, "fixed_then_gp lists fixed counters at bit 16");
+	static const uint8_t fixed_then_gp[32] = {
+		16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+	};
+	uint64_t cand[PMU_MAX_SLOTS] = { 0 };
 	int counter[PMU_MAX_SLOTS] = { 0 };
+	struct pmu_match m = { .nrows = n, .adj = cand, .order = fixed_then_gp,
+			       .norder = sizeof(fixed_then_gp), .col = counter };
 
 	st->nslots = 0;
 	if (n > PMU_MAX_SLOTS) {
@@ -178,13 +195,13 @@ int pmu_assign_shared(struct pmu_state *st, const struct ev_encoding *ev, unsign
 	}
 	if (collect_candidates(st, ev, n, cand, err, errlen))
 		return -1;
-	int bad = pmu_match_counters(cand, n, counter);
+	int bad = pmu_match(&m);
 	if (bad >= 0) {
 		unsigned nfixed = st->be->fixed_ctr_base ? bits_set(st->caps.fixed_counter_mask) : 0;
 		bp_snprintf(err, errlen, "event '%s' does not fit: no free counter among its "
 			    "candidates (GP 0x%x, fixed 0x%x); %u events for %u GP and %u fixed "
-			    "counters of %s", ev[bad].name, cand[bad] & PMU_CAND_GP_MASK,
-			    cand[bad] >> PMU_CAND_FIXED_SHIFT, n, pmu_gp_count(st), nfixed, st->be->name);
+			    "counters of %s", ev[bad].name, (unsigned)(cand[bad] & PMU_CAND_GP_MASK),
+			    (unsigned)(cand[bad] >> PMU_CAND_FIXED_SHIFT), n, pmu_gp_count(st), nfixed, st->be->name);
 		return -1;
 	}
 	for (unsigned k = 0; k < n; k++) {

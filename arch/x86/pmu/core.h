@@ -19,11 +19,26 @@ extern const struct pmu_backend pmu_backend_amd_legacy;
 extern const struct pmu_backend pmu_backend_amd_core;
 extern const struct pmu_backend pmu_backend_amd_perfmon_v2;
 
-/* Bipartite matching of n events onto counters (augmenting paths), so any set that
- * can be placed is placed. counter[k] gets the candidate bit number for event k, or
- * -1 for events with cand[k] == 0 and no counter needed. Returns -1 when every event
- * with candidates was placed, else the index of the first event that found none. */
-int pmu_match_counters(const uint32_t *cand, unsigned n, int *counter);
+/* Bipartite matching of rows (events) onto columns (counters, or NetBurst's ESCRs) by
+ * Kuhn's augmenting paths, so any set that can be placed is placed. Row r takes a free
+ * column of adj[r] when there is one, the first in order[]; only when none is free are
+ * earlier rows moved along an augmenting path (columns tried in the same order). A row
+ * with adj[r] == 0 needs no column. */
+#define PMU_MATCH_MAX   64              /* rows, and columns (bits of adj) */
+struct pmu_match {
+	unsigned nrows;
+	const uint64_t *adj;            /* adj[r]: the columns row r may take */
+	const uint8_t *order;           /* columns in order of preference, norder of them;
+	                                   NULL: 0, 1, ... 63 */
+	unsigned norder;
+	int *col;                       /* out: col[r], row r's column or -1 */
+	/* out, on failure: the Hall violator, rows that together can take only the columns
+	 * in hall_cols, which are fewer than they are */
+	uint64_t hall_rows, hall_cols;
+};
+/* -1 when every row with columns got one; else the first row that found none, with the
+ * rows and columns its search visited in hall_rows/hall_cols. */
+int pmu_match(struct pmu_match *m);
 
 /* The assignment of every event-select generation: checks each event's class, asks the
  * descriptor's candidates() where it may go, matches, and fills GP slots from the

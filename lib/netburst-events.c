@@ -5,8 +5,8 @@
  * umask names and defaults, the ESCR event select, the CCCR ESCR-select value and the
  * ESCRs that can hold it.
  */
-#include "arch/x86/pmu/netburst.h"
-#include "arch/x86/pmu/p4-regs.h"
+#include "lib/netburst.h"
+#include "lib/p4-regs.h"
 
 #define ESCR0_OF(unit, grp, c0, c1) \
 	[P4_ESCR_##unit##0] = { #unit "_ESCR0", MSR_##unit##_ESCR0, P4_GROUP_##grp, 2, { c0, c1 }, false }

@@ -6,8 +6,8 @@
  * Hyper-Threading; on others, ESCR bits 1:0 (T1_OS/T1_USR) are reserved, bits 3:2 act
  * as OS/USR, and CCCR bits 17:16 must be written as 11b (SDM 18.18.3, Figure 18-42).
  */
-#ifndef ARCH_X86_PMU_P4_REGS_H
-#define ARCH_X86_PMU_P4_REGS_H
+#ifndef LIB_P4_REGS_H
+#define LIB_P4_REGS_H
 #include "lib/pmu-layout.h"     /* P4_NUM_COUNTERS, P4_COUNTER_WIDTH */
 
 /* ---- Counters: 40 bits wide, 0x300-0x311 */
