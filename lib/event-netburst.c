@@ -38,22 +38,12 @@ static int find_event(const char *tok, size_t n)
 	return -1;
 }
 
-/* The closest of names[] to tok (tok copied to a terminated buffer first). */
+/* The closest of names[] to the n-char token tok, within 3 edits, or NULL. */
 static const char *nearest(const char *tok, size_t n, const char *const *names, unsigned count)
 {
 	char want[EV_NAME_MAX];
-	const char *best = NULL;
-	unsigned best_d = 4;     /* suggest only within 3 edits */
-
 	str_copy(want, tok, n + 1 < sizeof(want) ? n + 1 : sizeof(want));
-	for (unsigned i = 0; i < count; i++) {
-		unsigned d = str_edit_distance(want, names[i]);
-		if (d < best_d) {
-			best_d = d;
-			best = names[i];
-		}
-	}
-	return best;
+	return str_nearest_in(want, names, count, 3, 0);
 }
 
 static void event_names(const char **out)

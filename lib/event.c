@@ -10,6 +10,7 @@
 #include "lib/pfm_tables.h"
 #include "lib/pmu-layout.h"
 #include "lib/str.h"
+#include "lib/util.h"
 #include "lib/netburst.h"
 
 /* ---------------------------------------------------------------- models */
@@ -25,7 +26,7 @@ static const struct pmu_model hand_models[] = {
 	{ .pfm_name = "pm", .desc = "Pentium M", .kind = PMU_INTEL_P6, .table = ~0u },
 	{ .pfm_name = "coreduo", .desc = "Intel Core Duo/Core Solo", .kind = PMU_INTEL_ARCH, .table = ~0u },
 };
-#define NHAND (sizeof(hand_models) / sizeof(hand_models[0]))
+#define NHAND (ARRAY_SIZE(hand_models))
 #define PFM_MODELS_MAX 64
 
 /* Filled on first use from the generated table (no static constructors). */
@@ -137,7 +138,7 @@ const struct pmu_model *pmu_model_for_cpu(const struct cpu_info *ci, const struc
 		if (ci->family == 15)   /* libpfm4: Prescott models 3, 4, 6 have one more event */
 			name = ci->model == 3 || ci->model == 4 || ci->model == 6 ? "netburst_p" : "netburst";
 		else if (ci->family == 6) {
-			for (unsigned i = 0; i < sizeof(intel_fam6) / sizeof(intel_fam6[0]); i++)
+			for (unsigned i = 0; i < ARRAY_SIZE(intel_fam6); i++)
 				if (intel_fam6[i].model == ci->model)
 					name = intel_fam6[i].pmu;
 			if (ci->model == 0x55 && ci->stepping >= 5)
@@ -187,7 +188,7 @@ void pmu_model_default_caps(const struct pmu_model *m, struct pmu_caps *pc)
 		break;
 	case PMU_INTEL_ARCH:
 		pc->version = 2;
-		for (unsigned i = 0; i < sizeof(intel_versions) / sizeof(intel_versions[0]); i++)
+		for (unsigned i = 0; i < ARRAY_SIZE(intel_versions); i++)
 			if (!strcmp(intel_versions[i].pmu, m->pfm_name))
 				pc->version = intel_versions[i].version;
 		pc->gp_counters = t ? t->gp_counters : 4;
@@ -417,10 +418,10 @@ static int parse_cpu_raw(const struct pmu_model *m, const struct pmu_caps *pc, c
 			{ "any", 1, 0, ARCH_PERFMON_EVENTSEL_ANY },
 		};
 		unsigned k;
-		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		for (k = 0; k < ARRAY_SIZE(keys); k++)
 			if (strlen(keys[k].key) == klen && !strncmp(keys[k].key, p, klen))
 				break;
-		if (k == sizeof(keys) / sizeof(keys[0]))
+		if (k == ARRAY_SIZE(keys))
 			return fmt_error(err, errlen, "'%s': unknown key '%.*s' (keys: event, umask, cmask, inv, edge, any)",
 				    text, (int)klen, p);
 		if (v > keys[k].max)
@@ -451,7 +452,7 @@ static const struct { const char *name; unsigned bit; bool integer; } pfm_mods[]
 	{ "intxcp", PFMT_MOD_INTXCP, false }, { "ldlat", PFMT_MOD_LDLAT, true },
 	{ "fe_thres", PFMT_MOD_FETHR, true },
 };
-#define NPFM_MODS (sizeof(pfm_mods) / sizeof(pfm_mods[0]))
+#define NPFM_MODS (ARRAY_SIZE(pfm_mods))
 
 static bool set_has(uint32_t off, unsigned i) { return pfmt_words[off + i / 32] >> (i % 32) & 1; }
 

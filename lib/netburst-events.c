@@ -7,6 +7,7 @@
  */
 #include "lib/netburst.h"
 #include "lib/p4-regs.h"
+#include "lib/util.h"
 
 #define ESCR0_OF(unit, grp, c0, c1) \
 	[P4_ESCR_##unit##0] = { #unit "_ESCR0", MSR_##unit##_ESCR0, P4_GROUP_##grp, 2, { c0, c1 }, false }
@@ -209,4 +210,4 @@ const struct nb_event nb_event_table[] = {
 	  .numasks = 2, .umask = { UM("NBOGUS", 0), UM("BOGUS", 1) } },
 };
 
-const unsigned nb_event_count = sizeof(nb_event_table) / sizeof(nb_event_table[0]);
+const unsigned nb_event_count = ARRAY_SIZE(nb_event_table);

@@ -11,7 +11,6 @@
 #include "lib/format.h"
 #include "lib/str.h"
 
-#define MSR_IA32_TIME_STAMP_COUNTER 0x00000010
 
 /* Set bits; __builtin_popcount would call libgcc, which the kernel does not link. */
 static unsigned bit_count(uint64_t v)
@@ -257,14 +256,9 @@ int netburst_assign(struct pmu_state *st, const struct ev_encoding *ev, unsigned
 	for (unsigned g = 0; g < P4_GROUP_COUNT; g++)
 		if (place_group(st, ev, n, (enum p4_group)g, err, errlen))
 			return -1;
-	for (unsigned i = 0; i < n; i++) {
-		if (ev[i].cls != EV_CLASS_TSC)
-			continue;
-		st->slot[i] = (struct pmu_slot){
-			.type = SLOT_TSC, .ctr_msr = MSR_IA32_TIME_STAMP_COUNTER,
-			.rdpmc_index = ~0u, .width = 64,
-		};
-	}
+	for (unsigned i = 0; i < n; i++)
+		if (ev[i].cls == EV_CLASS_TSC)
+			pmu_slot_free_running(&st->slot[i], &ev[i]);
 	st->nslots = n;
 	return 0;
 }

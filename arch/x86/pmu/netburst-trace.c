@@ -6,6 +6,7 @@
 #include "arch/x86/pmu/netburst.h"
 #include "lib/netburst.h"
 #include "lib/p4-regs.h"
+#include "lib/util.h"
 
 static const char *const thread_name[4] = { "none", "single", "both", "any" };
 
@@ -25,7 +26,7 @@ static size_t describe_cccr(uint32_t msr, uint64_t val, char *buf, size_t len)
 			      thread_name[P4_CCCR_GET_THREAD(val)]);
 	if (P4_CCCR_GET_THRESHOLD(val))
 		off = netburst_append(buf, len, off, " thr=%u", (unsigned)P4_CCCR_GET_THRESHOLD(val));
-	for (unsigned i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+	for (unsigned i = 0; i < ARRAY_SIZE(flags); i++)
 		if (val & flags[i].bit)
 			off = netburst_append(buf, len, off, " %s", flags[i].name);
 	if (val & P4_CCCR_RESERVED)
@@ -47,7 +48,7 @@ static size_t describe_escr(unsigned s, uint32_t msr, uint64_t val, char *buf, s
 				     (unsigned)P4_ESCR_GET_EMASK(val));
 	if (val & P4_ESCR_TAG_ENABLE)
 		off = netburst_append(buf, len, off, " tag=%#x", (unsigned)P4_ESCR_GET_TAG(val));
-	for (unsigned i = 0; i < sizeof(threads) / sizeof(threads[0]); i++)
+	for (unsigned i = 0; i < ARRAY_SIZE(threads); i++)
 		if (val & threads[i].bit)
 			off = netburst_append(buf, len, off, " %s", threads[i].name);
 	if (val & P4_ESCR_RESERVED)
