@@ -373,10 +373,10 @@ static void test_allocation_matches_oracle(void **state)
 			else
 				parse_or_die(extra[pick - nusable], &ev[k]);
 		}
-		struct pmu_state st = { .be = &pmu_backend_netburst, .caps = ht_caps };
+		struct pmu_state st = { .be = pmu_backend_for(PMU_INTEL_NETBURST), .caps = ht_caps };
 		char err[256] = "";
 		bool want = oracle(ev, n, 0, 0, 0);
-		int got = pmu_backend_netburst.assign(&st, ev, n, err, sizeof(err));
+		int got = pmu_backend_for(PMU_INTEL_NETBURST)->assign(&st, ev, n, err, sizeof(err));
 		if (want != (got == 0))
 			fail_msg("iteration %u: oracle %d, assign %d (%s)", iter, want, got, err);
 		if (got == 0) {
@@ -401,11 +401,11 @@ static const char *const full_set[18] = {
 static void expect_assign_error(const char *const *texts, unsigned n, const char *want)
 {
 	struct ev_encoding ev[EV_MAX_EVENTS];
-	struct pmu_state st = { .be = &pmu_backend_netburst, .caps = ht_caps };
+	struct pmu_state st = { .be = pmu_backend_for(PMU_INTEL_NETBURST), .caps = ht_caps };
 	char err[512] = "";
 	for (unsigned i = 0; i < n; i++)
 		parse_or_die(texts[i], &ev[i]);
-	if (pmu_backend_netburst.assign(&st, ev, n, err, sizeof(err)) == 0)
+	if (pmu_backend_for(PMU_INTEL_NETBURST)->assign(&st, ev, n, err, sizeof(err)) == 0)
 		fail_msg("%u events placed, expected '%s'", n, want);
 	if (!strstr(err, want))
 		fail_msg("error '%s' lacks '%s'", err, want);
@@ -415,11 +415,11 @@ static void test_allocation_limits(void **state)
 {
 	(void)state;
 	struct ev_encoding ev[19];
-	struct pmu_state st = { .be = &pmu_backend_netburst, .caps = ht_caps };
+	struct pmu_state st = { .be = pmu_backend_for(PMU_INTEL_NETBURST), .caps = ht_caps };
 	char err[256] = "";
 	for (unsigned i = 0; i < 18; i++)
 		parse_or_die(full_set[i], &ev[i]);
-	assert_int_equal(pmu_backend_netburst.assign(&st, ev, 18, err, sizeof(err)), 0);
+	assert_int_equal(pmu_backend_for(PMU_INTEL_NETBURST)->assign(&st, ev, 18, err, sizeof(err)), 0);
 	check_slots(&st, ev, 18);
 
 	const char *nineteen[19];
@@ -446,7 +446,7 @@ static void test_allocation_limits(void **state)
 				"global_power_events", "BSQ_active_entries:REQ_TYPE0" };
 	for (unsigned i = 0; i < 4; i++)
 		parse_or_die(side2[i], &ev[i]);
-	assert_int_equal(pmu_backend_netburst.assign(&st, ev, 4, err, sizeof(err)), 0);
+	assert_int_equal(pmu_backend_for(PMU_INTEL_NETBURST)->assign(&st, ev, 4, err, sizeof(err)), 0);
 	check_slots(&st, ev, 4);
 	const char *ctr[] = { "BSQ_allocation:REQ_TYPE0", "page_walk_type:DTMISS",
 			      "page_walk_type:ITMISS", "ITLB_reference:HIT", "BPU_fetch_request" };
@@ -534,7 +534,7 @@ static void run_backend_case(const struct backend_case *c)
 	struct ev_encoding ev[3];
 	char err[256] = "";
 	const struct pmu_caps *caps = c->ht ? &ht_caps : &nonht_caps;
-	const struct pmu_backend *be = &pmu_backend_netburst;
+	const struct pmu_backend *be = pmu_backend_for(PMU_INTEL_NETBURST);
 
 	nbm_init(&m, caps);
 	struct pmu_state st = { .be = be, .caps = *caps, .logical_cpu = c->lp,
@@ -634,33 +634,33 @@ static void test_backend_errors(void **state)
 	struct ev_encoding ev;
 	char err[256] = "";
 	nbm_init(&m, &nonht_caps);
-	struct pmu_state st = { .be = &pmu_backend_netburst, .caps = nonht_caps, .logical_cpu = 1,
+	struct pmu_state st = { .be = pmu_backend_for(PMU_INTEL_NETBURST), .caps = nonht_caps, .logical_cpu = 1,
 				.io = { nbm_read, nbm_write, &m } };
 	parse_or_die("global_power_events", &ev);
-	assert_int_equal(pmu_backend_netburst.assign(&st, &ev, 1, err, sizeof(err)), -1);
+	assert_int_equal(pmu_backend_for(PMU_INTEL_NETBURST)->assign(&st, &ev, 1, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "logical processor 1 does not exist on this processor (no Hyper-Threading)"));
 
 	/* a both-threads encoding on a part without HT gets T0 bits only */
 	st.logical_cpu = 0;
 	ev.nb.both_threads = true;
-	assert_int_equal(pmu_backend_netburst.assign(&st, &ev, 1, err, sizeof(err)), 0);
+	assert_int_equal(pmu_backend_for(PMU_INTEL_NETBURST)->assign(&st, &ev, 1, err, sizeof(err)), 0);
 	assert_int_equal(st.slot[0].extra_value, 0x2600020c);
 
 	/* a fault is returned as its vector and remembered */
 	m.inject_msr = st.slot[0].ctl_msr;
-	assert_int_equal(pmu_backend_netburst.program(&st), 13);
+	assert_int_equal(pmu_backend_for(PMU_INTEL_NETBURST)->program(&st), 13);
 	assert_int_equal(st.last_fault, 13);
 	m.inject_msr = MSR_CRU_ESCR5;
 	st.last_fault = 0;
-	assert_int_equal(pmu_backend_netburst.disable_all(&st), 13);
+	assert_int_equal(pmu_backend_for(PMU_INTEL_NETBURST)->disable_all(&st), 13);
 	assert_int_equal(st.last_fault, 13);
 
 	struct pmu_state other = { .caps = { .kind = PMU_INTEL_ARCH } };
-	assert_int_equal(pmu_backend_netburst.probe(&other, err, sizeof(err)), -1);
+	assert_int_equal(pmu_backend_for(PMU_INTEL_NETBURST)->probe(&other, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "family 15"));
 
 	struct ev_encoding gp = { .cls = EV_CLASS_GP, .name = "cycles" };
-	assert_int_equal(pmu_backend_netburst.assign(&st, &gp, 1, err, sizeof(err)), -1);
+	assert_int_equal(pmu_backend_for(PMU_INTEL_NETBURST)->assign(&st, &gp, 1, err, sizeof(err)), -1);
 	assert_string_equal(err, "event 'cycles' is not a NetBurst event");
 }
 

@@ -737,7 +737,9 @@ static void test_backend_for(void **state)
 		const struct pmu_backend *be = pmu_backend_for(k);
 		assert_non_null(be);
 		assert_int_equal(be->kind, k);
-		assert_string_equal(be->name, pmu_kind_name(k));
+		/* Every descriptor names its registers and has a generic-event map. */
+		assert_non_null(be->generic);
+		assert_true(be->msr_names || be->describe);
 	}
 }
 

@@ -15,12 +15,12 @@ static int v2_probe(struct pmu_state *st, char *err, size_t errlen)
 		return -1;
 	if (!st->caps.amd_perfmon_v2) {
 		bp_snprintf(err, errlen, "%s: needs PerfMonV2 (CPUID 0x80000022 EAX[0]), which this "
-			    "CPU does not report", st->be->name);
+			    "CPU does not report", pmu_kind_name(st->be->kind));
 		return -1;
 	}
 	if (st->caps.gp_counters == 0) {
 		bp_snprintf(err, errlen, "%s: CPUID 0x80000022 EBX[3:0] reports no counters",
-			    st->be->name);
+			    pmu_kind_name(st->be->kind));
 		return -1;
 	}
 	return 0;
@@ -78,7 +78,6 @@ static const struct pmu_msr_name v2_msr_names[] = {
 };
 
 const struct pmu_backend pmu_backend_amd_perfmon_v2 = {
-	.name = "amd-perfmon-v2",
 	.kind = PMU_AMD_PERFMON_V2,
 	.ctl_base = MSR_F15H_PERF_CTL0, .ctl_stride = 2,
 	.ctr_base = MSR_F15H_PERF_CTR0, .ctr_stride = 2,

@@ -14,17 +14,17 @@ int amd_probe(struct pmu_state *st, char *err, size_t errlen)
 {
 	const struct pmu_backend *be = st->be;
 	if (st->caps.kind != be->kind) {
-		bp_snprintf(err, errlen, "%s: the detected PMU is of another kind (%d)", be->name,
+		bp_snprintf(err, errlen, "%s: the detected PMU is of another kind (%d)", pmu_kind_name(be->kind),
 			    (int)st->caps.kind);
 		return -1;
 	}
 	if (be->kind != PMU_AMD_LEGACY && !st->caps.amd_perfctr_core) {
 		bp_snprintf(err, errlen, "%s: needs the core counters (CPUID 0x80000001 ECX[23] "
-			    "PerfCtrExtCore), which this CPU does not report", be->name);
+			    "PerfCtrExtCore), which this CPU does not report", pmu_kind_name(be->kind));
 		return -1;
 	}
 	if (st->caps.gp_width && (st->caps.gp_width < 32 || st->caps.gp_width > 64)) {
-		bp_snprintf(err, errlen, "%s: counter width %u out of range 32-64", be->name,
+		bp_snprintf(err, errlen, "%s: counter width %u out of range 32-64", pmu_kind_name(be->kind),
 			    st->caps.gp_width);
 		return -1;
 	}
@@ -98,7 +98,6 @@ static const struct pmu_msr_name amd_core_msr_names[] = {
 	.disable_all = amd_disable_selects
 
 const struct pmu_backend pmu_backend_amd_legacy = {
-	.name = "amd-legacy",
 	.kind = PMU_AMD_LEGACY,
 	.ctl_base = MSR_K7_EVNTSEL0, .ctl_stride = 1,
 	.ctr_base = MSR_K7_PERFCTR0, .ctr_stride = 1,
@@ -112,7 +111,6 @@ const struct pmu_backend pmu_backend_amd_legacy = {
 };
 
 const struct pmu_backend pmu_backend_amd_core = {
-	.name = "amd-core",
 	.kind = PMU_AMD_CORE,
 	.ctl_base = MSR_F15H_PERF_CTL0, .ctl_stride = 2,
 	.ctr_base = MSR_F15H_PERF_CTR0, .ctr_stride = 2,

@@ -8,15 +8,22 @@
 #include "lib/format.h"
 #include "lib/str.h"
 
-/* Every generation bareperf drives: one row each (docs/adding-a-pmu.md). */
+/* Every generation bareperf drives, one row each: its kind and its descriptor, which
+ * lives in a file of its own (docs/adding-a-pmu.md). */
+#define PMU_GENERATIONS(X)                              \
+	X(PMU_INTEL_NETBURST, pmu_backend_netburst)     \
+	X(PMU_INTEL_P6, pmu_backend_intel_p6)           \
+	X(PMU_INTEL_ARCH, pmu_backend_intel_arch)       \
+	X(PMU_AMD_LEGACY, pmu_backend_amd_legacy)       \
+	X(PMU_AMD_CORE, pmu_backend_amd_core)           \
+	X(PMU_AMD_PERFMON_V2, pmu_backend_amd_perfmon_v2)
+
+#define PMU_GENERATION_DECLARE(kind, desc) extern const struct pmu_backend desc;
+PMU_GENERATIONS(PMU_GENERATION_DECLARE)
+
 static const struct pmu_backend *const backends[PMU_KIND_COUNT] = {
-	[PMU_NONE]           = NULL,
-	[PMU_INTEL_NETBURST] = &pmu_backend_netburst,
-	[PMU_INTEL_P6]       = &pmu_backend_intel_p6,
-	[PMU_INTEL_ARCH]     = &pmu_backend_intel_arch,
-	[PMU_AMD_LEGACY]     = &pmu_backend_amd_legacy,
-	[PMU_AMD_CORE]       = &pmu_backend_amd_core,
-	[PMU_AMD_PERFMON_V2] = &pmu_backend_amd_perfmon_v2,
+#define PMU_GENERATION_ROW(kind, desc) [kind] = &desc,
+	PMU_GENERATIONS(PMU_GENERATION_ROW)
 };
 
 const struct pmu_backend *pmu_backend_for(enum pmu_kind kind)
@@ -122,13 +129,13 @@ uint32_t pmu_gp_candidates(const struct pmu_state *st, const struct ev_encoding 
 	if (e->evtsel & st->be->evtsel_reserved) {
 		bp_snprintf(err, errlen, "event '%s': event-select bits 0x%llx are reserved on %s",
 			    e->name, (unsigned long long)(e->evtsel & st->be->evtsel_reserved),
-			    st->be->name);
+			    pmu_kind_name(st->be->kind));
 		return 0;
 	}
 	uint32_t cand = e->gp_mask & all;
 	if (!cand)
 		bp_snprintf(err, errlen, "event '%s' cannot be counted here: it allows counters "
-			    "0x%x, %s has 0x%x", e->name, e->gp_mask, st->be->name, all);
+			    "0x%x, %s has 0x%x", e->name, e->gp_mask, pmu_kind_name(st->be->kind), all);
 	return cand;
 }
 
@@ -163,7 +170,7 @@ static int collect_candidates(struct pmu_state *st, const struct ev_encoding *ev
 {
 	for (unsigned k = 0; k < n; k++) {
 		cand[k] = 0;
-		if (pmu_check_class(st->be->name, &ev[k], err, errlen))
+		if (pmu_check_class(pmu_kind_name(st->be->kind), &ev[k], err, errlen))
 			return -1;
 		if (ev[k].cls != EV_CLASS_GP)
 			continue;
@@ -201,7 +208,7 @@ int pmu_assign_shared(struct pmu_state *st, const struct ev_encoding *ev, unsign
 		bp_snprintf(err, errlen, "event '%s' does not fit: no free counter among its "
 			    "candidates (GP 0x%x, fixed 0x%x); %u events for %u GP and %u fixed "
 			    "counters of %s", ev[bad].name, (unsigned)(cand[bad] & PMU_CAND_GP_MASK),
-			    (unsigned)(cand[bad] >> PMU_CAND_FIXED_SHIFT), n, pmu_gp_count(st), nfixed, st->be->name);
+			    (unsigned)(cand[bad] >> PMU_CAND_FIXED_SHIFT), n, pmu_gp_count(st), nfixed, pmu_kind_name(st->be->kind));
 		return -1;
 	}
 	for (unsigned k = 0; k < n; k++) {
@@ -225,7 +232,7 @@ bool pmu_slot_free_running(struct pmu_slot *s, const struct ev_encoding *e)
 		{ EV_CLASS_APERF, SLOT_APERF, MSR_IA32_APERF },
 		{ EV_CLASS_MPERF, SLOT_MPERF, MSR_IA32_MPERF },
 	};
-	for (unsigned i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(map); i++) {
 		if (map[i].cls != e->cls)
 			continue;
 		memset(s, 0, sizeof(*s));
@@ -348,7 +355,7 @@ static void decode_evtsel(struct sink *s, uint64_t v, bool amd)
 	}
 	put(s, " umask=0x%02llx", (unsigned long long)((v & ARCH_PERFMON_EVENTSEL_UMASK_MASK) >>
 						     ARCH_PERFMON_EVENTSEL_UMASK_SHIFT));
-	for (unsigned i = 0; i < sizeof(evtsel_flags) / sizeof(evtsel_flags[0]); i++)
+	for (unsigned i = 0; i < ARRAY_SIZE(evtsel_flags); i++)
 		if (v & evtsel_flags[i].bit)
 			put(s, " %s", evtsel_flags[i].name);
 	if (v & ARCH_PERFMON_EVENTSEL_CMASK_MASK)
@@ -404,14 +411,14 @@ static void decode_global(struct sink *s, uint64_t v, bool amd)
 			continue;
 		const char *name = NULL;
 		if (amd) {
-			for (unsigned i = 0; i < sizeof(amd_bits) / sizeof(amd_bits[0]); i++)
+			for (unsigned i = 0; i < ARRAY_SIZE(amd_bits); i++)
 				if (amd_bits[i].bit == b)
 					name = amd_bits[i].name;
 		} else if (b < 48) {
 			put(s, " fixed%u", b - GLOBAL_CTRL_FIXED_SHIFT);
 			continue;
 		} else {
-			for (unsigned i = 0; i < sizeof(intel_bits) / sizeof(intel_bits[0]); i++)
+			for (unsigned i = 0; i < ARRAY_SIZE(intel_bits); i++)
 				if (intel_bits[i].bit == b)
 					name = intel_bits[i].name;
 		}
@@ -483,7 +490,7 @@ int pmu_msr_describe_kind(enum pmu_kind kind, uint32_t msr, uint64_t val, char *
 	int n;
 	if (own && (n = describe_by(own, msr, val, buf, len)) >= 0)
 		return n;
-	if ((n = describe_named(free_running_names, sizeof(free_running_names) / sizeof(free_running_names[0]), msr, val,
+	if ((n = describe_named(free_running_names, ARRAY_SIZE(free_running_names), msr, val,
 				buf, len)) >= 0)
 		return n;
 	for (int last = 0; last < 2; last++)

@@ -1,6 +1,6 @@
 /*
- * What the generations' descriptor files share, private to arch/x86/pmu/: the
- * descriptors themselves (for the table in core.c), the counter matcher, the one
+ * What the generations' descriptor files share, private to arch/x86/pmu/: the counter
+ * matcher, the one
  * assignment routine of the event-select generations, and checked MSR access.
  * kernel/ and everything outside arch/x86/pmu/ use pmu.h only.
  */
@@ -11,13 +11,6 @@
 #include <stdint.h>
 #include "arch/x86/pmu/pmu.h"
 #include "lib/util.h"
-
-extern const struct pmu_backend pmu_backend_netburst;
-extern const struct pmu_backend pmu_backend_intel_arch;
-extern const struct pmu_backend pmu_backend_intel_p6;
-extern const struct pmu_backend pmu_backend_amd_legacy;
-extern const struct pmu_backend pmu_backend_amd_core;
-extern const struct pmu_backend pmu_backend_amd_perfmon_v2;
 
 /* Bipartite matching of rows (events) onto columns (counters, or NetBurst's ESCRs) by
  * Kuhn's augmenting paths, so any set that can be placed is placed. Row r takes a free

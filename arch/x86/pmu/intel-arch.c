@@ -233,7 +233,6 @@ static const struct pmu_msr_name arch_msr_names[] = {
 };
 
 const struct pmu_backend pmu_backend_intel_arch = {
-	.name = "intel-arch",
 	.kind = PMU_INTEL_ARCH,
 	.ctl_base = MSR_IA32_PERFEVTSEL0, .ctl_stride = 1,
 	.ctr_base = MSR_IA32_PMC0, .ctr_stride = 1,

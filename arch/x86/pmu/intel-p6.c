@@ -91,7 +91,6 @@ static const struct pmu_msr_name p6_msr_names[] = {
 };
 
 const struct pmu_backend pmu_backend_intel_p6 = {
-	.name = "intel-p6",
 	.kind = PMU_INTEL_P6,
 	.ctl_base = MSR_IA32_PERFEVTSEL0, .ctl_stride = 1,
 	.ctr_base = MSR_IA32_PMC0, .ctr_stride = 1,

@@ -119,7 +119,6 @@ static const struct ev_generic_map nb_generic[] = { { .pfm = {
 const struct pmu_backend pmu_backend_netburst = {
 	.max_gp = P4_NUM_COUNTERS,
 	.width = P4_COUNTER_WIDTH,
-	.name = "intel-netburst",
 	.kind = PMU_INTEL_NETBURST,
 	.probe = nb_probe,
 	.assign = netburst_assign,

@@ -73,8 +73,7 @@ struct pmu_msr_name {
 };
 
 struct pmu_backend {
-	const char *name;           /* "intel-arch", ... same names as pmu_kind_name() */
-	enum pmu_kind kind;
+	enum pmu_kind kind;             /* its name is pmu_kind_name(kind) */
 
 	/* ---- data (event-select generations; NetBurst describes its block in its tables) */
 	uint32_t ctl_base, ctr_base;    /* event select and counter MSR of counter 0 */
