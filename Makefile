@@ -36,11 +36,13 @@ $(B)/kernel/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -c $< -o $@
 
-# Constants shared by C and assembly are written once, in arch/x86/abi.h; nasm reads
-# them as build/gen/abi.inc, the linker script through cpp.
-$(B)/gen/abi.inc: arch/x86/abi.h scripts/gen/abi-inc
+# Constants shared by C and assembly are written once, in arch/x86/abi.h (and MSR
+# numbers in arch/x86/msr-index.h); nasm reads them as build/gen/abi.inc, the linker
+# script through cpp.
+ABI_HEADERS := arch/x86/abi.h arch/x86/msr-index.h
+$(B)/gen/abi.inc: $(ABI_HEADERS) scripts/gen/abi-inc
 	@mkdir -p $(dir $@)
-	scripts/gen/abi-inc $< > $@.tmp && mv $@.tmp $@
+	scripts/gen/abi-inc $(ABI_HEADERS) > $@.tmp && mv $@.tmp $@
 
 $(B)/gen/linker.ld: linker.ld arch/x86/abi.h
 	@mkdir -p $(dir $@)

@@ -89,8 +89,8 @@ PAYLOAD pl_cost_mfence             ; 4 MFENCE: 6/iter
 	jnz .loop
 	ret
 
-PAYLOAD pl_cost_rdmsr              ; CPL 0: 4 RDMSR of IA32_TIME_STAMP_COUNTER (0x10): 6/iter
-	mov ecx, 0x10
+PAYLOAD pl_cost_rdmsr              ; CPL 0: 4 RDMSR of IA32_TIME_STAMP_COUNTER: 6/iter
+	mov ecx, MSR_IA32_TSC
 .loop:
 %rep 4
 	rdmsr
