@@ -244,7 +244,7 @@ static void convert_map(const UINT8 *map, UINTN size, UINTN desc_size)
 		const EFI_MEMORY_DESCRIPTOR *d = (const void *)(map + off);
 		UINT32 type = mem_type(d->Type);
 		if (n && bi->mmap[n - 1].type == type &&
-		    bi->mmap[n - 1].base + bi->mmap[n - 1].pages * PAGE_SIZE == d->PhysicalStart) {
+		    bi->mmap[n - 1].base + bi->mmap[n - 1].pages * BI_PAGE_SIZE == d->PhysicalStart) {
 			bi->mmap[n - 1].pages += d->NumberOfPages;
 			continue;
 		}

@@ -18,7 +18,7 @@ void mem_init(const struct boot_info *bi)
 {
 	for (uint32_t i = 0; i < bi->mmap_count && nranges < MEM_RANGES_MAX; i++) {
 		const struct bi_mem_range *r = &bi->mmap[i];
-		uint64_t b = r->base, e = r->base + r->pages * PAGE_SIZE;
+		uint64_t b = r->base, e = r->base + r->pages * BI_PAGE_SIZE;
 		if (r->type != BI_MEM_USABLE)
 			continue;
 		if (b < LOW_MEMORY)

@@ -38,17 +38,17 @@ int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen)
 			bp_snprintf(err, errlen, "memory map entry %u has unknown type %u", i, r->type);
 			return -1;
 		}
-		if (r->base & 0xfff) {
+		if (r->base & (BI_PAGE_SIZE - 1)) {
 			bp_snprintf(err, errlen, "memory map entry %u base 0x%llx not page aligned",
 				    i, (unsigned long long)r->base);
 			return -1;
 		}
-		if (r->pages > (1ull << 40) || r->base + r->pages * 4096 < r->base) {
+		if (r->pages > (1ull << 40) || r->base + r->pages * BI_PAGE_SIZE < r->base) {
 			bp_snprintf(err, errlen, "memory map entry %u wraps the address space", i);
 			return -1;
 		}
 	}
-	if (bi->kernel_phys & 0xfff) {
+	if (bi->kernel_phys & (BI_PAGE_SIZE - 1)) {
 		bp_snprintf(err, errlen, "kernel loaded at unaligned 0x%llx",
 			    (unsigned long long)bi->kernel_phys);
 		return -1;
@@ -61,6 +61,6 @@ uint64_t bootinfo_usable_bytes(const struct boot_info *bi)
 	uint64_t total = 0;
 	for (uint32_t i = 0; i < bi->mmap_count && i < BI_MMAP_MAX; i++)
 		if (bi->mmap[i].type == BI_MEM_USABLE)
-			total += bi->mmap[i].pages * 4096;
+			total += bi->mmap[i].pages * BI_PAGE_SIZE;
 	return total;
 }

@@ -15,6 +15,7 @@
 #define BI_CMDLINE_MAX    1024
 #define BI_CONFIG_MAX     8192
 #define BI_NOTE_MAX       512
+#define BI_PAGE_SIZE      4096u      /* unit of mmap pages (UEFI's EFI_PAGE_SIZE) */
 
 enum bi_mem_type {
 	BI_MEM_USABLE = 1,          /* free RAM once boot services have exited */
@@ -28,7 +29,7 @@ enum bi_mem_type {
 
 struct bi_mem_range {
 	uint64_t base;
-	uint64_t pages;             /* 4 KiB pages */
+	uint64_t pages;             /* BI_PAGE_SIZE pages */
 	uint32_t type;              /* enum bi_mem_type */
 	uint32_t reserved;
 };
