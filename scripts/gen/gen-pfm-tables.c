@@ -21,18 +21,13 @@
 #include <strings.h>
 #include "lib/cpuinfo.h"
 #include "lib/pfm_tables.h"
+#include "lib/pmu-layout.h"
 #include "lib/util.h"
 
-#define EVSEL_EVENT_MASK  0x000000ffull
-#define EVSEL_USR         (1ull << 16)
-#define EVSEL_OS          (1ull << 17)
-#define EVSEL_EDGE        (1ull << 18)
-#define EVSEL_INT         (1ull << 20)
-#define EVSEL_ANY         (1ull << 21)
-#define EVSEL_EN          (1ull << 22)
-#define EVSEL_INV         (1ull << 23)
-#define EVSEL_CMASK_SHIFT 24
-#define EVSEL_IGNORED     (EVSEL_EN | EVSEL_INT | EVSEL_USR | EVSEL_OS)
+/* Bits pfm_get_os_event_encoding sets from the privilege levels and its defaults,
+ * not from the event: dropped before comparing encodings. */
+#define EVSEL_IGNORED (ARCH_PERFMON_EVENTSEL_ENABLE | ARCH_PERFMON_EVENTSEL_INT | \
+		       ARCH_PERFMON_EVENTSEL_USR | ARCH_PERFMON_EVENTSEL_OS)
 
 /* Models whose tables are written elsewhere or that cannot boot bareperf. */
 static const char *const skipped_pmus[] = {
@@ -215,11 +210,16 @@ struct um_info {
 
 static void set_bit(uint32_t *set, unsigned i) { set[i / 32] |= 1u << (i % 32); }
 
+static unsigned evsel_cmask(uint64_t val)
+{
+	return (val & ARCH_PERFMON_EVENTSEL_CMASK_MASK) >> ARCH_PERFMON_EVENTSEL_CMASK_SHIFT;
+}
+
 /* Event-select bits of an AMD event number: bits 11:8 go to 35:32. */
 static uint64_t event_sel(enum pfmt_vendor vendor, uint64_t code)
 {
 	if (vendor == PFMT_AMD)
-		return (code & 0xff) | (code >> 8 & 0xf) << 32;
+		return AMD64_EVENTSEL_EVENT(code);
 	return code;
 }
 
@@ -227,7 +227,7 @@ static uint64_t event_sel(enum pfmt_vendor vendor, uint64_t code)
  * refuses another value for them ("attribute value already set"). */
 static unsigned probe_hardwired(const char *base, uint64_t val, unsigned mods)
 {
-	unsigned cm = (val >> EVSEL_CMASK_SHIFT) & 0xff, hw = 0;
+	unsigned cm = evsel_cmask(val), hw = 0;
 	struct probe p;
 	if (mods & PFMT_MOD_C) {
 		probe(&p, "%s:c=%u", base, (cm + 1) & 0xff);
@@ -235,13 +235,13 @@ static unsigned probe_hardwired(const char *base, uint64_t val, unsigned mods)
 			hw |= PFMT_MOD_C;
 	}
 	if (mods & PFMT_MOD_I) {
-		probe(&p, "%s:i=%u", base, !(val & EVSEL_INV));
+		probe(&p, "%s:i=%u", base, !(val & ARCH_PERFMON_EVENTSEL_INV));
 		if (!p.ok)
 			hw |= PFMT_MOD_I;
 	}
 	/* edge alone is refused without a cmask, so probe it with one when none is set */
 	if ((mods & PFMT_MOD_E) && (cm || !(hw & PFMT_MOD_C))) {
-		probe(&p, "%s:e=%u%s", base, !(val & EVSEL_EDGE), cm ? "" : ":c=1");
+		probe(&p, "%s:e=%u%s", base, !(val & ARCH_PERFMON_EVENTSEL_EDGE), cm ? "" : ":c=1");
 		if (!p.ok)
 			hw |= PFMT_MOD_E;
 	}
@@ -268,13 +268,13 @@ static uint64_t equiv_bits(const char *pmu, const char *ev, const struct um_info
 		else if (j < nu)
 			v |= bits[j];
 		else if (!strcmp(t, "e") || !strcmp(t, "e=1"))
-			v |= EVSEL_EDGE;
+			v |= ARCH_PERFMON_EVENTSEL_EDGE;
 		else if (!strcmp(t, "i") || !strcmp(t, "i=1"))
-			v |= EVSEL_INV;
+			v |= ARCH_PERFMON_EVENTSEL_INV;
 		else if (!strcmp(t, "t") || !strcmp(t, "t=1"))
-			v |= EVSEL_ANY;
+			v |= ARCH_PERFMON_EVENTSEL_ANY;
 		else if (sscanf(t, "c=%u", &n) == 1 && n < 256)
-			v |= (uint64_t)n << EVSEL_CMASK_SHIFT;
+			v |= ARCH_PERFMON_EVENTSEL_CMASK(n);
 		else
 			die("%s::%s: alias target '%s' in '%s' not understood", pmu, ev, t, equiv);
 	}
@@ -330,7 +330,7 @@ static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_ven
 	if (ei->equiv && base.ok && !nu) {
 		ev.code = (uint32_t)base.val;
 		ev.mods = 0;
-		unsigned cm = (base.val >> EVSEL_CMASK_SHIFT) & 0xff;
+		unsigned cm = evsel_cmask(base.val);
 		for (unsigned m = 0; m < ARRAY_SIZE(mod_names); m++) {
 			unsigned tries[3] = { 0, 1, cm };
 			for (unsigned t = 0; t < 3 && !(ev.mods & mod_names[m].bit); t++) {
@@ -378,9 +378,10 @@ static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_ven
 	for (unsigned i = 0; i < nu; i++) {
 		probe(&solo[i], "%s:%s", base_str, um[i].name);
 		uflags[i] = 0;
-		bits[i] = vendor == PFMT_AMD ? (um[i].code & 0xff) << 8 : um[i].code << 8;
+		bits[i] = vendor == PFMT_AMD ? (um[i].code << AMD64_EVENTSEL_UMASK_SHIFT) & AMD64_EVENTSEL_UMASK_MASK
+					  : um[i].code << ARCH_PERFMON_EVENTSEL_UMASK_SHIFT;
 		if (vendor == PFMT_INTEL && solo[i].ok &&
-		    (solo[i].val & EVSEL_EVENT_MASK) != (ev.code & EVSEL_EVENT_MASK)) {
+		    (solo[i].val & ARCH_PERFMON_EVENTSEL_EVENT_MASK) != (ev.code & ARCH_PERFMON_EVENTSEL_EVENT_MASK)) {
 			bits[i] = um[i].code;
 			uflags[i] |= PFMT_UM_OVERRIDE;
 		}
@@ -412,7 +413,7 @@ static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_ven
 			if (j != i && um[j].dfl && solo[i].ok && fstr_has_umask(solo[i].fstr, um[j].name))
 				set_bit(keep, j);
 		if (solo[i].ok && !(u.flags & PFMT_UM_EXTRA_REG) &&
-		    ((bits[i] & ~EVSEL_EVENT_MASK) & ~solo[i].val))
+		    ((bits[i] & ~ARCH_PERFMON_EVENTSEL_EVENT_MASK) & ~solo[i].val))
 			die("%s:%s: unit-mask bits 0x%llx not all in libpfm4's encoding 0x%llx", base_str,
 			    um[i].name, (unsigned long long)bits[i], (unsigned long long)solo[i].val);
 		if (solo[i].ok) {
