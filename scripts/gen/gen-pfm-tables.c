@@ -201,6 +201,8 @@ static int fstr_has_umask(const char *fstr, const char *um)
 }
 
 /* ---------------------------------------------------------------- one model */
+#define MAX_UMASKS 256          /* unit masks per event; read_attrs refuses more */
+
 struct um_info {
 	char name[128];
 	uint64_t code;
@@ -281,24 +283,41 @@ static uint64_t equiv_bits(const char *pmu, const char *ev, const struct um_info
 	return v;
 }
 
-static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_vendor vendor)
+/* One event while it is generated: its attributes, the probes made and what they
+ * showed, filled step by step by the functions below. */
+struct event_gen {
+	const char *pmu;
+	const pfm_event_info_t *ei;
+	enum pfmt_vendor vendor;
+	char base_str[512];                     /* "pmu::EVENT" */
+	struct um_info um[MAX_UMASKS];
+	unsigned nu;
+	unsigned mods;                          /* PFMT_MOD_* the event takes */
+	struct pfmt_event ev;
+	struct probe base;                      /* the event without unit masks */
+	struct probe solo[MAX_UMASKS];          /* each unit mask alone */
+	uint64_t bits[MAX_UMASKS];
+	uint8_t uflags[MAX_UMASKS];
+	uint32_t compat[MAX_UMASKS][PFMT_SET_WORDS(MAX_UMASKS)];
+};
+
+/* Sorts the event's attributes into unit masks and modifiers. */
+static void read_attrs(struct event_gen *g)
 {
-	struct um_info um[256];
-	unsigned nu = 0, mods = 0;
-	for (int a = 0; a < ei->nattrs; a++) {
+	for (int a = 0; a < g->ei->nattrs; a++) {
 		pfm_event_attr_info_t ai;
 		memset(&ai, 0, sizeof(ai));
 		ai.size = sizeof(ai);
-		if (pfm_get_event_attr_info(ei->idx, a, PFM_OS_NONE, &ai) != PFM_SUCCESS)
-			die("%s::%s: attribute %d unreadable", pmu, ei->name, a);
+		if (pfm_get_event_attr_info(g->ei->idx, a, PFM_OS_NONE, &ai) != PFM_SUCCESS)
+			die("%s::%s: attribute %d unreadable", g->pmu, g->ei->name, a);
 		if (ai.type == PFM_ATTR_UMASK) {
-			if (nu == 256)
-				die("%s::%s: too many unit masks", pmu, ei->name);
-			snprintf(um[nu].name, sizeof(um[nu].name), "%s", ai.name);
-			snprintf(um[nu].equiv, sizeof(um[nu].equiv), "%s", ai.equiv ? ai.equiv : "");
-			um[nu].code = ai.code;
-			um[nu].dfl = ai.is_dfl;
-			nu++;
+			if (g->nu == MAX_UMASKS)
+				die("%s::%s: too many unit masks", g->pmu, g->ei->name);
+			struct um_info *u = &g->um[g->nu++];
+			snprintf(u->name, sizeof(u->name), "%s", ai.name);
+			snprintf(u->equiv, sizeof(u->equiv), "%s", ai.equiv ? ai.equiv : "");
+			u->code = ai.code;
+			u->dfl = ai.is_dfl;
 			continue;
 		}
 		unsigned m;
@@ -306,129 +325,168 @@ static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_ven
 			if (!strcmp(ai.name, mod_names[m].name))
 				break;
 		if (m == ARRAY_SIZE(mod_names))
-			die("%s::%s: unknown modifier '%s'", pmu, ei->name, ai.name);
-		mods |= mod_names[m].bit;
+			die("%s::%s: unknown modifier '%s'", g->pmu, g->ei->name, ai.name);
+		g->mods |= mod_names[m].bit;
 	}
+}
 
-	struct pfmt_event ev = {
+/* An alias event without unit masks of its own takes the whole target encoding:
+ * probe which modifiers the target accepts and which its string fixes. */
+static void probe_alias_event(struct event_gen *g)
+{
+	struct probe p;
+	g->ev.code = (uint32_t)g->base.val;
+	g->ev.mods = 0;
+	unsigned cm = evsel_cmask(g->base.val);
+	for (unsigned m = 0; m < ARRAY_SIZE(mod_names); m++) {
+		unsigned tries[3] = { 0, 1, cm };
+		for (unsigned t = 0; t < 3 && !(g->ev.mods & mod_names[m].bit); t++) {
+			probe(&p, "%s:%s=%u", g->base_str, mod_names[m].name, tries[t]);
+			if (p.ok)
+				g->ev.mods |= mod_names[m].bit;
+		}
+	}
+	g->ev.modhw = probe_hardwired(g->base_str, g->base.val, g->ev.mods);
+}
+
+/* Encodes the event without unit masks. libpfm4 encodes an alias event ("equiv")
+ * through its target string; with unit masks, the alias carries the target's event
+ * code and unit masks, so only one without them needs probe_alias_event. */
+static void probe_base_event(struct event_gen *g)
+{
+	probe(&g->base, "%s", g->base_str);
+	if (!g->base.ok)
+		g->ev.flags |= PFMT_EV_NEEDS_UMASK;
+	if (g->ei->equiv && g->base.ok && !g->nu)
+		probe_alias_event(g);
+	if (g->base.ok && (event_sel(g->vendor, g->ev.code) & ~g->base.val))
+		die("%s: code 0x%x sets bits libpfm4's encoding 0x%llx lacks", g->base_str, g->ev.code,
+		    (unsigned long long)g->base.val);
+	if (g->base.count > 1)
+		g->ev.flags |= PFMT_EV_EXTRA_REG;
+}
+
+/* Whether libpfm4 refuses edge detection unless a cmask comes with it. */
+static void probe_edge_cmask(struct event_gen *g)
+{
+	if (!(g->ev.mods & PFMT_MOD_E))
+		return;
+	struct probe p, with_c;
+	const char *um0 = g->base.ok || !g->nu ? "" : g->um[0].name;
+	probe(&p, "%s%s%s:e", g->base_str, *um0 ? ":" : "", um0);
+	probe(&with_c, "%s%s%s:e:c=1", g->base_str, *um0 ? ":" : "", um0);
+	if (!p.ok && with_c.ok)
+		g->ev.flags |= PFMT_EV_EDGE_CMASK;
+}
+
+/* Which unit masks libpfm4 accepts together, pair by pair. */
+static void probe_umask_pairs(struct event_gen *g)
+{
+	struct probe p;
+	for (unsigned i = 0; i < g->nu; i++) {
+		for (unsigned j = i + 1; j < g->nu; j++) {
+			probe(&p, "%s:%s:%s", g->base_str, g->um[i].name, g->um[j].name);
+			if (p.ok) {
+				set_bit(g->compat[i], j);
+				set_bit(g->compat[j], i);
+			}
+		}
+	}
+}
+
+/* Unit-mask bits: plain ones first (aliases are built from them). Intel attribute
+ * codes are the unit mask shifted right by 8 with hidden cmask/inv/edge bits above
+ * it; a code-override unit mask keeps the event select in bits 7:0, which the solo
+ * encoding shows. AMD unit masks are 8 bits: libpfm4 drops higher code bits. */
+static void umask_bits(struct event_gen *g)
+{
+	for (unsigned i = 0; i < g->nu; i++) {
+		const struct um_info *u = &g->um[i];
+		struct probe *solo = &g->solo[i];
+		probe(solo, "%s:%s", g->base_str, u->name);
+		if (g->vendor == PFMT_AMD)
+			g->bits[i] = (u->code << AMD64_EVENTSEL_UMASK_SHIFT) & AMD64_EVENTSEL_UMASK_MASK;
+		else
+			g->bits[i] = u->code << ARCH_PERFMON_EVENTSEL_UMASK_SHIFT;
+		if (g->vendor == PFMT_INTEL && solo->ok &&
+		    (solo->val & ARCH_PERFMON_EVENTSEL_EVENT_MASK) !=
+		    (g->ev.code & ARCH_PERFMON_EVENTSEL_EVENT_MASK)) {
+			g->bits[i] = u->code;
+			g->uflags[i] |= PFMT_UM_OVERRIDE;
+		}
+		/* Offcore-response unit masks select bits of a second MSR. */
+		if (g->bits[i] >> 32) {
+			g->uflags[i] |= PFMT_UM_EXTRA_REG;
+			g->bits[i] = 0;
+		}
+	}
+	for (unsigned i = 0; i < g->nu; i++)
+		if (g->um[i].equiv[0])
+			g->bits[i] = equiv_bits(g->pmu, g->ei->name, g->um, g->nu, g->bits,
+						g->um[i].equiv, 0);
+}
+
+/* Unit mask i as the table stores it: bits, flags, the defaults libpfm4 keeps with
+ * it, the unit masks it combines with and the modifiers it hardwires. */
+static struct pfmt_umask umask_entry(const struct event_gen *g, unsigned i)
+{
+	const struct um_info *um = &g->um[i];
+	const struct probe *solo = &g->solo[i];
+	struct pfmt_umask u = {
+		.name = str_intern(um->name),
+		.bits = (uint32_t)g->bits[i],
+		.flags = g->uflags[i],
+	};
+	uint32_t keep[PFMT_SET_WORDS(MAX_UMASKS)] = { 0 };
+	if (um->dfl)
+		u.flags |= PFMT_UM_DFL;
+	if (!solo->ok)
+		u.flags |= PFMT_UM_SOLO_BAD;
+	if (solo->count > 1)
+		u.flags |= PFMT_UM_EXTRA_REG;
+	for (unsigned j = 0; j < g->nu; j++)
+		if (j != i && g->um[j].dfl && solo->ok && fstr_has_umask(solo->fstr, g->um[j].name))
+			set_bit(keep, j);
+	if (solo->ok && !(u.flags & PFMT_UM_EXTRA_REG) &&
+	    ((g->bits[i] & ~ARCH_PERFMON_EVENTSEL_EVENT_MASK) & ~solo->val))
+		die("%s:%s: unit-mask bits 0x%llx not all in libpfm4's encoding 0x%llx", g->base_str,
+		    um->name, (unsigned long long)g->bits[i], (unsigned long long)solo->val);
+	if (solo->ok) {
+		char s[1024];
+		if (snprintf(s, sizeof(s), "%s:%s", g->base_str, um->name) >= (int)sizeof(s))
+			die("%s:%s: name too long", g->base_str, um->name);
+		u.modhw = probe_hardwired(s, solo->val, g->mods);
+	}
+	unsigned sw = PFMT_SET_WORDS(g->nu);
+	u.keep = set_intern(keep, sw);
+	u.compat = set_intern(g->compat[i], sw);
+	return u;
+}
+
+static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_vendor vendor)
+{
+	struct event_gen g = { .pmu = pmu, .ei = ei, .vendor = vendor };
+	snprintf(g.base_str, sizeof(g.base_str), "%s::%s", pmu, ei->name);
+
+	read_attrs(&g);
+	g.ev = (struct pfmt_event){
 		.name = str_intern(ei->name),
 		.code = (uint32_t)ei->code,
 		.first_umask = numasks,
-		.numasks = nu,
-		.mods = mods,
+		.numasks = g.nu,
+		.mods = g.mods,
 	};
-	char base_str[512];
-	snprintf(base_str, sizeof(base_str), "%s::%s", pmu, ei->name);
-	struct probe base, p;
-	probe(&base, "%s", base_str);
-	if (!base.ok)
-		ev.flags |= PFMT_EV_NEEDS_UMASK;
-	/* libpfm4 encodes an alias event ("equiv") through its target string. Without unit
-	 * masks of its own, take the whole target encoding and probe which modifiers the
-	 * target accepts and which its string fixes; with unit masks, the alias carries
-	 * the target's event code and unit masks. */
-	if (ei->equiv && base.ok && !nu) {
-		ev.code = (uint32_t)base.val;
-		ev.mods = 0;
-		unsigned cm = evsel_cmask(base.val);
-		for (unsigned m = 0; m < ARRAY_SIZE(mod_names); m++) {
-			unsigned tries[3] = { 0, 1, cm };
-			for (unsigned t = 0; t < 3 && !(ev.mods & mod_names[m].bit); t++) {
-				probe(&p, "%s:%s=%u", base_str, mod_names[m].name, tries[t]);
-				if (p.ok)
-					ev.mods |= mod_names[m].bit;
-			}
-		}
-		ev.modhw = probe_hardwired(base_str, base.val, ev.mods);
-	}
-	if (base.ok && (event_sel(vendor, ev.code) & ~base.val))
-		die("%s: code 0x%x sets bits libpfm4's encoding 0x%llx lacks", base_str, ev.code,
-		    (unsigned long long)base.val);
-	if (base.count > 1)
-		ev.flags |= PFMT_EV_EXTRA_REG;
+	probe_base_event(&g);
+	probe_edge_cmask(&g);
+	probe_umask_pairs(&g);
+	umask_bits(&g);
 
-	if (ev.mods & PFMT_MOD_E) {
-		struct probe with_c;
-		const char *um0 = base.ok || !nu ? "" : um[0].name;
-		probe(&p, "%s%s%s:e", base_str, *um0 ? ":" : "", um0);
-		probe(&with_c, "%s%s%s:e:c=1", base_str, *um0 ? ":" : "", um0);
-		if (!p.ok && with_c.ok)
-			ev.flags |= PFMT_EV_EDGE_CMASK;
-	}
-	unsigned sw = PFMT_SET_WORDS(nu);
-	uint32_t keep[8], compat[256][8];
-	memset(compat, 0, sizeof(compat));
-	for (unsigned i = 0; i < nu; i++) {
-		for (unsigned j = i + 1; j < nu; j++) {
-			probe(&p, "%s:%s:%s", base_str, um[i].name, um[j].name);
-			if (p.ok) {
-				set_bit(compat[i], j);
-				set_bit(compat[j], i);
-			}
-		}
-	}
-
-	/* Unit-mask bits: plain ones first (aliases are built from them). Intel attribute
-	 * codes are the unit mask shifted right by 8 with hidden cmask/inv/edge bits above
-	 * it; a code-override unit mask keeps the event select in bits 7:0, which the solo
-	 * encoding shows. AMD unit masks are 8 bits: libpfm4 drops higher code bits. */
-	struct probe solo[256];
-	uint64_t bits[256];
-	uint8_t uflags[256];
-	for (unsigned i = 0; i < nu; i++) {
-		probe(&solo[i], "%s:%s", base_str, um[i].name);
-		uflags[i] = 0;
-		bits[i] = vendor == PFMT_AMD ? (um[i].code << AMD64_EVENTSEL_UMASK_SHIFT) & AMD64_EVENTSEL_UMASK_MASK
-					  : um[i].code << ARCH_PERFMON_EVENTSEL_UMASK_SHIFT;
-		if (vendor == PFMT_INTEL && solo[i].ok &&
-		    (solo[i].val & ARCH_PERFMON_EVENTSEL_EVENT_MASK) != (ev.code & ARCH_PERFMON_EVENTSEL_EVENT_MASK)) {
-			bits[i] = um[i].code;
-			uflags[i] |= PFMT_UM_OVERRIDE;
-		}
-		/* Offcore-response unit masks select bits of a second MSR. */
-		if (bits[i] >> 32) {
-			uflags[i] |= PFMT_UM_EXTRA_REG;
-			bits[i] = 0;
-		}
-	}
-	for (unsigned i = 0; i < nu; i++)
-		if (um[i].equiv[0])
-			bits[i] = equiv_bits(pmu, ei->name, um, nu, bits, um[i].equiv, 0);
-
-	umasks = grow(umasks, &umasks_cap, numasks + nu, sizeof(*umasks));
-	for (unsigned i = 0; i < nu; i++) {
-		struct pfmt_umask u = {
-			.name = str_intern(um[i].name),
-			.bits = (uint32_t)bits[i],
-			.flags = uflags[i],
-		};
-		memset(keep, 0, sizeof(keep));
-		if (um[i].dfl)
-			u.flags |= PFMT_UM_DFL;
-		if (!solo[i].ok)
-			u.flags |= PFMT_UM_SOLO_BAD;
-		if (solo[i].count > 1)
-			u.flags |= PFMT_UM_EXTRA_REG;
-		for (unsigned j = 0; j < nu; j++)
-			if (j != i && um[j].dfl && solo[i].ok && fstr_has_umask(solo[i].fstr, um[j].name))
-				set_bit(keep, j);
-		if (solo[i].ok && !(u.flags & PFMT_UM_EXTRA_REG) &&
-		    ((bits[i] & ~ARCH_PERFMON_EVENTSEL_EVENT_MASK) & ~solo[i].val))
-			die("%s:%s: unit-mask bits 0x%llx not all in libpfm4's encoding 0x%llx", base_str,
-			    um[i].name, (unsigned long long)bits[i], (unsigned long long)solo[i].val);
-		if (solo[i].ok) {
-			char s[1024];
-			if (snprintf(s, sizeof(s), "%s:%s", base_str, um[i].name) >= (int)sizeof(s))
-				die("%s:%s: name too long", base_str, um[i].name);
-			u.modhw = probe_hardwired(s, solo[i].val, mods);
-		}
-		u.keep = set_intern(keep, sw);
-		u.compat = set_intern(compat[i], sw);
-		umasks[numasks + i] = u;
-	}
-	numasks += nu;
+	umasks = grow(umasks, &umasks_cap, numasks + g.nu, sizeof(*umasks));
+	for (unsigned i = 0; i < g.nu; i++)
+		umasks[numasks + i] = umask_entry(&g, i);
+	numasks += g.nu;
 	events = grow(events, &events_cap, nevents + 1, sizeof(*events));
-	events[nevents++] = ev;
+	events[nevents++] = g.ev;
 }
 
 static int same_event(const struct pfmt_event *a, const struct pfmt_event *b)
