@@ -21,18 +21,13 @@
 #include <strings.h>
 #include "lib/cpuinfo.h"
 #include "lib/pfm_tables.h"
+#include "lib/pmu-layout.h"
 #include "lib/util.h"
 
-#define EVSEL_EVENT_MASK  0x000000ffull
-#define EVSEL_USR         (1ull << 16)
-#define EVSEL_OS          (1ull << 17)
-#define EVSEL_EDGE        (1ull << 18)
-#define EVSEL_INT         (1ull << 20)
-#define EVSEL_ANY         (1ull << 21)
-#define EVSEL_EN          (1ull << 22)
-#define EVSEL_INV         (1ull << 23)
-#define EVSEL_CMASK_SHIFT 24
-#define EVSEL_IGNORED     (EVSEL_EN | EVSEL_INT | EVSEL_USR | EVSEL_OS)
+/* Bits pfm_get_os_event_encoding sets from the privilege levels and its defaults,
+ * not from the event: dropped before comparing encodings. */
+#define EVSEL_IGNORED (ARCH_PERFMON_EVENTSEL_ENABLE | ARCH_PERFMON_EVENTSEL_INT | \
+		       ARCH_PERFMON_EVENTSEL_USR | ARCH_PERFMON_EVENTSEL_OS)
 
 /* Models whose tables are written elsewhere or that cannot boot bareperf. */
 static const char *const skipped_pmus[] = {
@@ -206,6 +201,8 @@ static int fstr_has_umask(const char *fstr, const char *um)
 }
 
 /* ---------------------------------------------------------------- one model */
+#define MAX_UMASKS 256          /* unit masks per event; read_attrs refuses more */
+
 struct um_info {
 	char name[128];
 	uint64_t code;
@@ -215,11 +212,16 @@ struct um_info {
 
 static void set_bit(uint32_t *set, unsigned i) { set[i / 32] |= 1u << (i % 32); }
 
+static unsigned evsel_cmask(uint64_t val)
+{
+	return (val & ARCH_PERFMON_EVENTSEL_CMASK_MASK) >> ARCH_PERFMON_EVENTSEL_CMASK_SHIFT;
+}
+
 /* Event-select bits of an AMD event number: bits 11:8 go to 35:32. */
 static uint64_t event_sel(enum pfmt_vendor vendor, uint64_t code)
 {
 	if (vendor == PFMT_AMD)
-		return (code & 0xff) | (code >> 8 & 0xf) << 32;
+		return AMD64_EVENTSEL_EVENT(code);
 	return code;
 }
 
@@ -227,7 +229,7 @@ static uint64_t event_sel(enum pfmt_vendor vendor, uint64_t code)
  * refuses another value for them ("attribute value already set"). */
 static unsigned probe_hardwired(const char *base, uint64_t val, unsigned mods)
 {
-	unsigned cm = (val >> EVSEL_CMASK_SHIFT) & 0xff, hw = 0;
+	unsigned cm = evsel_cmask(val), hw = 0;
 	struct probe p;
 	if (mods & PFMT_MOD_C) {
 		probe(&p, "%s:c=%u", base, (cm + 1) & 0xff);
@@ -235,13 +237,13 @@ static unsigned probe_hardwired(const char *base, uint64_t val, unsigned mods)
 			hw |= PFMT_MOD_C;
 	}
 	if (mods & PFMT_MOD_I) {
-		probe(&p, "%s:i=%u", base, !(val & EVSEL_INV));
+		probe(&p, "%s:i=%u", base, !(val & ARCH_PERFMON_EVENTSEL_INV));
 		if (!p.ok)
 			hw |= PFMT_MOD_I;
 	}
 	/* edge alone is refused without a cmask, so probe it with one when none is set */
 	if ((mods & PFMT_MOD_E) && (cm || !(hw & PFMT_MOD_C))) {
-		probe(&p, "%s:e=%u%s", base, !(val & EVSEL_EDGE), cm ? "" : ":c=1");
+		probe(&p, "%s:e=%u%s", base, !(val & ARCH_PERFMON_EVENTSEL_EDGE), cm ? "" : ":c=1");
 		if (!p.ok)
 			hw |= PFMT_MOD_E;
 	}
@@ -268,37 +270,54 @@ static uint64_t equiv_bits(const char *pmu, const char *ev, const struct um_info
 		else if (j < nu)
 			v |= bits[j];
 		else if (!strcmp(t, "e") || !strcmp(t, "e=1"))
-			v |= EVSEL_EDGE;
+			v |= ARCH_PERFMON_EVENTSEL_EDGE;
 		else if (!strcmp(t, "i") || !strcmp(t, "i=1"))
-			v |= EVSEL_INV;
+			v |= ARCH_PERFMON_EVENTSEL_INV;
 		else if (!strcmp(t, "t") || !strcmp(t, "t=1"))
-			v |= EVSEL_ANY;
+			v |= ARCH_PERFMON_EVENTSEL_ANY;
 		else if (sscanf(t, "c=%u", &n) == 1 && n < 256)
-			v |= (uint64_t)n << EVSEL_CMASK_SHIFT;
+			v |= ARCH_PERFMON_EVENTSEL_CMASK(n);
 		else
 			die("%s::%s: alias target '%s' in '%s' not understood", pmu, ev, t, equiv);
 	}
 	return v;
 }
 
-static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_vendor vendor)
+/* One event while it is generated: its attributes, the probes made and what they
+ * showed, filled step by step by the functions below. */
+struct event_gen {
+	const char *pmu;
+	const pfm_event_info_t *ei;
+	enum pfmt_vendor vendor;
+	char base_str[512];                     /* "pmu::EVENT" */
+	struct um_info um[MAX_UMASKS];
+	unsigned nu;
+	unsigned mods;                          /* PFMT_MOD_* the event takes */
+	struct pfmt_event ev;
+	struct probe base;                      /* the event without unit masks */
+	struct probe solo[MAX_UMASKS];          /* each unit mask alone */
+	uint64_t bits[MAX_UMASKS];
+	uint8_t uflags[MAX_UMASKS];
+	uint32_t compat[MAX_UMASKS][PFMT_SET_WORDS(MAX_UMASKS)];
+};
+
+/* Sorts the event's attributes into unit masks and modifiers. */
+static void read_attrs(struct event_gen *g)
 {
-	struct um_info um[256];
-	unsigned nu = 0, mods = 0;
-	for (int a = 0; a < ei->nattrs; a++) {
+	for (int a = 0; a < g->ei->nattrs; a++) {
 		pfm_event_attr_info_t ai;
 		memset(&ai, 0, sizeof(ai));
 		ai.size = sizeof(ai);
-		if (pfm_get_event_attr_info(ei->idx, a, PFM_OS_NONE, &ai) != PFM_SUCCESS)
-			die("%s::%s: attribute %d unreadable", pmu, ei->name, a);
+		if (pfm_get_event_attr_info(g->ei->idx, a, PFM_OS_NONE, &ai) != PFM_SUCCESS)
+			die("%s::%s: attribute %d unreadable", g->pmu, g->ei->name, a);
 		if (ai.type == PFM_ATTR_UMASK) {
-			if (nu == 256)
-				die("%s::%s: too many unit masks", pmu, ei->name);
-			snprintf(um[nu].name, sizeof(um[nu].name), "%s", ai.name);
-			snprintf(um[nu].equiv, sizeof(um[nu].equiv), "%s", ai.equiv ? ai.equiv : "");
-			um[nu].code = ai.code;
-			um[nu].dfl = ai.is_dfl;
-			nu++;
+			if (g->nu == MAX_UMASKS)
+				die("%s::%s: too many unit masks", g->pmu, g->ei->name);
+			struct um_info *u = &g->um[g->nu++];
+			snprintf(u->name, sizeof(u->name), "%s", ai.name);
+			snprintf(u->equiv, sizeof(u->equiv), "%s", ai.equiv ? ai.equiv : "");
+			u->code = ai.code;
+			u->dfl = ai.is_dfl;
 			continue;
 		}
 		unsigned m;
@@ -306,128 +325,168 @@ static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_ven
 			if (!strcmp(ai.name, mod_names[m].name))
 				break;
 		if (m == ARRAY_SIZE(mod_names))
-			die("%s::%s: unknown modifier '%s'", pmu, ei->name, ai.name);
-		mods |= mod_names[m].bit;
+			die("%s::%s: unknown modifier '%s'", g->pmu, g->ei->name, ai.name);
+		g->mods |= mod_names[m].bit;
 	}
+}
 
-	struct pfmt_event ev = {
+/* An alias event without unit masks of its own takes the whole target encoding:
+ * probe which modifiers the target accepts and which its string fixes. */
+static void probe_alias_event(struct event_gen *g)
+{
+	struct probe p;
+	g->ev.code = (uint32_t)g->base.val;
+	g->ev.mods = 0;
+	unsigned cm = evsel_cmask(g->base.val);
+	for (unsigned m = 0; m < ARRAY_SIZE(mod_names); m++) {
+		unsigned tries[3] = { 0, 1, cm };
+		for (unsigned t = 0; t < 3 && !(g->ev.mods & mod_names[m].bit); t++) {
+			probe(&p, "%s:%s=%u", g->base_str, mod_names[m].name, tries[t]);
+			if (p.ok)
+				g->ev.mods |= mod_names[m].bit;
+		}
+	}
+	g->ev.modhw = probe_hardwired(g->base_str, g->base.val, g->ev.mods);
+}
+
+/* Encodes the event without unit masks. libpfm4 encodes an alias event ("equiv")
+ * through its target string; with unit masks, the alias carries the target's event
+ * code and unit masks, so only one without them needs probe_alias_event. */
+static void probe_base_event(struct event_gen *g)
+{
+	probe(&g->base, "%s", g->base_str);
+	if (!g->base.ok)
+		g->ev.flags |= PFMT_EV_NEEDS_UMASK;
+	if (g->ei->equiv && g->base.ok && !g->nu)
+		probe_alias_event(g);
+	if (g->base.ok && (event_sel(g->vendor, g->ev.code) & ~g->base.val))
+		die("%s: code 0x%x sets bits libpfm4's encoding 0x%llx lacks", g->base_str, g->ev.code,
+		    (unsigned long long)g->base.val);
+	if (g->base.count > 1)
+		g->ev.flags |= PFMT_EV_EXTRA_REG;
+}
+
+/* Whether libpfm4 refuses edge detection unless a cmask comes with it. */
+static void probe_edge_cmask(struct event_gen *g)
+{
+	if (!(g->ev.mods & PFMT_MOD_E))
+		return;
+	struct probe p, with_c;
+	const char *um0 = g->base.ok || !g->nu ? "" : g->um[0].name;
+	probe(&p, "%s%s%s:e", g->base_str, *um0 ? ":" : "", um0);
+	probe(&with_c, "%s%s%s:e:c=1", g->base_str, *um0 ? ":" : "", um0);
+	if (!p.ok && with_c.ok)
+		g->ev.flags |= PFMT_EV_EDGE_CMASK;
+}
+
+/* Which unit masks libpfm4 accepts together, pair by pair. */
+static void probe_umask_pairs(struct event_gen *g)
+{
+	struct probe p;
+	for (unsigned i = 0; i < g->nu; i++) {
+		for (unsigned j = i + 1; j < g->nu; j++) {
+			probe(&p, "%s:%s:%s", g->base_str, g->um[i].name, g->um[j].name);
+			if (p.ok) {
+				set_bit(g->compat[i], j);
+				set_bit(g->compat[j], i);
+			}
+		}
+	}
+}
+
+/* Unit-mask bits: plain ones first (aliases are built from them). Intel attribute
+ * codes are the unit mask shifted right by 8 with hidden cmask/inv/edge bits above
+ * it; a code-override unit mask keeps the event select in bits 7:0, which the solo
+ * encoding shows. AMD unit masks are 8 bits: libpfm4 drops higher code bits. */
+static void umask_bits(struct event_gen *g)
+{
+	for (unsigned i = 0; i < g->nu; i++) {
+		const struct um_info *u = &g->um[i];
+		struct probe *solo = &g->solo[i];
+		probe(solo, "%s:%s", g->base_str, u->name);
+		if (g->vendor == PFMT_AMD)
+			g->bits[i] = (u->code << AMD64_EVENTSEL_UMASK_SHIFT) & AMD64_EVENTSEL_UMASK_MASK;
+		else
+			g->bits[i] = u->code << ARCH_PERFMON_EVENTSEL_UMASK_SHIFT;
+		if (g->vendor == PFMT_INTEL && solo->ok &&
+		    (solo->val & ARCH_PERFMON_EVENTSEL_EVENT_MASK) !=
+		    (g->ev.code & ARCH_PERFMON_EVENTSEL_EVENT_MASK)) {
+			g->bits[i] = u->code;
+			g->uflags[i] |= PFMT_UM_OVERRIDE;
+		}
+		/* Offcore-response unit masks select bits of a second MSR. */
+		if (g->bits[i] >> 32) {
+			g->uflags[i] |= PFMT_UM_EXTRA_REG;
+			g->bits[i] = 0;
+		}
+	}
+	for (unsigned i = 0; i < g->nu; i++)
+		if (g->um[i].equiv[0])
+			g->bits[i] = equiv_bits(g->pmu, g->ei->name, g->um, g->nu, g->bits,
+						g->um[i].equiv, 0);
+}
+
+/* Unit mask i as the table stores it: bits, flags, the defaults libpfm4 keeps with
+ * it, the unit masks it combines with and the modifiers it hardwires. */
+static struct pfmt_umask umask_entry(const struct event_gen *g, unsigned i)
+{
+	const struct um_info *um = &g->um[i];
+	const struct probe *solo = &g->solo[i];
+	struct pfmt_umask u = {
+		.name = str_intern(um->name),
+		.bits = (uint32_t)g->bits[i],
+		.flags = g->uflags[i],
+	};
+	uint32_t keep[PFMT_SET_WORDS(MAX_UMASKS)] = { 0 };
+	if (um->dfl)
+		u.flags |= PFMT_UM_DFL;
+	if (!solo->ok)
+		u.flags |= PFMT_UM_SOLO_BAD;
+	if (solo->count > 1)
+		u.flags |= PFMT_UM_EXTRA_REG;
+	for (unsigned j = 0; j < g->nu; j++)
+		if (j != i && g->um[j].dfl && solo->ok && fstr_has_umask(solo->fstr, g->um[j].name))
+			set_bit(keep, j);
+	if (solo->ok && !(u.flags & PFMT_UM_EXTRA_REG) &&
+	    ((g->bits[i] & ~ARCH_PERFMON_EVENTSEL_EVENT_MASK) & ~solo->val))
+		die("%s:%s: unit-mask bits 0x%llx not all in libpfm4's encoding 0x%llx", g->base_str,
+		    um->name, (unsigned long long)g->bits[i], (unsigned long long)solo->val);
+	if (solo->ok) {
+		char s[1024];
+		if (snprintf(s, sizeof(s), "%s:%s", g->base_str, um->name) >= (int)sizeof(s))
+			die("%s:%s: name too long", g->base_str, um->name);
+		u.modhw = probe_hardwired(s, solo->val, g->mods);
+	}
+	unsigned sw = PFMT_SET_WORDS(g->nu);
+	u.keep = set_intern(keep, sw);
+	u.compat = set_intern(g->compat[i], sw);
+	return u;
+}
+
+static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_vendor vendor)
+{
+	struct event_gen g = { .pmu = pmu, .ei = ei, .vendor = vendor };
+	snprintf(g.base_str, sizeof(g.base_str), "%s::%s", pmu, ei->name);
+
+	read_attrs(&g);
+	g.ev = (struct pfmt_event){
 		.name = str_intern(ei->name),
 		.code = (uint32_t)ei->code,
 		.first_umask = numasks,
-		.numasks = nu,
-		.mods = mods,
+		.numasks = g.nu,
+		.mods = g.mods,
 	};
-	char base_str[512];
-	snprintf(base_str, sizeof(base_str), "%s::%s", pmu, ei->name);
-	struct probe base, p;
-	probe(&base, "%s", base_str);
-	if (!base.ok)
-		ev.flags |= PFMT_EV_NEEDS_UMASK;
-	/* libpfm4 encodes an alias event ("equiv") through its target string. Without unit
-	 * masks of its own, take the whole target encoding and probe which modifiers the
-	 * target accepts and which its string fixes; with unit masks, the alias carries
-	 * the target's event code and unit masks. */
-	if (ei->equiv && base.ok && !nu) {
-		ev.code = (uint32_t)base.val;
-		ev.mods = 0;
-		unsigned cm = (base.val >> EVSEL_CMASK_SHIFT) & 0xff;
-		for (unsigned m = 0; m < ARRAY_SIZE(mod_names); m++) {
-			unsigned tries[3] = { 0, 1, cm };
-			for (unsigned t = 0; t < 3 && !(ev.mods & mod_names[m].bit); t++) {
-				probe(&p, "%s:%s=%u", base_str, mod_names[m].name, tries[t]);
-				if (p.ok)
-					ev.mods |= mod_names[m].bit;
-			}
-		}
-		ev.modhw = probe_hardwired(base_str, base.val, ev.mods);
-	}
-	if (base.ok && (event_sel(vendor, ev.code) & ~base.val))
-		die("%s: code 0x%x sets bits libpfm4's encoding 0x%llx lacks", base_str, ev.code,
-		    (unsigned long long)base.val);
-	if (base.count > 1)
-		ev.flags |= PFMT_EV_EXTRA_REG;
+	probe_base_event(&g);
+	probe_edge_cmask(&g);
+	probe_umask_pairs(&g);
+	umask_bits(&g);
 
-	if (ev.mods & PFMT_MOD_E) {
-		struct probe with_c;
-		const char *um0 = base.ok || !nu ? "" : um[0].name;
-		probe(&p, "%s%s%s:e", base_str, *um0 ? ":" : "", um0);
-		probe(&with_c, "%s%s%s:e:c=1", base_str, *um0 ? ":" : "", um0);
-		if (!p.ok && with_c.ok)
-			ev.flags |= PFMT_EV_EDGE_CMASK;
-	}
-	unsigned sw = PFMT_SET_WORDS(nu);
-	uint32_t keep[8], compat[256][8];
-	memset(compat, 0, sizeof(compat));
-	for (unsigned i = 0; i < nu; i++) {
-		for (unsigned j = i + 1; j < nu; j++) {
-			probe(&p, "%s:%s:%s", base_str, um[i].name, um[j].name);
-			if (p.ok) {
-				set_bit(compat[i], j);
-				set_bit(compat[j], i);
-			}
-		}
-	}
-
-	/* Unit-mask bits: plain ones first (aliases are built from them). Intel attribute
-	 * codes are the unit mask shifted right by 8 with hidden cmask/inv/edge bits above
-	 * it; a code-override unit mask keeps the event select in bits 7:0, which the solo
-	 * encoding shows. AMD unit masks are 8 bits: libpfm4 drops higher code bits. */
-	struct probe solo[256];
-	uint64_t bits[256];
-	uint8_t uflags[256];
-	for (unsigned i = 0; i < nu; i++) {
-		probe(&solo[i], "%s:%s", base_str, um[i].name);
-		uflags[i] = 0;
-		bits[i] = vendor == PFMT_AMD ? (um[i].code & 0xff) << 8 : um[i].code << 8;
-		if (vendor == PFMT_INTEL && solo[i].ok &&
-		    (solo[i].val & EVSEL_EVENT_MASK) != (ev.code & EVSEL_EVENT_MASK)) {
-			bits[i] = um[i].code;
-			uflags[i] |= PFMT_UM_OVERRIDE;
-		}
-		/* Offcore-response unit masks select bits of a second MSR. */
-		if (bits[i] >> 32) {
-			uflags[i] |= PFMT_UM_EXTRA_REG;
-			bits[i] = 0;
-		}
-	}
-	for (unsigned i = 0; i < nu; i++)
-		if (um[i].equiv[0])
-			bits[i] = equiv_bits(pmu, ei->name, um, nu, bits, um[i].equiv, 0);
-
-	umasks = grow(umasks, &umasks_cap, numasks + nu, sizeof(*umasks));
-	for (unsigned i = 0; i < nu; i++) {
-		struct pfmt_umask u = {
-			.name = str_intern(um[i].name),
-			.bits = (uint32_t)bits[i],
-			.flags = uflags[i],
-		};
-		memset(keep, 0, sizeof(keep));
-		if (um[i].dfl)
-			u.flags |= PFMT_UM_DFL;
-		if (!solo[i].ok)
-			u.flags |= PFMT_UM_SOLO_BAD;
-		if (solo[i].count > 1)
-			u.flags |= PFMT_UM_EXTRA_REG;
-		for (unsigned j = 0; j < nu; j++)
-			if (j != i && um[j].dfl && solo[i].ok && fstr_has_umask(solo[i].fstr, um[j].name))
-				set_bit(keep, j);
-		if (solo[i].ok && !(u.flags & PFMT_UM_EXTRA_REG) &&
-		    ((bits[i] & ~EVSEL_EVENT_MASK) & ~solo[i].val))
-			die("%s:%s: unit-mask bits 0x%llx not all in libpfm4's encoding 0x%llx", base_str,
-			    um[i].name, (unsigned long long)bits[i], (unsigned long long)solo[i].val);
-		if (solo[i].ok) {
-			char s[1024];
-			if (snprintf(s, sizeof(s), "%s:%s", base_str, um[i].name) >= (int)sizeof(s))
-				die("%s:%s: name too long", base_str, um[i].name);
-			u.modhw = probe_hardwired(s, solo[i].val, mods);
-		}
-		u.keep = set_intern(keep, sw);
-		u.compat = set_intern(compat[i], sw);
-		umasks[numasks + i] = u;
-	}
-	numasks += nu;
+	umasks = grow(umasks, &umasks_cap, numasks + g.nu, sizeof(*umasks));
+	for (unsigned i = 0; i < g.nu; i++)
+		umasks[numasks + i] = umask_entry(&g, i);
+	numasks += g.nu;
 	events = grow(events, &events_cap, nevents + 1, sizeof(*events));
-	events[nevents++] = ev;
+	events[nevents++] = g.ev;
 }
 
 static int same_event(const struct pfmt_event *a, const struct pfmt_event *b)
@@ -445,6 +504,39 @@ static int same_event(const struct pfmt_event *a, const struct pfmt_event *b)
 	return 1;
 }
 
+static enum pmu_kind amd_kind(const char *pmu)
+{
+	enum pmu_kind kind = PMU_NONE;
+	for (unsigned i = 0; i < ARRAY_SIZE(amd_kinds); i++)
+		if (!strncmp(pmu, amd_kinds[i].prefix, strlen(amd_kinds[i].prefix)))
+			kind = amd_kinds[i].kind;
+	if (kind == PMU_NONE)
+		die("AMD PMU %s has no kind in amd_kinds[]", pmu);
+	return kind;
+}
+
+/* Many models share a table (hsw/hsw_ep, K8 revisions): when the last model's events,
+ * just appended, equal an earlier model's, point at the first copy and drop them. */
+static void share_earlier_table(struct pfmt_model *m, size_t first_um)
+{
+	size_t first = m->first_event;
+	for (unsigned k = 0; k + 1 < nmodels; k++) {
+		const struct pfmt_model *o = &models[k];
+		if (o->nevents != m->nevents)
+			continue;
+		unsigned i;
+		for (i = 0; i < m->nevents; i++)
+			if (!same_event(&events[o->first_event + i], &events[first + i]))
+				break;
+		if (i == m->nevents) {
+			m->first_event = o->first_event;
+			nevents = first;
+			numasks = first_um;
+			return;
+		}
+	}
+}
+
 static void gen_model(int pmu_id, const pfm_pmu_info_t *pi)
 {
 	setenv("LIBPFM_FORCE_PMU", pi->name, 1);
@@ -458,15 +550,7 @@ static void gen_model(int pmu_id, const pfm_pmu_info_t *pi)
 		die("could not force PMU %s", pi->name);
 
 	enum pfmt_vendor vendor = strncmp(pi->name, "amd64", 5) ? PFMT_INTEL : PFMT_AMD;
-	enum pmu_kind kind = PMU_INTEL_ARCH;
-	if (vendor == PFMT_AMD) {
-		kind = PMU_NONE;
-		for (unsigned i = 0; i < ARRAY_SIZE(amd_kinds); i++)
-			if (!strncmp(pi->name, amd_kinds[i].prefix, strlen(amd_kinds[i].prefix)))
-				kind = amd_kinds[i].kind;
-		if (kind == PMU_NONE)
-			die("AMD PMU %s has no kind in amd_kinds[]", pi->name);
-	}
+	enum pmu_kind kind = vendor == PFMT_AMD ? amd_kind(pi->name) : PMU_INTEL_ARCH;
 	size_t first = nevents, first_um = numasks;
 	for (int e = info.first_event; e != -1; e = pfm_get_event_next(e)) {
 		pfm_event_info_t ei;
@@ -487,22 +571,7 @@ static void gen_model(int pmu_id, const pfm_pmu_info_t *pi)
 		.first_event = first,
 		.nevents = nevents - first,
 	};
-	/* Many models share a table (hsw/hsw_ep, K8 revisions): point at the first copy. */
-	for (unsigned k = 0; k + 1 < nmodels; k++) {
-		const struct pfmt_model *o = &models[k];
-		if (o->nevents != m->nevents)
-			continue;
-		unsigned i;
-		for (i = 0; i < m->nevents; i++)
-			if (!same_event(&events[o->first_event + i], &events[first + i]))
-				break;
-		if (i == m->nevents) {
-			m->first_event = o->first_event;
-			nevents = first;
-			numasks = first_um;
-			break;
-		}
-	}
+	share_earlier_table(m, first_um);
 	fprintf(stderr, "gen-pfm-tables: %-26s %4u events%s\n", pi->name, m->nevents,
 		m->first_event != first ? " (shared table)" : "");
 }
@@ -531,15 +600,9 @@ static void put_string_pool(void)
 	printf("\";\n\n");
 }
 
-int main(void)
+/* The core PMUs libpfm4 knows, less skipped_pmus[]: their ids and descriptions. */
+static unsigned list_core_pmus(int *ids, pfm_pmu_info_t *infos)
 {
-	if (pfm_initialize() != PFM_SUCCESS)
-		die("pfm_initialize failed");
-	if (PFM_MAJ_VERSION(pfm_get_version()) != 4)
-		die("libpfm4 expected, found version 0x%x", pfm_get_version());
-
-	int ids[PFM_PMU_MAX];
-	pfm_pmu_info_t infos[PFM_PMU_MAX];
 	unsigned n = 0;
 	for (int p = 0; p < PFM_PMU_MAX; p++) {
 		pfm_pmu_info_t pi;
@@ -556,9 +619,11 @@ int main(void)
 		ids[n] = p;
 		infos[n++] = pi;
 	}
-	for (unsigned i = 0; i < n; i++)
-		gen_model(ids[i], &infos[i]);
+	return n;
+}
 
+static void put_tables(void)
+{
 	printf("/* Generated by scripts/gen/gen-pfm-tables.c from libpfm4 %d.%d. Do not edit. */\n",
 	       PFM_MAJ_VERSION(pfm_get_version()), PFM_MIN_VERSION(pfm_get_version()));
 	printf("#include \"lib/pfm_tables.h\"\n\n");
@@ -594,6 +659,22 @@ int main(void)
 		       u->flags, u->modhw);
 	}
 	printf("\t{0,0,0,0,0,0}\n};\n");
+}
+
+int main(void)
+{
+	if (pfm_initialize() != PFM_SUCCESS)
+		die("pfm_initialize failed");
+	if (PFM_MAJ_VERSION(pfm_get_version()) != 4)
+		die("libpfm4 expected, found version 0x%x", pfm_get_version());
+
+	int ids[PFM_PMU_MAX];
+	pfm_pmu_info_t infos[PFM_PMU_MAX];
+	unsigned n = list_core_pmus(ids, infos);
+	for (unsigned i = 0; i < n; i++)
+		gen_model(ids[i], &infos[i]);
+
+	put_tables();
 	fprintf(stderr, "gen-pfm-tables: %u models, %zu events, %zu unit masks, %zu strings bytes, %zu set words\n",
 		nmodels, nevents, numasks, strpool_len, nwords);
 	return 0;

@@ -528,90 +528,119 @@ static const struct backend_case cases[] = {
 	{ "HT, both", true, 1, "global_power_events:u:t", 0x26000205, 0x04000203 },
 };
 
-static void run_backend_case(const struct backend_case *c)
+/* Assigns the case's two events and the TSC; checks the ESCR and CCCR values against
+ * the hand-computed ones. */
+static void assign_case_events(struct pmu_state *st, const struct backend_case *c,
+			       struct ev_encoding ev[3])
 {
-	struct nbm m;
-	struct ev_encoding ev[3];
 	char err[256] = "";
-	const struct pmu_caps *caps = c->ht ? &ht_caps : &nonht_caps;
-	const struct pmu_backend *be = pmu_backend_for(PMU_INTEL_NETBURST);
-
-	nbm_init(&m, caps);
-	struct pmu_state st = { .be = be, .caps = *caps, .logical_cpu = c->lp,
-				.io = { nbm_read, nbm_write, &m } };
-	assert_int_equal(netburst_event_parse(c->gpe, caps, &ev[0], err, sizeof(err)), 0);
-	assert_int_equal(netburst_event_parse("instr_retired:NBOGUSNTAG:cmpl:thr=8", caps, &ev[1],
+	assert_int_equal(netburst_event_parse(c->gpe, &st->caps, &ev[0], err, sizeof(err)), 0);
+	assert_int_equal(netburst_event_parse("instr_retired:NBOGUSNTAG:cmpl:thr=8", &st->caps, &ev[1],
 					      err, sizeof(err)), 0);
 	memset(&ev[2], 0, sizeof(ev[2]));
 	ev[2].cls = EV_CLASS_TSC;
 	strcpy(ev[2].name, "tsc");
 
-	assert_int_equal(be->probe(&st, err, sizeof(err)), 0);
-	if (be->assign(&st, ev, 3, err, sizeof(err)) != 0)
+	assert_int_equal(st->be->probe(st, err, sizeof(err)), 0);
+	if (st->be->assign(st, ev, 3, err, sizeof(err)) != 0)
 		fail_msg("%s: %s", c->label, err);
-	assert_int_equal(st.nslots, 3);
-	assert_int_equal(st.slot[0].extra_value, c->gpe_escr);
-	assert_int_equal(st.slot[1].extra_value, c->ir_escr);
+	assert_int_equal(st->nslots, 3);
+	assert_int_equal(st->slot[0].extra_value, c->gpe_escr);
+	assert_int_equal(st->slot[1].extra_value, c->ir_escr);
 	/* CCCR, global_power_events: enable 0x1000 | esel 6 << 13 (0xc000) | any 3 << 16
 	 * (0x30000) = 0x3d000. instr_retired: enable 0x1000 | esel 4 << 13 (0x8000) |
 	 * 0x30000 | compare 0x40000 | complement 0x80000 | thr 8 << 20 (0x800000) = 0x8f9000. */
-	assert_int_equal(st.slot[0].ctl_value, 0x3d000);
-	assert_int_equal(st.slot[1].ctl_value, 0x8f9000);
-	assert_int_equal(st.slot[2].type, SLOT_TSC);
+	assert_int_equal(st->slot[0].ctl_value, 0x3d000);
+	assert_int_equal(st->slot[1].ctl_value, 0x8f9000);
+	assert_int_equal(st->slot[2].type, SLOT_TSC);
+}
 
-	/* program: ESCR, CCCR without enable, counter = 0, per slot; the TSC is untouched */
-	assert_int_equal(be->program(&st), 0);
-	assert_int_equal(m.model.nlog, 6);
+/* program writes ESCR, CCCR without enable, counter = 0, per slot, and leaves the TSC
+ * alone; start then sets the CCCR enables. */
+static void check_program_start(struct pmu_state *st, struct nbm *m)
+{
+	assert_int_equal(st->be->program(st), 0);
+	assert_int_equal(m->model.nlog, 6);
 	for (unsigned i = 0; i < 2; i++) {
-		assert_int_equal(m.model.log[3 * i].msr, st.slot[i].extra_msr);
-		assert_int_equal(m.model.log[3 * i].val, st.slot[i].extra_value);
-		assert_int_equal(m.model.log[3 * i + 1].msr, st.slot[i].ctl_msr);
-		assert_int_equal(m.model.log[3 * i + 1].val, st.slot[i].ctl_value & ~0x1000ull);
-		assert_int_equal(m.model.log[3 * i + 2].msr, st.slot[i].ctr_msr);
-		assert_int_equal(m.model.log[3 * i + 2].val, 0);
+		assert_int_equal(m->model.log[3 * i].msr, st->slot[i].extra_msr);
+		assert_int_equal(m->model.log[3 * i].val, st->slot[i].extra_value);
+		assert_int_equal(m->model.log[3 * i + 1].msr, st->slot[i].ctl_msr);
+		assert_int_equal(m->model.log[3 * i + 1].val, st->slot[i].ctl_value & ~0x1000ull);
+		assert_int_equal(m->model.log[3 * i + 2].msr, st->slot[i].ctr_msr);
+		assert_int_equal(m->model.log[3 * i + 2].val, 0);
 	}
 	/* first choices: FSB_ESCR0 feeding BPU_COUNTER0; CRU_ESCR0 feeding IQ_COUNTER0 */
-	assert_int_equal(st.slot[0].extra_msr, MSR_FSB_ESCR0);
-	assert_int_equal(st.slot[0].ctr_msr, MSR_BPU_COUNTER0);
-	assert_int_equal(st.slot[1].extra_msr, MSR_CRU_ESCR0);
-	assert_int_equal(st.slot[1].ctl_msr, MSR_IQ_CCCR0);
+	assert_int_equal(st->slot[0].extra_msr, MSR_FSB_ESCR0);
+	assert_int_equal(st->slot[0].ctr_msr, MSR_BPU_COUNTER0);
+	assert_int_equal(st->slot[1].extra_msr, MSR_CRU_ESCR0);
+	assert_int_equal(st->slot[1].ctl_msr, MSR_IQ_CCCR0);
 
-	assert_int_equal(be->start(&st), 0);
-	assert_int_equal(m.model.log[6].msr, MSR_BPU_CCCR0);
-	assert_int_equal(m.model.log[6].val, 0x3d000);
-	assert_int_equal(m.model.log[7].val, 0x8f9000);
+	assert_int_equal(st->be->start(st), 0);
+	assert_int_equal(m->model.log[6].msr, MSR_BPU_CCCR0);
+	assert_int_equal(m->model.log[6].val, 0x3d000);
+	assert_int_equal(m->model.log[7].val, 0x8f9000);
+}
 
+/* A counter read across the 40-bit wrap, and the TSC slot read from MSR 0x10. */
+static void check_reads(struct pmu_state *st, struct nbm *m)
+{
 	/* 40-bit wrap: from 2^40 - 5 to 10 is 15 events */
 	uint64_t before, after;
-	msr_model_set(&m.model, MSR_BPU_COUNTER0, (1ull << 40) - 5);
-	assert_int_equal(be->read(&st, 0, &before), 0);
+	msr_model_set(&m->model, MSR_BPU_COUNTER0, (1ull << 40) - 5);
+	assert_int_equal(st->be->read(st, 0, &before), 0);
 	assert_int_equal(before, 0xfffffffffbull);
-	msr_model_set(&m.model, MSR_BPU_COUNTER0, 10);
-	assert_int_equal(be->read(&st, 0, &after), 0);
-	assert_int_equal(pmu_delta(before, after, st.slot[0].width), 15);
-	msr_model_set(&m.model, 0x10, 0x123456789abcull);
-	assert_int_equal(be->read(&st, 2, &after), 0);
+	msr_model_set(&m->model, MSR_BPU_COUNTER0, 10);
+	assert_int_equal(st->be->read(st, 0, &after), 0);
+	assert_int_equal(pmu_delta(before, after, st->slot[0].width), 15);
+	msr_model_set(&m->model, 0x10, 0x123456789abcull);
+	assert_int_equal(st->be->read(st, 2, &after), 0);
 	assert_int_equal(after, 0x123456789abcull);
+}
 
-	unsigned mark = m.model.nlog;
-	assert_int_equal(be->stop(&st), 0);
-	assert_int_equal(m.model.log[mark].val, 0x3c000);
-	assert_int_equal(m.model.log[mark + 1].val, 0x8f8000);
-	assert_int_equal(be->reset(&st), 0);
-	assert_int_equal(msr_model_get(&m.model, MSR_BPU_COUNTER0), 0);
-	assert_int_equal(msr_model_get(&m.model, 0x10), 0x123456789abcull);   /* TSC not written */
+/* stop clears the CCCR enables; reset zeroes the counters but never writes the TSC. */
+static void check_stop_reset(struct pmu_state *st, struct nbm *m)
+{
+	unsigned mark = m->model.nlog;
+	assert_int_equal(st->be->stop(st), 0);
+	assert_int_equal(m->model.log[mark].val, 0x3c000);
+	assert_int_equal(m->model.log[mark + 1].val, 0x8f8000);
+	assert_int_equal(st->be->reset(st), 0);
+	assert_int_equal(msr_model_get(&m->model, MSR_BPU_COUNTER0), 0);
+	assert_int_equal(msr_model_get(&m->model, 0x10), 0x123456789abcull);   /* TSC not written */
+}
 
-	mark = m.model.nlog;
-	assert_int_equal(be->disable_all(&st), 0);
-	assert_int_equal(m.model.nlog - mark, 18 + 43);
-	for (unsigned i = mark; i < m.model.nlog; i++) {
-		if (m.model.log[i].msr >= 0x360 && m.model.log[i].msr <= 0x371)
-			assert_int_equal(m.model.log[i].val, 0x30000);
+/* disable_all writes the 18 CCCRs to just their active-thread field (0x30000) and the
+ * 43 ESCRs to 0. */
+static void check_disable_all(struct pmu_state *st, struct nbm *m)
+{
+	unsigned mark = m->model.nlog;
+	assert_int_equal(st->be->disable_all(st), 0);
+	assert_int_equal(m->model.nlog - mark, 18 + 43);
+	for (unsigned i = mark; i < m->model.nlog; i++) {
+		if (m->model.log[i].msr >= 0x360 && m->model.log[i].msr <= 0x371)
+			assert_int_equal(m->model.log[i].val, 0x30000);
 		else
-			assert_int_equal(m.model.log[i].val, 0);
+			assert_int_equal(m->model.log[i].val, 0);
 	}
 	for (unsigned c = 0; c < 18; c++)
-		assert_int_equal(msr_model_get(&m.model, 0x360 + c) & P4_CCCR_ENABLE, 0);
+		assert_int_equal(msr_model_get(&m->model, 0x360 + c) & P4_CCCR_ENABLE, 0);
+}
+
+static void run_backend_case(const struct backend_case *c)
+{
+	struct nbm m;
+	struct ev_encoding ev[3];
+	const struct pmu_caps *caps = c->ht ? &ht_caps : &nonht_caps;
+
+	nbm_init(&m, caps);
+	struct pmu_state st = { .be = pmu_backend_for(PMU_INTEL_NETBURST), .caps = *caps,
+				.logical_cpu = c->lp, .io = { nbm_read, nbm_write, &m } };
+	assign_case_events(&st, c, ev);
+	check_program_start(&st, &m);
+	check_reads(&st, &m);
+	check_stop_reset(&st, &m);
+	check_disable_all(&st, &m);
+
 	if (m.model.faults)
 		fail_msg("%s: %u faults, first: %s", c->label, m.model.faults, m.model.first_fault);
 	/* without HT, no ESCR write ever set T1 bits (the model's reserved bits say so too) */
