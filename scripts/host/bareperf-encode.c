@@ -178,6 +178,11 @@ static int encode_events(const struct options *o, char **texts, int count)
 	int status = 0;
 	static struct ev_encoding evs[EV_MAX_EVENTS];
 	unsigned n = 0;
+	/* A group is one measurement plan: all of it is encoded together or none is. */
+	if (o->group && count > EV_MAX_EVENTS) {
+		printf("error: group: %d events, but a group holds at most %d\n", count, EV_MAX_EVENTS);
+		return 1;
+	}
 	for (int i = 0; i < count; i++) {
 		char err[256];
 		struct ev_encoding ev;
@@ -191,7 +196,7 @@ static int encode_events(const struct options *o, char **texts, int count)
 				status = 1;
 			continue;
 		}
-		if (o->group && n < EV_MAX_EVENTS) {
+		if (o->group) {
 			evs[n++] = ev;
 			continue;
 		}
