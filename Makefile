@@ -13,6 +13,9 @@ NASM    := nasm
 OBJCOPY := objcopy
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
+# Plain make builds `all` (loader, kernel, host tools), not the first rule below.
+.DEFAULT_GOAL := all
+
 # ---------------------------------------------------------------- kernel
 KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	-fno-stack-protector -fno-stack-check -fno-pic -fno-pie -mno-red-zone \
