@@ -74,6 +74,28 @@ class BrokenLogs(unittest.TestCase):
         self.assertIn("broken line 8: @result", w)
         self.assertEqual(len(log.results), log.done["results"])
 
+    def test_deep_nesting_is_a_warning_not_a_traceback(self):
+        # json.loads raises RecursionError on deep nesting; the line must be skipped with
+        # a warning like any other malformed record, and the rest of the log kept.
+        lines = sample_text().split("\n")
+        deep = 100000
+        lines.insert(5, '@note {"context":"x","message":"y","extra":%s%s}' % ("[" * deep, "]" * deep))
+        lines.insert(6, '@note {"context":"x","message":"y","extra":%s%s}' % ("{\"a\":" * 500 + "0", "}" * 500))
+        log = report.parse_log("\n".join(lines), "deep")
+        w = "\n".join(log.warnings)
+        self.assertIn("deep line 6: @note is nested too deeply", w)
+        self.assertIn("deep line 7: @note is nested too deeply", w)
+        self.assertEqual(len(log.results), log.done["results"])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "deep.log")
+            with open(path, "w") as f:
+                f.write("\n".join(lines))
+            rc, out, err = run_tool(path, "--summary", "--json", os.path.join(d, "r.json"))
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn("Traceback", err)
+        self.assertIn("warning: %s line 6: @note is nested too deeply" % path, err)
+        self.assertIn("add_chain", out)
+
     def test_cut_short_log_warns(self):
         text = "\n".join(l for l in sample_text().split("\n") if not l.startswith("@done"))
         log = report.parse_log(text, "cut")
