@@ -1,7 +1,8 @@
 # bareperf build. Everything lands under build/; sources are found by wildcard so a
 # new file in a source folder needs no Makefile change.
 #   make          loader + kernel + host tools
-#   make image    build/bareperf.img (GPT, one FAT ESP), ready for dd
+#   make image    build/bareperf.img (GPT, one FAT ESP, with bareperf.cfg if present), ready
+#                 for dd; CONFIG=FILE puts another config on it, IMAGE=FILE writes elsewhere
 #   make run      build and boot in QEMU (ARGS='key=value ...' passes a config string)
 #   make test     host unit tests + QEMU boots; ends with "N passed, N failed"
 
@@ -11,6 +12,9 @@ LD      := ld
 NASM    := nasm
 OBJCOPY := objcopy
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+# Plain make builds `all` (loader, kernel, host tools), not the first rule below.
+.DEFAULT_GOAL := all
 
 # ---------------------------------------------------------------- kernel
 KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
@@ -128,17 +132,27 @@ $(B)/gen/pfm_tables.c: $(B)/gen-pfm-tables
 	$(B)/gen-pfm-tables > $@.tmp && mv $@.tmp $@
 
 # ---------------------------------------------------------------- image, run, test
-CONFIG ?= bareperf.cfg
-$(B)/bareperf.img: $(B)/BOOTX64.EFI scripts/mkimage $(wildcard $(CONFIG))
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(wildcard $(CONFIG))
+# CONFIG goes onto the image when the file exists. IMAGE.config names the config that went
+# in; it is rewritten (and so the image rebuilt) only when that changes: a config added,
+# deleted or another one named. A change inside the file is caught by the file itself.
+CONFIG    ?= bareperf.cfg
+IMAGE     ?= $(B)/bareperf.img
+IMAGE_CFG := $(wildcard $(CONFIG))
+$(IMAGE).config: FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '$(IMAGE_CFG)' | cmp -s - $@ || printf '%s\n' '$(IMAGE_CFG)' > $@
+
+$(IMAGE): $(B)/BOOTX64.EFI scripts/mkimage $(IMAGE).config $(IMAGE_CFG)
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(IMAGE_CFG)
 
 # An image with a bareperf.cfg on the ESP, for the boot test of the config file path.
 $(B)/test-cfg.img: $(B)/BOOTX64.EFI scripts/mkimage tests/qemu/bareperf-test.cfg
 	scripts/mkimage $@ $(B)/BOOTX64.EFI tests/qemu/bareperf-test.cfg
 
-.PHONY: all image run test unit-tests qemu-tests deps clean
+.PHONY: all image run test unit-tests qemu-tests deps clean FORCE
+FORCE:
 all: $(B)/BOOTX64.EFI $(HOST_TOOLS)
-image: $(B)/bareperf.img
+image: $(IMAGE)
 
 deps:
 	scripts/install-deps

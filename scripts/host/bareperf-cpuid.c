@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/cpuinfo.h"
+#include "scripts/host/read-dump.h"
 
 #define PROG "bareperf-cpuid"
 
@@ -18,43 +19,6 @@ static void usage(FILE *out)
 		"'CPUID 0000000A: 07300804-00000000-00000000-00000603 [SL 00]'; the first\n"
 		"logical CPU's block is used) and prints bareperf's CPU and PMU detection as\n"
 		"key=value lines. FILE '-' reads standard input.\n");
-}
-
-/* Reads the whole stream into a malloc'd buffer; NULL with errno set on failure. */
-static char *read_all(FILE *f, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-
-	if (buf == NULL)
-		return NULL;
-	for (;;) {
-		size_t got;
-
-		if (n == cap) {
-			char *bigger = realloc(buf, cap * 2);
-
-			if (bigger == NULL) {
-				free(buf);
-				return NULL;
-			}
-			buf = bigger;
-			cap *= 2;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		int saved = errno ? errno : EIO;
-
-		free(buf);
-		errno = saved;
-		return NULL;
-	}
-	*len = n;
-	return buf;
 }
 
 static void print_line(void *ctx, const char *line)
@@ -91,9 +55,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	text = read_all(f, &len);
+	text = read_dump_text(f, &len);
 	if (text == NULL) {
-		fprintf(stderr, PROG ": %s: cannot read: %s\n", path, strerror(errno));
+		fprintf(stderr, PROG ": %s: %s\n", path, read_dump_error(errno));
 		if (f != stdin)
 			fclose(f);
 		return 1;

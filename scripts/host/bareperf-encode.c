@@ -8,6 +8,7 @@
  * An event that cannot be encoded prints "error: EVENT: reason"; the exit status is
  * then 1, after the remaining events.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "lib/event.h"
 #include "lib/pfm_tables.h"
 #include "lib/str.h"
+#include "scripts/host/read-dump.h"
 
 static void usage(FILE *f)
 {
@@ -28,14 +30,21 @@ static int load_cpuid(const char *path, const struct pmu_model **m, struct pmu_c
 	static struct cpuid_dump dump;
 	FILE *f = fopen(path, "r");
 	if (!f) {
-		fprintf(stderr, "error: cannot open %s\n", path);
+		fprintf(stderr, "error: cannot open %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	static char text[1 << 20];
-	size_t len = fread(text, 1, sizeof(text), f);
+	size_t len;
+	char *text = read_dump_text(f, &len);
+	if (!text) {
+		fprintf(stderr, "error: %s: %s\n", path, read_dump_error(errno));
+		fclose(f);
+		return -1;
+	}
 	fclose(f);
 	char err[200];
-	if (cpuid_dump_parse(&dump, text, len, err, sizeof(err)) < 0) {
+	int bad = cpuid_dump_parse(&dump, text, len, err, sizeof(err));
+	free(text);
+	if (bad < 0) {
 		fprintf(stderr, "error: %s: %s\n", path, err);
 		return -1;
 	}
@@ -112,8 +121,10 @@ static int parse_options(int argc, char **argv, struct options *o, int *exit_cod
 			}
 			pmu_model_default_caps(o->m, &o->pc);
 		} else if (!strcmp(argv[i], "--cpuid") && i + 1 < argc) {
-			if (load_cpuid(argv[++i], &o->m, &o->pc))
+			if (load_cpuid(argv[++i], &o->m, &o->pc)) {
+				*exit_code = 1;         /* a bad file, not bad usage */
 				return -1;
+			}
 		} else if (!strcmp(argv[i], "--group")) {
 			o->group = true;
 		} else if (!strcmp(argv[i], "--list-pmus")) {
@@ -178,6 +189,11 @@ static int encode_events(const struct options *o, char **texts, int count)
 	int status = 0;
 	static struct ev_encoding evs[EV_MAX_EVENTS];
 	unsigned n = 0;
+	/* A group is one measurement plan: all of it is encoded together or none is. */
+	if (o->group && count > EV_MAX_EVENTS) {
+		printf("error: group: %d events, but a group holds at most %d\n", count, EV_MAX_EVENTS);
+		return 1;
+	}
 	for (int i = 0; i < count; i++) {
 		char err[256];
 		struct ev_encoding ev;
@@ -191,7 +207,7 @@ static int encode_events(const struct options *o, char **texts, int count)
 				status = 1;
 			continue;
 		}
-		if (o->group && n < EV_MAX_EVENTS) {
+		if (o->group) {
 			evs[n++] = ev;
 			continue;
 		}

@@ -4,9 +4,12 @@ import csv
 import io
 import json
 import os
+import select
 import shutil
+import stat
 import subprocess
 import tempfile
+import time
 import unittest
 from importlib.machinery import SourceFileLoader
 
@@ -73,6 +76,28 @@ class BrokenLogs(unittest.TestCase):
         self.assertIn("broken line 7: unknown record type '@frobnicate'", w)
         self.assertIn("broken line 8: @result", w)
         self.assertEqual(len(log.results), log.done["results"])
+
+    def test_deep_nesting_is_a_warning_not_a_traceback(self):
+        # json.loads raises RecursionError on deep nesting; the line must be skipped with
+        # a warning like any other malformed record, and the rest of the log kept.
+        lines = sample_text().split("\n")
+        deep = 100000
+        lines.insert(5, '@note {"context":"x","message":"y","extra":%s%s}' % ("[" * deep, "]" * deep))
+        lines.insert(6, '@note {"context":"x","message":"y","extra":%s%s}' % ("{\"a\":" * 500 + "0", "}" * 500))
+        log = report.parse_log("\n".join(lines), "deep")
+        w = "\n".join(log.warnings)
+        self.assertIn("deep line 6: @note is nested too deeply", w)
+        self.assertIn("deep line 7: @note is nested too deeply", w)
+        self.assertEqual(len(log.results), log.done["results"])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "deep.log")
+            with open(path, "w") as f:
+                f.write("\n".join(lines))
+            rc, out, err = run_tool(path, "--summary", "--json", os.path.join(d, "r.json"))
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn("Traceback", err)
+        self.assertIn("warning: %s line 6: @note is nested too deeply" % path, err)
+        self.assertIn("add_chain", out)
 
     def test_cut_short_log_warns(self):
         text = "\n".join(l for l in sample_text().split("\n") if not l.startswith("@done"))
@@ -174,6 +199,141 @@ class Outputs(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("nope.log", err)
 
+
+class OutputTargets(unittest.TestCase):
+    """Outputs go where the user pointed: a regular file is replaced atomically (keeping its
+    mode), a symlink is followed to its target, and anything else (FIFO, device, terminal,
+    /dev/stdout) is written through like any program would; a write error is exit 1."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.old_umask = os.umask(0o022)
+
+    def tearDown(self):
+        os.umask(self.old_umask)
+        shutil.rmtree(self.dir)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def assert_is_csv(self, text):
+        self.assertTrue(text.startswith(",".join(report.CSV_COLUMNS) + "\n"), text[:200])
+        self.assertGreater(text.count("\n"), 10)
+
+    def test_symlink_is_followed_and_target_keeps_its_mode(self):
+        real, link = self.path("real.csv"), self.path("link.csv")
+        with open(real, "w") as f:
+            f.write("old\n")
+        os.chmod(real, 0o640)
+        os.symlink("real.csv", link)
+        rc, _, err = run_tool(SAMPLE, "--csv", link)
+        self.assertEqual(rc, 0, err)
+        self.assertTrue(os.path.islink(link), "the symlink was replaced by a file")
+        self.assertEqual(os.readlink(link), "real.csv")
+        with open(real) as f:
+            self.assert_is_csv(f.read())
+        self.assertEqual(stat.S_IMODE(os.stat(real).st_mode), 0o640)
+        self.assertEqual(sorted(os.listdir(self.dir)), ["link.csv", "real.csv"])
+
+    def test_dangling_symlink_creates_its_target(self):
+        link = self.path("link.json")
+        os.symlink("made.json", link)
+        rc, _, err = run_tool(SAMPLE, "--json", link)
+        self.assertEqual(rc, 0, err)
+        self.assertTrue(os.path.islink(link))
+        with open(self.path("made.json")) as f:
+            self.assertIn("results", json.load(f))
+
+    def test_regular_file_keeps_its_mode(self):
+        target = self.path("r.csv")
+        with open(target, "w") as f:
+            f.write("old\n")
+        os.chmod(target, 0o600)
+        rc, _, err = run_tool(SAMPLE, "--csv", target)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(stat.S_IMODE(os.stat(target).st_mode), 0o600)
+        with open(target) as f:
+            self.assert_is_csv(f.read())
+
+    @unittest.skipUnless(HAVE_GNUPLOT, "gnuplot not installed")
+    def test_plot_through_symlink(self):
+        real, link = self.path("real.png"), self.path("link.png")
+        with open(real, "w") as f:
+            f.write("old")
+        os.symlink("real.png", link)
+        rc, _, err = run_tool(SAMPLE, "--plot-latency", link)
+        self.assertEqual(rc, 0, err)
+        self.assertTrue(os.path.islink(link), "the symlink was replaced by a file")
+        with open(real, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_fifo_is_written_through(self):
+        fifo = self.path("out.csv")
+        os.mkfifo(fifo)
+        # Opened for reading before the tool runs, non-blocking, so the tool's open for
+        # writing does not wait and this test cannot hang if the tool never opens it.
+        fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        data = b""
+        try:
+            proc = subprocess.Popen(["/usr/bin/python3", TOOL, SAMPLE, "--csv", fifo],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                ready, _, _ = select.select([fd], [], [], 0.1)
+                chunk = os.read(fd, 65536) if ready else b""
+                data += chunk
+                if not chunk and proc.poll() is not None:
+                    break
+            _, err = proc.communicate(timeout=10)
+        finally:
+            os.close(fd)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced by a file")
+        self.assert_is_csv(data.decode())
+
+    def test_link_to_standard_output_is_written_through(self):
+        # What /dev/stdout is (a link to /proc/self/fd/1), made in the temp dir.
+        link = self.path("stdout.csv")
+        os.symlink("/proc/self/fd/1", link)
+        rc, out, err = run_tool(SAMPLE, "--csv", link)
+        self.assertEqual(rc, 0, err)
+        self.assertTrue(os.path.islink(link), "the symlink was replaced by a file")
+        self.assert_is_csv(out)
+
+    def require_write_through(self, path):
+        # Guard for the tests below that name real device files: the tool under test
+        # must write through them. An older tool replaced them with regular files (as
+        # root, /dev/full itself), so it is not run at all.
+        final, replace = report.output_target(path)
+        self.assertFalse(replace, "%s would be replaced; not running the tool" % path)
+
+    def test_dev_stdout(self):
+        self.require_write_through("/dev/stdout")
+        rc, out, err = run_tool(SAMPLE, "--csv", "/dev/stdout")
+        self.assertEqual(rc, 0, err)
+        self.assert_is_csv(out)
+        self.assertTrue(os.path.islink("/dev/stdout"))
+
+    @unittest.skipUnless(os.path.exists("/dev/full"), "no /dev/full")
+    def test_dev_full_is_an_error_and_stays_a_device(self):
+        self.require_write_through("/dev/full")
+        before = os.stat("/dev/full")
+        rc, _, err = run_tool(SAMPLE, "--csv", "/dev/full")
+        self.assertEqual(rc, 1, err)
+        self.assertIn("cannot write '/dev/full'", err)
+        after = os.stat("/dev/full")
+        self.assertTrue(stat.S_ISCHR(after.st_mode), "/dev/full is no longer a device")
+        self.assertEqual(after.st_rdev, before.st_rdev)
+
+    def test_failed_write_leaves_no_temporary_file(self):
+        # A directory cannot be written as a file; the error is exit 1 and nothing the
+        # tool made along the way is left beside it.
+        os.mkdir(self.path("adir"))
+        rc, _, err = run_tool(SAMPLE, "--csv", self.path("adir"))
+        self.assertEqual(rc, 1)
+        self.assertIn("cannot write '%s'" % self.path("adir"), err)
+        self.assertEqual(os.listdir(self.dir), ["adir"])
+        self.assertEqual(os.listdir(self.path("adir")), [])
 
 if __name__ == "__main__":
     unittest.main()
