@@ -33,7 +33,7 @@ static void load_config(const struct boot_info *bi)
 	if (bi->cmdline_len)
 		config_apply(&kernel.cfg, "load options", bi->cmdline, bi->cmdline_len,
 			     config_error, 0);
-	if (kernel.cpu.hypervisor) {
+	if (platform_is_qemu()) {
 		long n = fwcfg_read_file(FWCFG_CONFIG_NAME, fwcfg_config, sizeof(fwcfg_config));
 		if (n >= (long)sizeof(fwcfg_config))
 			kprintf("config error: --config string longer than %u bytes, truncated\n",
@@ -164,7 +164,7 @@ void kernel_main(struct boot_info *bi)
 {
 	console_early_init();
 	cpuinfo_decode(cpuid_hw_read, 0, &kernel.cpu, &kernel.pmu);
-	platform_init(kernel.cpu.hypervisor);
+	platform_init();
 	accept_boot_info(bi);
 	load_config(bi);
 	console_apply_config();

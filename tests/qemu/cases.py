@@ -276,3 +276,11 @@ CASES.append(dict(name="aperf-refused-without-cpuid6", args=["--cpu", "Skylake-C
 CASES.append(dict(name="serial-fallback-com2", args=["--cpu", "qemu64", "--com", "2"], config="mode=detect",
                   lines=["console: no UART at COM1; using port 0x2f8", "cfg.serial.port=0x2f8",
                          "cpu.vendor=AuthenticAMD"], absent=[r"^FATAL", r"staying on"]))
+
+# QEMU with the CPUID hypervisor bit hidden is still QEMU: fw_cfg answers the probe, so
+# the --config string is read and the run leaves through isa-debug-exit.
+CASES.append(dict(name="qemu-hypervisor-bit-hidden", args=["--cpu", "max,hypervisor=off"],
+                  config="mode=detect reps=5", timeout=60,
+                  lines=["cpu.hypervisor=none", "cfg.mode=detect", "cfg.reps=5",
+                         "bareperf: stopped (exit code 0)"],
+                  absent=[r"^@result", r"^FATAL", r"^config error"]))
