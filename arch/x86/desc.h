@@ -2,7 +2,7 @@
 #ifndef ARCH_X86_DESC_H
 #define ARCH_X86_DESC_H
 #include <stdint.h>
-#include "arch/x86/abi.h"      /* SEL_*, RPL3, VEC_INT_ROUNDTRIP */
+#include "arch/x86/abi.h"      /* SEL_*, RPL3, VEC_INT_ROUNDTRIP, VEC_USER_EXIT */
 
 /* IST slots in the TSS */
 #define IST_DF   1

@@ -24,8 +24,11 @@ void run_set_watchdog(const struct watchdog_ops *ops)
 	watchdog = ops;
 }
 
-void run_init(void)
+void run_init(bool syscall)
 {
+	/* Without SYSCALL, EFER.SCE is reserved (#GP if set); CPL 3 runs do not need it. */
+	if (!syscall)
+		return;
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 	wrmsr(MSR_STAR, ((uint64_t)SEL_UCODE32 << 48) | ((uint64_t)SEL_KCODE << 32));
 	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);

@@ -41,8 +41,9 @@ void run_call(const struct run_opts *o, const void *fn, uint64_t a0, uint64_t a1
 /* The user stack for CPL 3 runs (user-region address of its top). */
 void run_set_user_stack(uint64_t top);
 
-/* Set up SYSCALL/SYSRET (EFER.SCE, STAR, LSTAR, FMASK). */
-void run_init(void);
+/* Set up SYSCALL/SYSRET (EFER.SCE, STAR, LSTAR, FMASK) where the CPU has them
+ * (CPUID.80000001H:EDX[11]); only the SYSCALL payloads use them. */
+void run_init(bool syscall);
 /* Allow or refuse RDPMC at CPL 3 (CR4.PCE). */
 void run_set_pce(bool on);
 bool run_get_pce(void);

@@ -284,3 +284,18 @@ CASES.append(dict(name="qemu-hypervisor-bit-hidden", args=["--cpu", "max,hypervi
                   lines=["cpu.hypervisor=none", "cfg.mode=detect", "cfg.reps=5",
                          "bareperf: stopped (exit code 0)"],
                   absent=[r"^@result", r"^FATAL", r"^config error"]))
+
+# A CPU without SYSCALL (CPUID.80000001H:EDX[11] clear): CPL 3 runs still return their
+# results (they leave ring 3 by INT), and what needs SYSCALL is skipped with the reason.
+NO_SYSCALL = "CPU has no SYSCALL (CPUID.80000001H:EDX[11] is clear)"
+CASES += [
+    dict(name="selftest-no-syscall", args=["--cpu", "max,-syscall"], config="mode=selftest",
+         lines=["SKIP: cpl3.syscall_sysret_round_trip (%s)" % NO_SYSCALL, "PASS: cpl3.int_iret_round_trip"],
+         match=SELFTEST_OK, absent=NO_FAIL),
+    dict(name="run-no-syscall", args=["--cpu", "max,-syscall"], config="payloads=sys_*,empty reps=2 iters=10",
+         lines=['@skip {"bench":"sys_syscall","reason":"%s"}' % NO_SYSCALL],
+         match=[r'^@result \{"bench":"sys_int80","size":0,"cpl":3,', r'^@result \{"bench":"sys_int3","size":0,"cpl":3,',
+                r'^@result \{"bench":"empty","size":0,"cpl":3,', r'^@result \{"bench":"empty","size":0,"cpl":0,',
+                r'^@done \{"results":\d+,"faults":0,"timeouts":0,"errors":0\}'],
+         absent=NO_FAIL + [r"^@fault"]),
+]
