@@ -13,7 +13,6 @@ extern char pl_cost_lfence[], pl_cost_mfence[], pl_cost_rdmsr[];
 extern char pl_fault_priv[], pl_fault_kaddr[], pl_fault_div0[], pl_fault_ud[], pl_fault_hang[];
 
 #define BOTH (PL_CPL0 | PL_CPL3)
-#define NEVER_ENDS (~0u)
 
 const struct payload payload_catalogue[] = {
 	{ .name = "empty", .desc = "the loop alone (dec; jnz): calibration", .fn = pl_empty,

@@ -35,12 +35,13 @@ struct payload {
 	int insns_per_iter;       /* instructions of the payload per iteration */
 	unsigned flags;
 	enum payload_arg arg;
-	unsigned expect_vector;   /* PL_FAULT: the exception it raises; ~0u = never ends */
+	unsigned expect_vector;   /* PL_FAULT: the exception it raises, or NEVER_ENDS */
 };
 
 extern const struct payload payload_catalogue[];
 extern const unsigned payload_count;
 
+#define NEVER_ENDS (~0u)         /* expect_vector of a payload only the watchdog stops */
 #define CPU_NO_SYSCALL "CPU has no SYSCALL (CPUID.80000001H:EDX[11] is clear)"
 
 /* Why this payload cannot run on this CPU (NULL if it can). */

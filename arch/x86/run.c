@@ -108,8 +108,9 @@ bool run_handle_trap(struct trap_frame *f)
 		cur.res->steps++;
 		return true;
 	}
-	if (f->vector == VEC_APIC_TIMER) {
-		abort_run(f, RUN_TIMEOUT);
+	if (watchdog && f->vector == watchdog->vector) {
+		if (!watchdog->spent || watchdog->spent())
+			abort_run(f, RUN_TIMEOUT);
 		return false;     /* the timer driver still needs to EOI */
 	}
 	if (f->vector < 32 && f->vector != VEC_NMI && f->vector != VEC_MC && f->vector != VEC_DF) {

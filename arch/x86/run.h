@@ -48,10 +48,14 @@ void run_init(bool syscall);
 void run_set_pce(bool on);
 bool run_get_pce(void);
 
-/* Watchdog provider (local APIC timer): arm/disarm a one-shot. Registered by the driver. */
+/* Watchdog provider (local APIC timer, else the PIT): arm/disarm a one-shot that raises
+ * `vector`. Where one interrupt cannot span the budget, spent() says at each whether the
+ * budget is used up (and starts the next piece if not); NULL: the first one ends the run. */
 struct watchdog_ops {
 	bool (*arm)(uint32_t ms);
 	void (*disarm)(void);
+	unsigned vector;
+	bool (*spent)(void);
 };
 void run_set_watchdog(const struct watchdog_ops *ops);
 

@@ -299,3 +299,29 @@ CASES += [
                 r'^@done \{"results":\d+,"faults":0,"timeouts":0,"errors":0\}'],
          absent=NO_FAIL + [r"^@fault"]),
 ]
+
+
+def pit_watchdog_stops(out):
+    """Without a local APIC the PIT is the watchdog: fault_hang ends by timeout at both
+    CPLs, and the payload after it measures normally."""
+    problems = []
+    touts = {(t["bench"], t["cpl"]) for t in tagged(out, "timeout") if t["expected"]}
+    for cpl in (0, 3):
+        if ("fault_hang", cpl) not in touts:
+            problems.append("no expected @timeout for fault_hang at CPL %d" % cpl)
+    if {r["cpl"] for r in tagged(out, "result") if r["bench"] == "empty"} != {0, 3}:
+        problems.append("empty did not measure at both CPLs after fault_hang")
+    return problems
+
+
+# No local APIC (-apic): the 8254 PIT, through the 8259 PIC, stops a payload that never ends.
+CASES += [
+    dict(name="watchdog-pit-no-apic", args=["--cpu", "max,-apic"], timeout=90,
+         config="payloads=fault_hang,empty watchdog=200 reps=2 iters=10", check=pit_watchdog_stops,
+         match=[r"^sys\.watchdog=pit \(CPU has no local APIC; "], absent=NO_FAIL + [r"UNEXPECTED", r"cannot be stopped"]),
+    dict(name="selftest-no-apic", args=["--cpu", "max,-apic"], config="mode=selftest", timeout=90,
+         lines=["PASS: watchdog.stops_endless_loop_cpl0",
+                "PASS: watchdog.stops_endless_loop_cpl3", "PASS: watchdog.next_run_normal",
+                "SKIP: nmi.noted_and_survived (no local APIC)"],
+         match=SELFTEST_OK + [r"^sys\.watchdog=pit "], absent=NO_FAIL),
+]
