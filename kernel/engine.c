@@ -130,7 +130,7 @@ static bool run_failed(const struct payload *pl, uint64_t size, unsigned cpl,
 				  .budget_ms = kernel.cfg.watchdog_ms,
 				  .fn_addr = cpl ? payload_user_alias((uintptr_t)pl->fn) : (uintptr_t)pl->fn };
 	if (pl->flags & PL_FAULT)
-		f.expected = run->status == RUN_TIMEOUT ? pl->expect_vector == ~0u
+		f.expected = run->status == RUN_TIMEOUT ? pl->expect_vector == NEVER_ENDS
 							: run->fault.vector == pl->expect_vector;
 	if (!f.expected)
 		tally.unexpected++;
@@ -335,6 +335,8 @@ int engine_main(void)
 		const char *why = payload_unsupported(pl, &kernel.cpu, kpmu.functional);
 		if (!why)
 			why = plan_cpl_skip(pl, kernel.cfg.cpls);
+		if (!why && !kernel.watchdog && (pl->flags & PL_FAULT) && pl->expect_vector == NEVER_ENDS)
+			why = "never ends, and no watchdog (APIC timer or PIT) could stop it";
 		if (why) {
 			report_skip(pl, why);
 			continue;

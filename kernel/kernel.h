@@ -11,7 +11,8 @@ struct kernel_state {
 	struct pmu_caps pmu;
 	struct bp_config cfg;
 	unsigned config_errors;
-	bool watchdog;              /* APIC timer calibrated: runs can be stopped */
+	bool lapic;                 /* local APIC usable, its timer calibrated */
+	bool watchdog;              /* APIC timer or PIT: runs can be stopped */
 };
 extern struct kernel_state kernel;
 

@@ -1,10 +1,12 @@
 /* kernel_main: boot-info -> CPU state -> detection -> configuration -> the chosen mode. */
 #include "kernel/kernel.h"
+#include "arch/x86/desc.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/run.h"
 #include "arch/x86/setup.h"
 #include "arch/x86/traps.h"
 #include "drivers/lapic.h"
+#include "drivers/pit.h"
 #include "drivers/qemu-fwcfg.h"
 #include "drivers/uart16550.h"
 #include "kernel/console.h"
@@ -33,7 +35,7 @@ static void load_config(const struct boot_info *bi)
 	if (bi->cmdline_len)
 		config_apply(&kernel.cfg, "load options", bi->cmdline, bi->cmdline_len,
 			     config_error, 0);
-	if (kernel.cpu.hypervisor) {
+	if (platform_is_qemu()) {
 		long n = fwcfg_read_file(FWCFG_CONFIG_NAME, fwcfg_config, sizeof(fwcfg_config));
 		if (n >= (long)sizeof(fwcfg_config))
 			kprintf("config error: --config string longer than %u bytes, truncated\n",
@@ -113,15 +115,31 @@ static void console_apply_config(void)
 
 static void watchdog_init(void)
 {
-	const char *why = 0;
-	kernel.watchdog = lapic_init(cpu_lapic_enable(&kernel.cpu), &why);
-	if (kernel.watchdog) {
-		static const struct watchdog_ops wd = { lapic_watchdog_arm, lapic_watchdog_disarm };
-		run_set_watchdog(&wd);
+	static const struct watchdog_ops apic_wd = { lapic_watchdog_arm, lapic_watchdog_disarm,
+						     VEC_APIC_TIMER, 0 };
+	static const struct watchdog_ops pit_wd = { pit_watchdog_arm, pit_watchdog_disarm, VEC_PIT,
+						    pit_watchdog_spent };
+	const char *why = 0, *pit_why = 0;
+	uint64_t apic_base = cpu_lapic_enable(&kernel.cpu);
+
+	kernel.lapic = lapic_init(apic_base, &why);
+	if (kernel.lapic) {
+		kernel.watchdog = true;
+		run_set_watchdog(&apic_wd);
 		kprintf("sys.watchdog=apic-timer (%llu kHz)\n", (unsigned long long)(lapic_timer_hz() / 1000));
-	} else {
-		kprintf("sys.watchdog=none (%s): a payload that never ends cannot be stopped\n", why);
+		return;
 	}
+	/* Without a local APIC the 8259 PIC interrupts the CPU directly, so the PIT can stop
+	 * runs. Where an APIC exists, lapic_init has masked its LINT0: the PIC cannot. */
+	if (!apic_base && pit_init(&pit_why)) {
+		kernel.watchdog = true;
+		run_set_watchdog(&pit_wd);
+		kprintf("sys.watchdog=pit (%s; a run longer than 55 ms takes a PIT interrupt every "
+			"55 ms)\n", why);
+		return;
+	}
+	kprintf("sys.watchdog=none (%s%s%s): a payload that never ends is skipped\n", why,
+		pit_why ? "; " : "", pit_why ? pit_why : "");
 }
 
 /* The boot, CPU, PMU, protection and configuration facts every run log starts with. */
@@ -164,7 +182,7 @@ void kernel_main(struct boot_info *bi)
 {
 	console_early_init();
 	cpuinfo_decode(cpuid_hw_read, 0, &kernel.cpu, &kernel.pmu);
-	platform_init(kernel.cpu.hypervisor);
+	platform_init();
 	accept_boot_info(bi);
 	load_config(bi);
 	console_apply_config();

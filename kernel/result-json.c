@@ -129,6 +129,7 @@ int payload_json(const struct payload *pl, char *buf, size_t len)
 		{ PL_NEEDS_RDTSCP, "rdtscp" },          /* CPUID.80000001H:EDX[27] */
 		{ PL_NEEDS_POPCNT, "popcnt" },          /* CPUID.01H:ECX[23] */
 		{ PL_NEEDS_RDPMC, "pmu" },              /* counters that count, read by RDPMC */
+		{ PL_NEEDS_SYSCALL, "syscall" },        /* CPUID.80000001H:EDX[11] */
 	};
 	struct json_out j = { buf, len, 0, len == 0 };
 	unsigned cpls = pl->flags & (PL_CPL0 | PL_CPL3);

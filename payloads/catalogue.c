@@ -13,7 +13,6 @@ extern char pl_cost_lfence[], pl_cost_mfence[], pl_cost_rdmsr[];
 extern char pl_fault_priv[], pl_fault_kaddr[], pl_fault_div0[], pl_fault_ud[], pl_fault_hang[];
 
 #define BOTH (PL_CPL0 | PL_CPL3)
-#define NEVER_ENDS (~0u)
 
 const struct payload payload_catalogue[] = {
 	{ .name = "empty", .desc = "the loop alone (dec; jnz): calibration", .fn = pl_empty,
@@ -53,7 +52,7 @@ const struct payload payload_catalogue[] = {
 	{ .name = "br_predictable", .desc = "br_random's code with an always-taken branch", .fn = pl_br_predictable,
 	  .insns_per_iter = 15, .flags = BOTH },
 	{ .name = "sys_syscall", .desc = "SYSCALL/SYSRET round trip (kernel side: cmp, jne, sysret)", .fn = pl_sys_syscall,
-	  .insns_per_iter = 4, .flags = PL_CPL3 | PL_KERNEL_CODE },
+	  .insns_per_iter = 4, .flags = PL_CPL3 | PL_KERNEL_CODE | PL_NEEDS_SYSCALL },
 	{ .name = "sys_int80", .desc = "INT 0x80/IRETQ round trip (kernel side: iretq)", .fn = pl_sys_int80,
 	  .insns_per_iter = 3, .flags = PL_CPL3 | PL_KERNEL_CODE },
 	{ .name = "sys_int3", .desc = "#BP exception round trip (kernel side: test, jz, cmp, je, iretq)", .fn = pl_sys_int3,
@@ -92,6 +91,8 @@ const char *payload_unsupported(const struct payload *p, const struct cpu_info *
 		return "CPU has no RDTSCP";
 	if ((p->flags & PL_NEEDS_POPCNT) && !ci->popcnt)
 		return "CPU has no POPCNT";
+	if ((p->flags & PL_NEEDS_SYSCALL) && !ci->syscall)
+		return CPU_NO_SYSCALL;
 	if ((p->flags & PL_NEEDS_RDPMC) && !pmu_functional)
 		return "no working PMU: RDPMC has nothing to read";
 	return 0;

@@ -17,6 +17,7 @@
 #define PL_NEEDS_RDPMC   0x040u   /* needs a working PMU and RDPMC */
 #define PL_NEEDS_RDTSCP  0x080u
 #define PL_NEEDS_POPCNT  0x100u
+#define PL_NEEDS_SYSCALL 0x200u   /* executes SYSCALL itself */
 
 enum payload_arg {
 	ARG_NONE = 0,
@@ -34,11 +35,14 @@ struct payload {
 	int insns_per_iter;       /* instructions of the payload per iteration */
 	unsigned flags;
 	enum payload_arg arg;
-	unsigned expect_vector;   /* PL_FAULT: the exception it raises; ~0u = never ends */
+	unsigned expect_vector;   /* PL_FAULT: the exception it raises, or NEVER_ENDS */
 };
 
 extern const struct payload payload_catalogue[];
 extern const unsigned payload_count;
+
+#define NEVER_ENDS (~0u)         /* expect_vector of a payload only the watchdog stops */
+#define CPU_NO_SYSCALL "CPU has no SYSCALL (CPUID.80000001H:EDX[11] is clear)"
 
 /* Why this payload cannot run on this CPU (NULL if it can). */
 const char *payload_unsupported(const struct payload *p, const struct cpu_info *ci,

@@ -43,6 +43,9 @@
 
 /* INT n with DPL 3: the INT n/IRETQ round-trip benchmark. */
 #define VEC_INT_ROUNDTRIP   0x80
+/* INT n with DPL 3: end the CPL 3 run, RDI its result. How every CPL 3 run leaves ring 3
+ * (user-entry.asm): it needs no SYSCALL, which some CPUs lack. */
+#define VEC_USER_EXIT       0x81
 
 /* Kernel stacks, each above an unmapped guard page (arch/x86/stacks.c). */
 #define KERNEL_STACK_SIZE   (64 * 1024)

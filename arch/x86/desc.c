@@ -48,7 +48,7 @@ static uint64_t gdt[8] __attribute__((aligned(16)));
 static struct tss64 tss __attribute__((aligned(16)));
 static struct idt_gate idt[256] __attribute__((aligned(16)));
 extern const uint64_t trap_entries[256];   /* entry.asm */
-extern char int80_fast[], bp_entry[];
+extern char int80_fast[], bp_entry[], user_exit_entry[];
 
 static const char *const vec_names[32] = {
 	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO", "#TS", "#NP",
@@ -124,6 +124,7 @@ void desc_init(void)
 	set_gate(VEC_DB, trap_entries[VEC_DB], IST_DB, 0);
 	set_gate(VEC_BP, (uint64_t)bp_entry, 0, 3);                  /* int3 from CPL 3 */
 	set_gate(VEC_INT_ROUNDTRIP, (uint64_t)int80_fast, 0, 3);
+	set_gate(VEC_USER_EXIT, (uint64_t)user_exit_entry, 0, 3);
 	struct table_ptr ip = { sizeof(idt) - 1, (uint64_t)idt };
 	__asm__ volatile("lidt %0" : : "m"(ip));
 }

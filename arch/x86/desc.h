@@ -2,7 +2,7 @@
 #ifndef ARCH_X86_DESC_H
 #define ARCH_X86_DESC_H
 #include <stdint.h>
-#include "arch/x86/abi.h"      /* SEL_*, RPL3, VEC_INT_ROUNDTRIP */
+#include "arch/x86/abi.h"      /* SEL_*, RPL3, VEC_INT_ROUNDTRIP, VEC_USER_EXIT */
 
 /* IST slots in the TSS */
 #define IST_DF   1
@@ -20,6 +20,8 @@
 #define VEC_GP   13
 #define VEC_PF   14
 #define VEC_MC   18
+#define VEC_PIC_BASE       0x20     /* 8259 IRQ0-15 (drivers/i8259.c), no local APIC only */
+#define VEC_PIT            (VEC_PIC_BASE + 0)
 #define VEC_APIC_TIMER     0xf0
 #define VEC_APIC_SPURIOUS  0xff
 

@@ -7,6 +7,7 @@ default rel
 extern kernel_main, kernel_stack, trap_dispatch
 
 global kernel_entry, trap_entries, syscall_entry, int80_fast, bp_entry, bp_fast_resume
+global user_exit_entry
 global run_cpl0, run_cpl3, run_resume, run_saved_rsp
 
 section .text.entry
@@ -98,6 +99,14 @@ syscall_entry:
 	jne .exit
 	o64 sysret
 .exit:
+	mov rax, rdi
+	jmp run_resume
+
+; INT VEC_USER_EXIT from CPL 3 (user_entry): end the CPL 3 run with RDI as its result.
+; The interrupt gate cleared IF and TF; AC and DF go too, as IA32_FMASK does for SYSCALL.
+user_exit_entry:
+	push RFLAGS_RESERVED1
+	popfq
 	mov rax, rdi
 	jmp run_resume
 

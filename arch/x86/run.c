@@ -24,8 +24,11 @@ void run_set_watchdog(const struct watchdog_ops *ops)
 	watchdog = ops;
 }
 
-void run_init(void)
+void run_init(bool syscall)
 {
+	/* Without SYSCALL, EFER.SCE is reserved (#GP if set); CPL 3 runs do not need it. */
+	if (!syscall)
+		return;
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 	wrmsr(MSR_STAR, ((uint64_t)SEL_UCODE32 << 48) | ((uint64_t)SEL_KCODE << 32));
 	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
@@ -105,8 +108,9 @@ bool run_handle_trap(struct trap_frame *f)
 		cur.res->steps++;
 		return true;
 	}
-	if (f->vector == VEC_APIC_TIMER) {
-		abort_run(f, RUN_TIMEOUT);
+	if (watchdog && f->vector == watchdog->vector) {
+		if (!watchdog->spent || watchdog->spent())
+			abort_run(f, RUN_TIMEOUT);
 		return false;     /* the timer driver still needs to EOI */
 	}
 	if (f->vector < 32 && f->vector != VEC_NMI && f->vector != VEC_MC && f->vector != VEC_DF) {

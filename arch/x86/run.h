@@ -41,16 +41,21 @@ void run_call(const struct run_opts *o, const void *fn, uint64_t a0, uint64_t a1
 /* The user stack for CPL 3 runs (user-region address of its top). */
 void run_set_user_stack(uint64_t top);
 
-/* Set up SYSCALL/SYSRET (EFER.SCE, STAR, LSTAR, FMASK). */
-void run_init(void);
+/* Set up SYSCALL/SYSRET (EFER.SCE, STAR, LSTAR, FMASK) where the CPU has them
+ * (CPUID.80000001H:EDX[11]); only the SYSCALL payloads use them. */
+void run_init(bool syscall);
 /* Allow or refuse RDPMC at CPL 3 (CR4.PCE). */
 void run_set_pce(bool on);
 bool run_get_pce(void);
 
-/* Watchdog provider (local APIC timer): arm/disarm a one-shot. Registered by the driver. */
+/* Watchdog provider (local APIC timer, else the PIT): arm/disarm a one-shot that raises
+ * `vector`. Where one interrupt cannot span the budget, spent() says at each whether the
+ * budget is used up (and starts the next piece if not); NULL: the first one ends the run. */
 struct watchdog_ops {
 	bool (*arm)(uint32_t ms);
 	void (*disarm)(void);
+	unsigned vector;
+	bool (*spent)(void);
 };
 void run_set_watchdog(const struct watchdog_ops *ops);
 

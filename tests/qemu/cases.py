@@ -276,3 +276,52 @@ CASES.append(dict(name="aperf-refused-without-cpuid6", args=["--cpu", "Skylake-C
 CASES.append(dict(name="serial-fallback-com2", args=["--cpu", "qemu64", "--com", "2"], config="mode=detect",
                   lines=["console: no UART at COM1; using port 0x2f8", "cfg.serial.port=0x2f8",
                          "cpu.vendor=AuthenticAMD"], absent=[r"^FATAL", r"staying on"]))
+
+# QEMU with the CPUID hypervisor bit hidden is still QEMU: fw_cfg answers the probe, so
+# the --config string is read and the run leaves through isa-debug-exit.
+CASES.append(dict(name="qemu-hypervisor-bit-hidden", args=["--cpu", "max,hypervisor=off"],
+                  config="mode=detect reps=5", timeout=60,
+                  lines=["cpu.hypervisor=none", "cfg.mode=detect", "cfg.reps=5",
+                         "bareperf: stopped (exit code 0)"],
+                  absent=[r"^@result", r"^FATAL", r"^config error"]))
+
+# A CPU without SYSCALL (CPUID.80000001H:EDX[11] clear): CPL 3 runs still return their
+# results (they leave ring 3 by INT), and what needs SYSCALL is skipped with the reason.
+NO_SYSCALL = "CPU has no SYSCALL (CPUID.80000001H:EDX[11] is clear)"
+CASES += [
+    dict(name="selftest-no-syscall", args=["--cpu", "max,-syscall"], config="mode=selftest",
+         lines=["SKIP: cpl3.syscall_sysret_round_trip (%s)" % NO_SYSCALL, "PASS: cpl3.int_iret_round_trip"],
+         match=SELFTEST_OK, absent=NO_FAIL),
+    dict(name="run-no-syscall", args=["--cpu", "max,-syscall"], config="payloads=sys_*,empty reps=2 iters=10",
+         lines=['@skip {"bench":"sys_syscall","reason":"%s"}' % NO_SYSCALL],
+         match=[r'^@result \{"bench":"sys_int80","size":0,"cpl":3,', r'^@result \{"bench":"sys_int3","size":0,"cpl":3,',
+                r'^@result \{"bench":"empty","size":0,"cpl":3,', r'^@result \{"bench":"empty","size":0,"cpl":0,',
+                r'^@done \{"results":\d+,"faults":0,"timeouts":0,"errors":0\}'],
+         absent=NO_FAIL + [r"^@fault"]),
+]
+
+
+def pit_watchdog_stops(out):
+    """Without a local APIC the PIT is the watchdog: fault_hang ends by timeout at both
+    CPLs, and the payload after it measures normally."""
+    problems = []
+    touts = {(t["bench"], t["cpl"]) for t in tagged(out, "timeout") if t["expected"]}
+    for cpl in (0, 3):
+        if ("fault_hang", cpl) not in touts:
+            problems.append("no expected @timeout for fault_hang at CPL %d" % cpl)
+    if {r["cpl"] for r in tagged(out, "result") if r["bench"] == "empty"} != {0, 3}:
+        problems.append("empty did not measure at both CPLs after fault_hang")
+    return problems
+
+
+# No local APIC (-apic): the 8254 PIT, through the 8259 PIC, stops a payload that never ends.
+CASES += [
+    dict(name="watchdog-pit-no-apic", args=["--cpu", "max,-apic"], timeout=90,
+         config="payloads=fault_hang,empty watchdog=200 reps=2 iters=10", check=pit_watchdog_stops,
+         match=[r"^sys\.watchdog=pit \(CPU has no local APIC; "], absent=NO_FAIL + [r"UNEXPECTED", r"cannot be stopped"]),
+    dict(name="selftest-no-apic", args=["--cpu", "max,-apic"], config="mode=selftest", timeout=90,
+         lines=["PASS: watchdog.stops_endless_loop_cpl0",
+                "PASS: watchdog.stops_endless_loop_cpl3", "PASS: watchdog.next_run_normal",
+                "SKIP: nmi.noted_and_survived (no local APIC)"],
+         match=SELFTEST_OK + [r"^sys\.watchdog=pit "], absent=NO_FAIL),
+]
