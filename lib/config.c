@@ -201,7 +201,7 @@ static int parse_word(const struct cfg_key *k, struct bp_config *cfg, const char
 		memcpy(value, v, len);
 		value[len] = '\0';
 		nearest = str_nearest(value, cfg_word_at, k->words, CFG_SUGGEST_MAX,
-				      STR_NEAREST_BELOW_NAME_LEN);
+				      STR_NEAREST_BELOW_NAME_LEN | STR_NEAREST_BELOW_WORD_LEN);
 	}
 	int n = bp_snprintf(why, whylen, "%s=%s is not one of ", k->name,
 			    excerpt(v, len, ex, sizeof(ex)));

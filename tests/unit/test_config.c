@@ -218,7 +218,11 @@ static void test_messages(void **state)
 		{ "watchdog=0", "test.cfg line 1: watchdog=0 out of range (1..600000)" },
 		{ "iters=0", "test.cfg line 1: iters=0 out of range (1..1000000000000)" },
 		{ "warmup=10001", "test.cfg line 1: warmup=10001 out of range (0..10000)" },
-		{ "insn_count=on", "test.cfg line 1: insn_count=on is not one of step|off (did you mean 'off'?)" },
+		/* a hint must be closer than the word is long: "on" is two edits from "off" */
+		{ "insn_count=on", "test.cfg line 1: insn_count=on is not one of step|off" },
+		{ "insn_count=of", "test.cfg line 1: insn_count=of is not one of step|off (did you mean 'off'?)" },
+		{ "mode=r", "test.cfg line 1: mode=r is not one of run|selftest|detect|crashtest|list" },
+		{ "mode=rn", "test.cfg line 1: mode=rn is not one of run|selftest|detect|crashtest|list (did you mean 'run'?)" },
 		{ "netburst.thread=2", "test.cfg line 1: netburst.thread=2 is not one of auto|0|1|both" },
 		{ "exit=maybe", "test.cfg line 1: exit=maybe is not one of yes|no" },
 		{ "events=\"cycles", "test.cfg line 1: unterminated quote in 'events' (close it with \" on the same line)" },
