@@ -325,7 +325,7 @@ int engine_main(void)
 	if (plan.nsel == 0) {
 		error("config", "payloads=%s selects nothing: no payload to run",
 		      kernel.cfg.payloads);
-		report_done(0, 0, 0, plan.errors);
+		report_done(0, 0, 0, plan.errors + kernel.config_errors);
 		return PLATFORM_EXIT_FAIL;
 	}
 	bool pce = run_get_pce();
@@ -347,7 +347,7 @@ int engine_main(void)
 			measure_payload(pl, kernel.cfg.sizes[s]);
 	}
 	run_set_pce(pce);
-	report_done(tally.results, tally.faults, tally.timeouts, plan.errors);
+	report_done(tally.results, tally.faults, tally.timeouts, plan.errors + kernel.config_errors);
 	return tally.unexpected || plan.errors || kernel.config_errors ? PLATFORM_EXIT_FAIL
 								       : PLATFORM_EXIT_OK;
 }

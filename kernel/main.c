@@ -8,6 +8,7 @@
 #include "drivers/qemu-fwcfg.h"
 #include "drivers/uart16550.h"
 #include "kernel/console.h"
+#include "kernel/engine.h"
 #include "kernel/mem.h"
 #include "kernel/platform.h"
 #include "lib/format.h"
@@ -18,10 +19,15 @@
 struct kernel_state kernel;
 static char fwcfg_config[4096];
 
+/* Printed now, on the console there is; kept for the @error records, which
+ * report_config_errors prints once the machine-readable output starts. */
 static void config_error(void *ctx, const char *msg)
 {
 	(void)ctx;
 	kprintf("config error: %s\n", msg);
+	if (kernel.config_errors < KERNEL_CONFIG_ERRORS_KEPT)
+		str_copy(kernel.config_error_msg[kernel.config_errors], msg,
+			 sizeof(kernel.config_error_msg[0]));
 	kernel.config_errors++;
 }
 
@@ -174,6 +180,7 @@ void kernel_main(struct boot_info *bi)
 	user_stack_init();
 	watchdog_init();
 	report_system(bi);
+	report_config_errors();
 
 	int code = run_mode(kernel.cfg.mode);
 	/* A configuration with mistakes ran what it could, but does not count as a pass. */

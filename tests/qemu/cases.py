@@ -276,3 +276,36 @@ CASES.append(dict(name="aperf-refused-without-cpuid6", args=["--cpu", "Skylake-C
 CASES.append(dict(name="serial-fallback-com2", args=["--cpu", "qemu64", "--com", "2"], config="mode=detect",
                   lines=["console: no UART at COM1; using port 0x2f8", "cfg.serial.port=0x2f8",
                          "cpu.vendor=AuthenticAMD"], absent=[r"^FATAL", r"staying on"]))
+
+
+# ---------------------------------------------------------------- configuration errors
+import os, re, subprocess  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def errors_counted(out):
+    """Every configuration error is an @error record; @done counts them, and so does
+    scripts/bareperf-report --summary."""
+    problems = []
+    errors = tagged(out, "error")
+    done = tagged(out, "done")
+    if not done or done[0]["errors"] != len(errors) or not errors:
+        problems.append("@done %s, %d @error records" % (done, len(errors)))
+    p = subprocess.run([os.path.join(ROOT, "scripts", "bareperf-report"), "-", "--summary"],
+                       input=out.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    summary = p.stdout.decode()
+    if not re.search(r"^\d+ results, 0 faults \(0 unexpected\), 0 timeouts, %d errors$" % len(errors),
+                     summary, re.M) or "@done counts" in summary:
+        problems.append("bareperf-report --summary: %r" % summary[-300:])
+    return problems
+
+
+# Configuration errors reach the machine-readable output, and count in @done.
+CASES.append(dict(name="config-errors-machine-readable", args=["--cpu", "qemu64"],
+                  config="payloads=add_chain rep=5 reps=2 iters=10", exit=1, check=errors_counted,
+                  lines=["config error: --config line 1: unknown key 'rep' (did you mean 'reps'?)",
+                         '@error {"context":"config","message":"--config line 1: unknown key \'rep\' '
+                         '(did you mean \'reps\'?)"}'],
+                  match=[r'^@done \{"results":4,"faults":0,"timeouts":0,"errors":1\}$'],
+                  absent=[r"^FATAL"]))
