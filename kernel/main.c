@@ -95,9 +95,12 @@ static void accept_boot_info(struct boot_info *bi)
 		kprintf("loader: %s\n", bi->note);
 }
 
-/* Moves the console to the configured port and speed; stays put if nothing answers. */
+/* Moves the console to the configured port and speed; stays put if nothing answers,
+ * which is a configuration error (the report would otherwise go nowhere). */
 static void console_apply_config(void)
 {
+	char msg[KERNEL_CONFIG_ERROR_LEN];
+
 	/* serial.port at its default (COM1) keeps whichever port the fallback found. */
 	uint16_t want = kernel.cfg.serial_port == UART_COM1 ? uart_port() : kernel.cfg.serial_port;
 	bool change = want != uart_port() || kernel.cfg.serial_baud != 115200;
@@ -108,9 +111,10 @@ static void console_apply_config(void)
 		uint16_t before = uart_port();
 		if (!uart_init(kernel.cfg.serial_port, kernel.cfg.serial_baud)) {
 			uart_init(before, 115200);
-			kprintf("console: no UART answers at port 0x%x (or %u baud does not divide "
-				"115200); staying on port 0x%x\n", kernel.cfg.serial_port,
-				kernel.cfg.serial_baud, before);
+			/* config_apply took only bauds that divide 115200: the port is at fault. */
+			bp_snprintf(msg, sizeof(msg), "serial.port=0x%x: no UART answers at that "
+				    "port; staying on port 0x%x", kernel.cfg.serial_port, before);
+			config_error(0, msg);
 			kernel.cfg.serial_port = before;
 			kernel.cfg.serial_baud = 115200;
 		}

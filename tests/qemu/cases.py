@@ -309,3 +309,13 @@ CASES.append(dict(name="config-errors-machine-readable", args=["--cpu", "qemu64"
                          '(did you mean \'reps\'?)"}'],
                   match=[r'^@done \{"results":4,"faults":0,"timeouts":0,"errors":1\}$'],
                   absent=[r"^FATAL"]))
+# A serial.port where no UART answers (0x8b: DMA page registers that keep what is written,
+# and 0x92, which fools a scratch-register test) is refused: the console stays where it
+# works, and the run fails as for any configuration error.
+CASES.append(dict(name="serial-port-no-uart", args=["--cpu", "qemu64"], config="mode=detect serial.port=0x8b",
+                  exit=1,
+                  lines=["config error: serial.port=0x8b: no UART answers at that port; staying on port 0x3f8",
+                         '@error {"context":"config","message":"serial.port=0x8b: no UART answers at that port; '
+                         'staying on port 0x3f8"}',
+                         "cfg.serial.port=0x3f8", "cfg.mode=detect"],
+                  absent=[r"^FATAL"]))
