@@ -44,8 +44,11 @@ static void load_config(const struct boot_info *bi)
 		if (n >= (long)sizeof(fwcfg_config))
 			kprintf("config error: --config string longer than %u bytes, truncated\n",
 				(unsigned)sizeof(fwcfg_config) - 1);
+		/* Every byte read, NULs included: config_apply refuses a source with a NUL
+		 * inside, as for bareperf.cfg, and accepts NULs at the very end. */
 		if (n > 0)
-			config_apply(&kernel.cfg, "--config", fwcfg_config, strlen(fwcfg_config),
+			config_apply(&kernel.cfg, "--config", fwcfg_config,
+				     n < (long)sizeof(fwcfg_config) ? (size_t)n : sizeof(fwcfg_config) - 1,
 				     config_error, 0);
 	}
 }

@@ -319,3 +319,17 @@ CASES.append(dict(name="serial-port-no-uart", args=["--cpu", "qemu64"], config="
                          'staying on port 0x3f8"}',
                          "cfg.serial.port=0x3f8", "cfg.mode=detect"],
                   absent=[r"^FATAL"]))
+# A NUL byte in the --config bytes: one error, the whole source ignored (docs/config.md),
+# as for bareperf.cfg; not a source cut at the NUL, nor one dropped without a word.
+for _name, _bytes, _offset in [("config-nul-inside", b"reps=9\0warmup=1\n", 6),
+                               ("config-nul-first", b"\0reps=9\n", 0)]:
+    CASES.append(dict(name=_name, args=["--cpu", "qemu64", "--image", "build/test-cfg-detect.img"],
+                      config_bytes=_bytes, exit=1,
+                      lines=["config error: --config line 1: not a text file (control byte 0x00 at offset %d); "
+                             "source ignored" % _offset, "cfg.mode=detect", "cfg.reps=11", "cfg.warmup=2"],
+                      match=[r'^@error \{"context":"config","message":"--config line 1: not a text file'],
+                      absent=[r"^FATAL"]))
+# Trailing NULs (a C string's terminator) are accepted.
+CASES.append(dict(name="config-nul-at-end", args=["--cpu", "qemu64", "--image", "build/test-cfg-detect.img"],
+                  config_bytes=b"reps=9\n\0\0", lines=["cfg.mode=detect", "cfg.reps=9"],
+                  absent=[r"^FATAL", r"^config error"]))
