@@ -139,7 +139,13 @@ $(B)/test-cfg.img: $(B)/BOOTX64.EFI scripts/mkimage tests/qemu/bareperf-test.cfg
 $(B)/test-cfg-detect.img: $(B)/BOOTX64.EFI scripts/mkimage tests/qemu/detect.cfg
 	scripts/mkimage $@ $(B)/BOOTX64.EFI tests/qemu/detect.cfg
 
-TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img
+# An image whose bareperf.cfg is over the size limit (1 MiB): refused whole.
+$(B)/test-cfg-big.cfg: tests/qemu/make-big-cfg
+	tests/qemu/make-big-cfg $@
+$(B)/test-cfg-big.img: $(B)/BOOTX64.EFI scripts/mkimage $(B)/test-cfg-big.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/test-cfg-big.cfg
+
+TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img
 
 .PHONY: all image run test unit-tests qemu-tests deps clean
 all: $(B)/BOOTX64.EFI $(HOST_TOOLS)

@@ -17,7 +17,8 @@
 #define FWCFG_CONFIG_NAME "opt/bareperf/config"
 
 struct kernel_state kernel;
-static char fwcfg_config[4096];
+static char fwcfg_config[CFG_SOURCE_MAX + 1];
+_Static_assert(BI_CONFIG_MAX - 1 == CFG_SOURCE_MAX, "bareperf.cfg and --config: one limit");
 
 /* Printed now, on the console there is; kept for the @error records, which
  * report_config_errors prints once the machine-readable output starts. */
@@ -33,23 +34,25 @@ static void config_error(void *ctx, const char *msg)
 
 static void load_config(const struct boot_info *bi)
 {
+	/* A source too long to hold is refused whole, never applied up to a cut. */
 	config_defaults(&kernel.cfg);
-	if (bi->config_len)
+	if (BI_CONFIG_REFUSED(bi))
+		config_refuse("bareperf.cfg", bi->config_size, BI_CONFIG_MAX - 1, config_error, 0);
+	else if (bi->config_len)
 		config_apply(&kernel.cfg, "bareperf.cfg", bi->config, bi->config_len, config_error, 0);
-	if (bi->cmdline_len)
+	if (BI_CMDLINE_REFUSED(bi))
+		config_refuse("load options", bi->cmdline_size, BI_CMDLINE_MAX - 1, config_error, 0);
+	else if (bi->cmdline_len)
 		config_apply(&kernel.cfg, "load options", bi->cmdline, bi->cmdline_len,
 			     config_error, 0);
 	if (kernel.cpu.hypervisor) {
 		long n = fwcfg_read_file(FWCFG_CONFIG_NAME, fwcfg_config, sizeof(fwcfg_config));
-		if (n >= (long)sizeof(fwcfg_config))
-			kprintf("config error: --config string longer than %u bytes, truncated\n",
-				(unsigned)sizeof(fwcfg_config) - 1);
 		/* Every byte read, NULs included: config_apply refuses a source with a NUL
 		 * inside, as for bareperf.cfg, and accepts NULs at the very end. */
-		if (n > 0)
-			config_apply(&kernel.cfg, "--config", fwcfg_config,
-				     n < (long)sizeof(fwcfg_config) ? (size_t)n : sizeof(fwcfg_config) - 1,
-				     config_error, 0);
+		if (n > CFG_SOURCE_MAX)
+			config_refuse("--config", (uint64_t)n, CFG_SOURCE_MAX, config_error, 0);
+		else if (n > 0)
+			config_apply(&kernel.cfg, "--config", fwcfg_config, (size_t)n, config_error, 0);
 	}
 }
 

@@ -333,3 +333,42 @@ for _name, _bytes, _offset in [("config-nul-inside", b"reps=9\0warmup=1\n", 6),
 CASES.append(dict(name="config-nul-at-end", args=["--cpu", "qemu64", "--image", "build/test-cfg-detect.img"],
                   config_bytes=b"reps=9\n\0\0", lines=["cfg.mode=detect", "cfg.reps=9"],
                   absent=[r"^FATAL", r"^config error"]))
+
+# ---------------------------------------------------------------- sources over the size limit
+# One policy (docs/config.md): a source of at most 8191 bytes applies whole; a longer one is
+# refused whole, with one error and a failing exit; never a value cut in two.
+CASES.append(dict(name="config-file-too-big", args=["--cpu", "qemu64", "--image", "build/test-cfg-big.img"],
+                  config="mode=detect", exit=1,
+                  match=[r"^config error: bareperf\.cfg: \d{7} bytes, more than the 8191 a source may have; "
+                         r"source ignored$",
+                         r'^@error \{"context":"config","message":"bareperf\.cfg: \d+ bytes, more than'],
+                  lines=["cfg.mode=detect", "cfg.reps=11", "cfg.warmup=2", "cfg.payloads=*"],
+                  absent=[r"^FATAL", r"^loader: .*truncated"]))
+
+
+def config_of(size, tail=b"reps=37\n", head=b"mode=detect\n"):
+    """head, comment lines, tail: exactly size bytes."""
+    fill = size - len(head) - len(tail)
+    body = b""
+    while fill > 0:
+        n = min(fill, 64)
+        body += b"#" * (n - 1) + b"\n"
+        fill -= n
+    return head + body + tail
+
+
+# 4,101 bytes, whose 'reps=37' straddles the old 4,095-byte cut: applied whole now.
+CASES.append(dict(name="config-fwcfg-over-4k-whole", args=["--cpu", "qemu64"],
+                  config_bytes=config_of(4101), lines=["cfg.mode=detect", "cfg.reps=37"],
+                  absent=[r"^FATAL", r"^config error"]))
+# 8,191 bytes is the most a source may have; 8,192 is refused whole.
+CASES.append(dict(name="config-fwcfg-at-limit", args=["--cpu", "qemu64"],
+                  config_bytes=config_of(8191), lines=["cfg.mode=detect", "cfg.reps=37"],
+                  absent=[r"^FATAL", r"^config error"]))
+CASES.append(dict(name="config-fwcfg-too-big", args=["--cpu", "qemu64", "--image", "build/test-cfg-detect.img"],
+                  config_bytes=config_of(8192, head=b"warmup=9\n"), exit=1,
+                  lines=["config error: --config: 8192 bytes, more than the 8191 a source may have; source ignored",
+                         '@error {"context":"config","message":"--config: 8192 bytes, more than the 8191 a source '
+                         'may have; source ignored"}',
+                         "cfg.mode=detect", "cfg.reps=11", "cfg.warmup=2"],
+                  absent=[r"^FATAL"]))
