@@ -14,6 +14,7 @@
 #include "kernel/plan.h"
 #include "kernel/platform.h"
 #include "kernel/pmu.h"
+#include "kernel/result-json.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -119,6 +120,11 @@ static void record(const struct payload *pl, uint64_t size, unsigned cpl, const 
 	r->per_iter_milli = (m >= 0 ? m + n / 2 : m - n / 2) / n;
 	tally.results++;
 	report_result(r);
+	if (r->st.negative) {
+		char msg[RESULT_JSON_MAX];
+		result_negative_note(r, msg, sizeof(msg));
+		report_note("payload", msg);
+	}
 }
 
 static bool run_failed(const struct payload *pl, uint64_t size, unsigned cpl,
