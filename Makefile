@@ -149,6 +149,19 @@ $(IMAGE): $(B)/BOOTX64.EFI scripts/mkimage $(IMAGE).config $(IMAGE_CFG)
 $(B)/test-cfg.img: $(B)/BOOTX64.EFI scripts/mkimage tests/qemu/bareperf-test.cfg
 	scripts/mkimage $@ $(B)/BOOTX64.EFI tests/qemu/bareperf-test.cfg
 
+# An image whose bareperf.cfg says only mode=detect, for boot tests of --config sources
+# that are refused as a whole (which would otherwise run the full default measurement).
+$(B)/test-cfg-detect.img: $(B)/BOOTX64.EFI scripts/mkimage tests/qemu/detect.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI tests/qemu/detect.cfg
+
+# An image whose bareperf.cfg is over the size limit (1 MiB): refused whole.
+$(B)/test-cfg-big.cfg: tests/qemu/make-big-cfg
+	tests/qemu/make-big-cfg $@
+$(B)/test-cfg-big.img: $(B)/BOOTX64.EFI scripts/mkimage $(B)/test-cfg-big.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/test-cfg-big.cfg
+
+TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img
+
 .PHONY: all image run test unit-tests qemu-tests deps clean FORCE
 FORCE:
 all: $(B)/BOOTX64.EFI $(HOST_TOOLS)
@@ -161,10 +174,10 @@ run: deps image
 	scripts/qemu-run $(if $(ARGS),--config '$(ARGS)') $(QEMU_ARGS)
 
 unit-tests: $(UNIT_TESTS) $(HOST_TOOLS)
-qemu-tests: image
+qemu-tests: image $(TEST_IMAGES)
 
 test: deps
-	$(MAKE) all image $(B)/test-cfg.img $(UNIT_TESTS)
+	$(MAKE) all image $(TEST_IMAGES) $(UNIT_TESTS)
 	tests/run-all
 
 clean:

@@ -134,27 +134,41 @@ static EFI_STATUS build_jump_tables(UINT64 *cr3_out)
 	return EFI_SUCCESS;
 }
 
+/* Load options longer than the buffer are refused whole (cmdline_size says how long they
+ * were; the kernel reports it), never cut: a cut entry would apply half a value. */
 static void get_load_options(EFI_LOADED_IMAGE *li)
 {
 	CHAR16 *opt = li->LoadOptions;
-	UINTN n = li->LoadOptionsSize / sizeof(CHAR16), len = 0;
-	/* Boot managers pass binary data here too; keep it only if it is printable text. */
-	for (UINTN i = 0; opt && i < n && opt[i]; i++) {
-		if (opt[i] < 0x20 && opt[i] != '\t' && opt[i] != '\n' && opt[i] != '\r')
+	UINTN n = li->LoadOptionsSize / sizeof(CHAR16), chars = 0;
+	for (; opt && chars < n && opt[chars]; chars++) {
+		/* Boot managers pass binary data here too; keep it only if it is printable text. */
+		if (opt[chars] < 0x20 && opt[chars] != '\t' && opt[chars] != '\n' && opt[chars] != '\r')
 			return;
-		if (opt[i] >= 0x7f) {
+		if (opt[chars] >= 0x7f) {
 			note("load options not ASCII text, ignored");
-			bi->cmdline_len = 0;
 			return;
 		}
-		if (len == BI_CMDLINE_MAX - 1) {
-			note("load options truncated");
-			break;
-		}
-		bi->cmdline[len++] = (char)opt[i];
 	}
-	bi->cmdline[len] = 0;
-	bi->cmdline_len = len;
+	bi->cmdline_size = chars > 0xffffffffu ? 0xffffffffu : (UINT32)chars;
+	if (BI_CMDLINE_REFUSED(bi))
+		return;
+	for (UINTN i = 0; i < chars; i++)
+		bi->cmdline[i] = (char)opt[i];
+	bi->cmdline[chars] = 0;
+	bi->cmdline_len = chars;
+}
+
+/* Bytes left in fh, read and dropped, to say how long a refused file was. */
+static UINT64 count_rest(EFI_FILE_HANDLE fh)
+{
+	static UINT8 chunk[4096];
+	UINT64 total = 0;
+	for (;;) {
+		UINTN n = sizeof(chunk);
+		if (uefi_call_wrapper(fh->Read, 3, fh, &n, chunk) != EFI_SUCCESS || n == 0)
+			return total;
+		total += n;
+	}
 }
 
 static void read_config(EFI_LOADED_IMAGE *li)
@@ -168,16 +182,20 @@ static void read_config(EFI_LOADED_IMAGE *li)
 		uefi_call_wrapper(root->Close, 1, root);
 		return;
 	}
+	/* A file longer than the buffer is refused whole: config_size says how long it is,
+	 * config stays empty, and the kernel reports it as a configuration error. */
 	UINTN size = BI_CONFIG_MAX - 1;
 	err = uefi_call_wrapper(fh->Read, 3, fh, &size, bi->config);
 	if (err == EFI_SUCCESS) {
-		bi->config_len = size;
-		bi->config[size] = 0;
-		UINT8 extra;
-		UINTN one = 1;
-		if (size == BI_CONFIG_MAX - 1 &&
-		    uefi_call_wrapper(fh->Read, 3, fh, &one, &extra) == EFI_SUCCESS && one)
-			note("bareperf.cfg longer than 8 KiB, truncated");
+		bi->config_size = size;
+		if (size == BI_CONFIG_MAX - 1)
+			bi->config_size += count_rest(fh);
+		if (BI_CONFIG_REFUSED(bi)) {
+			SetMem(bi->config, BI_CONFIG_MAX, 0);
+		} else {
+			bi->config_len = size;
+			bi->config[size] = 0;
+		}
 	} else {
 		note("bareperf.cfg could not be read");
 	}

@@ -9,15 +9,23 @@
 #define UART_LCR 3
 #define UART_MCR 4
 #define UART_LSR 5
+#define UART_MSR 6
 #define UART_SCR 7
 
 #define LCR_8N1   0x03
 #define LCR_DLAB  0x80
 #define FCR_ENABLE_CLEAR 0x07
 #define MCR_DTR_RTS_OUT2 0x0b
+#define MCR_RTS   0x02
+#define MCR_OUT2  0x08
 #define MCR_LOOP  0x10
 #define LSR_DR    0x01
 #define LSR_THRE  0x20
+#define LSR_NOTHING 0xff        /* an open bus: no device decodes the port */
+/* In loopback the modem-status inputs mirror the MCR outputs: RTS -> CTS (bit 4),
+ * OUT2 -> DCD (bit 7). Linux's autoconfig tests the same (8250_port.c). */
+#define MSR_INPUTS_MASK 0xf0
+#define MSR_CTS_DCD     0x90
 
 /* At 9600 baud one character takes ~1 ms; a port read ~1 us. Give up well after that. */
 #define TX_SPIN_LIMIT 200000
@@ -41,13 +49,19 @@ bool uart_init(uint16_t port, uint32_t baud)
 	outb(port + UART_DLM, div >> 8);
 	outb(port + UART_LCR, LCR_8N1);
 	outb(port + UART_FCR, FCR_ENABLE_CLEAR);
-	/* Loopback check: a byte sent must come back. */
-	outb(port + UART_MCR, MCR_LOOP | 0x0f);
+	/* Loopback check. Plain latches (DMA page registers at 0x80-0x8f, port 0x92) pass
+	 * the scratch test and echo a byte written to "THR", so the UART must also show its
+	 * modem inputs following MCR, a line status that is not an open bus, and DR clear
+	 * once the byte sent has come back and been read. */
+	outb(port + UART_MCR, MCR_LOOP | MCR_OUT2 | MCR_RTS);
+	if (inb(port + UART_LSR) == LSR_NOTHING ||
+	    (inb(port + UART_MSR) & MSR_INPUTS_MASK) != MSR_CTS_DCD)
+		return false;
 	outb(port + UART_THR, 0xa5);
 	bool echoed = false;
 	for (int i = 0; i < 100000 && !echoed; i++)
 		echoed = inb(port + UART_LSR) & LSR_DR;
-	if (!echoed || inb(port + UART_THR) != 0xa5)
+	if (!echoed || inb(port + UART_THR) != 0xa5 || (inb(port + UART_LSR) & LSR_DR))
 		return false;
 	outb(port + UART_MCR, MCR_DTR_RTS_OUT2);
 	base = port;

@@ -10,8 +10,8 @@
 #define UART_COM4 0x2e8
 #define UART_CLOCK_BAUD 115200      /* 1.8432 MHz / 16 */
 
-/* Probe (scratch register and loopback) and program 8N1 at baud. False if absent or the
- * baud rate does not divide 115200. */
+/* Probe (scratch register, then loopback: modem inputs, echo, line status) and program
+ * 8N1 at baud. False if absent or the baud rate does not divide 115200. */
 bool uart_init(uint16_t port, uint32_t baud);
 bool uart_present(void);
 uint16_t uart_port(void);

@@ -14,6 +14,7 @@
 #include "kernel/plan.h"
 #include "kernel/platform.h"
 #include "kernel/pmu.h"
+#include "kernel/result-json.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -119,6 +120,11 @@ static void record(const struct payload *pl, uint64_t size, unsigned cpl, const 
 	r->per_iter_milli = (m >= 0 ? m + n / 2 : m - n / 2) / n;
 	tally.results++;
 	report_result(r);
+	if (r->st.negative) {
+		char msg[RESULT_JSON_MAX];
+		result_negative_note(r, msg, sizeof(msg));
+		report_note("payload", msg);
+	}
 }
 
 static bool run_failed(const struct payload *pl, uint64_t size, unsigned cpl,
@@ -325,7 +331,7 @@ int engine_main(void)
 	if (plan.nsel == 0) {
 		error("config", "payloads=%s selects nothing: no payload to run",
 		      kernel.cfg.payloads);
-		report_done(0, 0, 0, plan.errors);
+		report_done(0, 0, 0, plan.errors + kernel.config_errors);
 		return PLATFORM_EXIT_FAIL;
 	}
 	bool pce = run_get_pce();
@@ -349,7 +355,7 @@ int engine_main(void)
 			measure_payload(pl, kernel.cfg.sizes[s]);
 	}
 	run_set_pce(pce);
-	report_done(tally.results, tally.faults, tally.timeouts, plan.errors);
+	report_done(tally.results, tally.faults, tally.timeouts, plan.errors + kernel.config_errors);
 	return tally.unexpected || plan.errors || kernel.config_errors ? PLATFORM_EXIT_FAIL
 								       : PLATFORM_EXIT_OK;
 }

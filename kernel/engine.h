@@ -41,6 +41,8 @@ void report_result(const struct result *r);
 void report_fault(const struct fault_result *f);
 void report_skip(const struct payload *pl, const char *why);
 void report_error(const char *context, const char *msg);
+/* The configuration errors met before the report existed, as @error records. */
+void report_config_errors(void);
 /* Something the user should know that is not a mistake (an event this CPU cannot count). */
 void report_note(const char *context, const char *msg);
 /* The perf-stat-like block for one payload and size, CPL 0 and CPL 3 side by side. */

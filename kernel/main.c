@@ -10,6 +10,7 @@
 #include "drivers/qemu-fwcfg.h"
 #include "drivers/uart16550.h"
 #include "kernel/console.h"
+#include "kernel/engine.h"
 #include "kernel/mem.h"
 #include "kernel/platform.h"
 #include "lib/format.h"
@@ -18,31 +19,42 @@
 #define FWCFG_CONFIG_NAME "opt/bareperf/config"
 
 struct kernel_state kernel;
-static char fwcfg_config[4096];
+static char fwcfg_config[CFG_SOURCE_MAX + 1];
+_Static_assert(BI_CONFIG_MAX - 1 == CFG_SOURCE_MAX, "bareperf.cfg and --config: one limit");
 
+/* Printed now, on the console there is; kept for the @error records, which
+ * report_config_errors prints once the machine-readable output starts. */
 static void config_error(void *ctx, const char *msg)
 {
 	(void)ctx;
 	kprintf("config error: %s\n", msg);
+	if (kernel.config_errors < KERNEL_CONFIG_ERRORS_KEPT)
+		str_copy(kernel.config_error_msg[kernel.config_errors], msg,
+			 sizeof(kernel.config_error_msg[0]));
 	kernel.config_errors++;
 }
 
 static void load_config(const struct boot_info *bi)
 {
+	/* A source too long to hold is refused whole, never applied up to a cut. */
 	config_defaults(&kernel.cfg);
-	if (bi->config_len)
+	if (BI_CONFIG_REFUSED(bi))
+		config_refuse("bareperf.cfg", bi->config_size, BI_CONFIG_MAX - 1, config_error, 0);
+	else if (bi->config_len)
 		config_apply(&kernel.cfg, "bareperf.cfg", bi->config, bi->config_len, config_error, 0);
-	if (bi->cmdline_len)
+	if (BI_CMDLINE_REFUSED(bi))
+		config_refuse("load options", bi->cmdline_size, BI_CMDLINE_MAX - 1, config_error, 0);
+	else if (bi->cmdline_len)
 		config_apply(&kernel.cfg, "load options", bi->cmdline, bi->cmdline_len,
 			     config_error, 0);
 	if (platform_is_qemu()) {
 		long n = fwcfg_read_file(FWCFG_CONFIG_NAME, fwcfg_config, sizeof(fwcfg_config));
-		if (n >= (long)sizeof(fwcfg_config))
-			kprintf("config error: --config string longer than %u bytes, truncated\n",
-				(unsigned)sizeof(fwcfg_config) - 1);
-		if (n > 0)
-			config_apply(&kernel.cfg, "--config", fwcfg_config, strlen(fwcfg_config),
-				     config_error, 0);
+		/* Every byte read, NULs included: config_apply refuses a source with a NUL
+		 * inside, as for bareperf.cfg, and accepts NULs at the very end. */
+		if (n > CFG_SOURCE_MAX)
+			config_refuse("--config", (uint64_t)n, CFG_SOURCE_MAX, config_error, 0);
+		else if (n > 0)
+			config_apply(&kernel.cfg, "--config", fwcfg_config, (size_t)n, config_error, 0);
 	}
 }
 
@@ -91,9 +103,12 @@ static void accept_boot_info(struct boot_info *bi)
 		kprintf("loader: %s\n", bi->note);
 }
 
-/* Moves the console to the configured port and speed; stays put if nothing answers. */
+/* Moves the console to the configured port and speed; stays put if nothing answers,
+ * which is a configuration error (the report would otherwise go nowhere). */
 static void console_apply_config(void)
 {
+	char msg[KERNEL_CONFIG_ERROR_LEN];
+
 	/* serial.port at its default (COM1) keeps whichever port the fallback found. */
 	uint16_t want = kernel.cfg.serial_port == UART_COM1 ? uart_port() : kernel.cfg.serial_port;
 	bool change = want != uart_port() || kernel.cfg.serial_baud != 115200;
@@ -104,9 +119,10 @@ static void console_apply_config(void)
 		uint16_t before = uart_port();
 		if (!uart_init(kernel.cfg.serial_port, kernel.cfg.serial_baud)) {
 			uart_init(before, 115200);
-			kprintf("console: no UART answers at port 0x%x (or %u baud does not divide "
-				"115200); staying on port 0x%x\n", kernel.cfg.serial_port,
-				kernel.cfg.serial_baud, before);
+			/* config_apply took only bauds that divide 115200: the port is at fault. */
+			bp_snprintf(msg, sizeof(msg), "serial.port=0x%x: no UART answers at that "
+				    "port; staying on port 0x%x", kernel.cfg.serial_port, before);
+			config_error(0, msg);
 			kernel.cfg.serial_port = before;
 			kernel.cfg.serial_baud = 115200;
 		}
@@ -192,6 +208,7 @@ void kernel_main(struct boot_info *bi)
 	user_stack_init();
 	watchdog_init();
 	report_system(bi);
+	report_config_errors();
 
 	int code = run_mode(kernel.cfg.mode);
 	/* A configuration with mistakes ran what it could, but does not count as a pass. */

@@ -67,9 +67,10 @@ void plan_select(struct plan *p, const char *list, const struct payload *catalog
 				if (!selected(p, pl) && p->nsel < PLAN_MAX_SELECTED)
 					p->sel[p->nsel++] = pl;
 			}
-			/* suggest a payload within 3 edits */
+			/* suggest a payload within 3 edits, and closer than the pattern is long */
 			const struct catalogue_names names = { catalogue, n };
-			const char *near = any ? NULL : str_nearest(pat, payload_name_at, &names, 3, 0);
+			const char *near = any ? NULL : str_nearest(pat, payload_name_at, &names, 3,
+								    STR_NEAREST_BELOW_WORD_LEN);
 			if (!any && near)
 				plan_error(p, env, "config", "payloads: '%s' matches no payload "
 					   "(did you mean '%s'?)", pat, near);

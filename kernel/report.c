@@ -137,6 +137,23 @@ void report_error(const char *context, const char *msg)
 		kprintf("error: %s\n", msg);
 }
 
+/* People saw each configuration error as a "config error:" line while it was read; the
+ * machine-readable output gets them here, as @error records, once. */
+void report_config_errors(void)
+{
+	char m[2 * KERNEL_CONFIG_ERROR_LEN];
+	unsigned kept = kernel.config_errors < KERNEL_CONFIG_ERRORS_KEPT ? kernel.config_errors
+									 : KERNEL_CONFIG_ERRORS_KEPT;
+	if (!machine())
+		return;
+	for (unsigned i = 0; i < kept; i++)
+		kprintf("@error {\"context\":\"config\",\"message\":\"%s\"}\n",
+			json_str(kernel.config_error_msg[i], m, sizeof(m)));
+	if (kernel.config_errors > kept)
+		kprintf("@error {\"context\":\"config\",\"message\":\"%u more configuration "
+			"errors (see the console above)\"}\n", kernel.config_errors - kept);
+}
+
 void report_note(const char *context, const char *msg)
 {
 	char m[640];

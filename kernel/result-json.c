@@ -163,3 +163,17 @@ int payload_json(const struct payload *pl, char *buf, size_t len)
 	put(&j, "}");
 	return json_end(&j);
 }
+
+int result_negative_note(const struct result *r, char *buf, size_t len)
+{
+	char size[32] = "";
+	if (len)
+		buf[0] = '\0';
+	if (!r->st.negative)
+		return 0;
+	if (r->size)
+		bp_snprintf(size, sizeof(size), " (%llu bytes)", (unsigned long long)r->size);
+	return bp_snprintf(buf, len, "%s%s at CPL %u: %u of %u %s samples are negative "
+			   "(count(2n) < count(n)): not to be trusted; raise warmup= or iters=",
+			   r->pl->name, size, r->cpl, r->st.negative, r->reps, r->event);
+}

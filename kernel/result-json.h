@@ -22,6 +22,11 @@ int result_json(const struct result *r, char *buf, size_t len);
 /* {"name":...,"desc":...}: one @payload, the catalogue entry as mode=list prints it. */
 int payload_json(const struct payload *pl, char *buf, size_t len);
 
+/* A sample is count(2n) - count(n); one below zero means the counter (or the TSC) went
+ * back or the fixed costs changed between the runs. The @note text that says so, naming
+ * payload, size, CPL, event and how many samples; 0 and "" when r has none. */
+int result_negative_note(const struct result *r, char *buf, size_t len);
+
 /* "pmu", "msr", "tsc", "single-step"; and the unit: "events", "ticks", "instructions". */
 const char *result_source_name(enum result_source s);
 const char *result_unit_name(enum result_source s);

@@ -32,6 +32,12 @@ int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen)
 			    bi->cmdline_len, bi->config_len);
 		return -1;
 	}
+	if ((BI_CMDLINE_REFUSED(bi) && bi->cmdline_len) || (BI_CONFIG_REFUSED(bi) && bi->config_len)) {
+		bp_snprintf(err, errlen, "a refused command line (%u characters) or config (%llu "
+			    "bytes) still has text", bi->cmdline_size,
+			    (unsigned long long)bi->config_size);
+		return -1;
+	}
 	for (uint32_t i = 0; i < bi->mmap_count; i++) {
 		const struct bi_mem_range *r = &bi->mmap[i];
 		if (r->type < BI_MEM_USABLE || r->type > BI_MEM_UNUSABLE) {

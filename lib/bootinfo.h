@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define BOOTINFO_MAGIC    0x4f464e4952455042ull   /* "BPERINFO" little-endian */
-#define BOOTINFO_VERSION  1
+#define BOOTINFO_VERSION  2         /* 2: cmdline_size, config_size (sources refused whole) */
 
 #define BI_MMAP_MAX       512
 #define BI_CMDLINE_MAX    1024
@@ -61,13 +61,23 @@ struct boot_info {
 	char config[BI_CONFIG_MAX];
 	char note[BI_NOTE_MAX];     /* loader warnings to show the user ("" when none) */
 	uint32_t exit_tries;        /* ExitBootServices attempts it took */
-	uint32_t reserved0;
+	/* A source too long for its buffer is refused whole, never cut: the loader leaves
+	 * its text empty (length 0) and says here how long it was, for the kernel to report. */
+	uint32_t cmdline_size;      /* load options' characters; > BI_CMDLINE_MAX - 1: refused */
+	uint64_t config_size;       /* bareperf.cfg's bytes; > BI_CONFIG_MAX - 1: refused */
 };
 _Static_assert(offsetof(struct boot_info, fb) == 48, "boot_info layout");
 _Static_assert(offsetof(struct boot_info, mmap) == 80, "boot_info layout");
-_Static_assert(sizeof(struct boot_info) ==
+_Static_assert(offsetof(struct boot_info, config_size) ==
 	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 8,
 	       "boot_info layout");
+_Static_assert(sizeof(struct boot_info) ==
+	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 16,
+	       "boot_info layout");
+
+/* Whether the loader refused a source for its length (see cmdline_size, config_size). */
+#define BI_CMDLINE_REFUSED(bi) ((bi)->cmdline_size > BI_CMDLINE_MAX - 1)
+#define BI_CONFIG_REFUSED(bi)  ((bi)->config_size > BI_CONFIG_MAX - 1)
 
 /* Check what the kernel is handed before trusting it. Returns 0, or -1 with a reason. */
 int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen);

@@ -201,7 +201,7 @@ static int parse_word(const struct cfg_key *k, struct bp_config *cfg, const char
 		memcpy(value, v, len);
 		value[len] = '\0';
 		nearest = str_nearest(value, cfg_word_at, k->words, CFG_SUGGEST_MAX,
-				      STR_NEAREST_BELOW_NAME_LEN);
+				      STR_NEAREST_BELOW_NAME_LEN | STR_NEAREST_BELOW_WORD_LEN);
 	}
 	int n = bp_snprintf(why, whylen, "%s=%s is not one of ", k->name,
 			    excerpt(v, len, ex, sizeof(ex)));
@@ -705,6 +705,18 @@ static bool check_text(struct cfg_parser *p, const char *text, size_t *len)
 	return true;
 }
 
+int config_refuse(const char *origin, uint64_t size, uint64_t max, config_error_fn err,
+		  void *ctx)
+{
+	struct cfg_parser p = { .origin = origin ? origin : "config", .err = err, .ctx = ctx };
+	char why[CFG_MSG_MAX];
+
+	bp_snprintf(why, sizeof(why), "%llu bytes, more than the %llu a source may have; "
+		    "source ignored", (unsigned long long)size, (unsigned long long)max);
+	report(&p, 0, why);
+	return p.errors;
+}
+
 int config_apply(struct bp_config *cfg, const char *origin, const char *text, size_t len,
 		 config_error_fn err, void *ctx)
 {
@@ -715,6 +727,9 @@ int config_apply(struct bp_config *cfg, const char *origin, const char *text, si
 
 	if (!text)
 		len = 0;
+	/* Whole or not at all: an entry cut at a limit would apply half a value. */
+	if (len > CFG_SOURCE_MAX)
+		return config_refuse(origin, len, CFG_SOURCE_MAX, err, ctx);
 	if (!check_text(&p, text, &len))
 		return p.errors;
 	if (len >= 3 && (unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb &&

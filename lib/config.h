@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define CFG_SOURCE_MAX 8191     /* bytes in one source; a longer one is refused whole */
 #define CFG_LIST_MAX   1024     /* bytes for list-valued keys */
 #define CFG_SIZES_MAX  32
 #define CFG_PAYLOADS_DEFAULT "*"    /* every payload in the catalogue */
@@ -65,6 +66,13 @@ typedef void (*config_error_fn)(void *ctx, const char *msg);
  * Returns the number of errors reported. */
 int config_apply(struct bp_config *cfg, const char *origin, const char *text, size_t len,
 		 config_error_fn err, void *ctx);
+
+/* One source is at most CFG_SOURCE_MAX bytes: config_apply refuses a longer one whole,
+ * and a reader that could not hold a source of `size` bytes (more than `max`) reports it
+ * here in the same words: "bareperf.cfg: 1048590 bytes, more than the 8191 a source may
+ * have; source ignored". Returns the number of errors reported (1). */
+int config_refuse(const char *origin, uint64_t size, uint64_t max, config_error_fn err,
+		  void *ctx);
 
 /* Emit the effective configuration as "cfg.key=value" lines. */
 void config_report(const struct bp_config *cfg, void (*emit)(void *ctx, const char *line),

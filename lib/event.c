@@ -476,7 +476,7 @@ static const char *closest(const char *want, const struct pfmt_model *tm)
 {
 	size_t len = strlen(want);
 	const char *hint = str_nearest(want, pfmt_event_name_at, tm, len > 9 ? len / 3 : 3,
-				       STR_NEAREST_FOLD_CASE);
+				       STR_NEAREST_FOLD_CASE | STR_NEAREST_BELOW_WORD_LEN);
 	return hint ? hint : "";
 }
 

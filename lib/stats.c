@@ -75,6 +75,8 @@ void stats_compute(int64_t *samples, unsigned n, unsigned trim_pct, struct stats
 	*out = (struct stats){ 0 };
 	if (n == 0)
 		return;
+	for (unsigned i = 0; i < n; i++)
+		out->negative += samples[i] < 0;
 	sort_i64(samples, n);
 
 	/* n * trim_pct / 100, without the 64-bit division that needs libgcc on i686 */

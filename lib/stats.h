@@ -8,6 +8,8 @@
 struct stats {
 	unsigned n;                 /* samples used after trimming */
 	unsigned trimmed;           /* samples dropped (both ends together) */
+	unsigned negative;          /* samples below zero, trimmed ones included: for
+	                               count(2n) - count(n) the measurement is not to be trusted */
 	int64_t min, max;
 	int64_t median_milli;       /* mean of the two middle samples when n is even */
 	int64_t mean_milli;

@@ -54,7 +54,7 @@ static void test_refuses_bad(void **state)
 
 	assert_int_equal(bootinfo_validate(NULL, err, sizeof(err)), -1);
 	bi = good(); bi->magic ^= 1;                  expect_refused(bi, "bad magic");
-	bi = good(); bi->version = 2;                 expect_refused(bi, "boot-info version 2");
+	bi = good(); bi->version = 1;                 expect_refused(bi, "boot-info version 1");
 	bi = good(); bi->size -= 8;                   expect_refused(bi, "kernel expects");
 	bi = good(); bi->mmap_count = 0;              expect_refused(bi, "memory map has 0 entries");
 	bi = good(); bi->mmap_count = BI_MMAP_MAX + 1; expect_refused(bi, "memory map has 513");
@@ -66,6 +66,30 @@ static void test_refuses_bad(void **state)
 	bi = good(); bi->mmap[1].base = 0xfffffffffff00000ull; bi->mmap[1].pages = 0x1000;
 	expect_refused(bi, "entry 1 wraps");
 	bi = good(); bi->kernel_phys = 0x200800;      expect_refused(bi, "unaligned");
+	/* a source the loader refused for its length must come with no text */
+	bi = good(); bi->config_size = BI_CONFIG_MAX; bi->config_len = 5;
+	expect_refused(bi, "refused command line (0 characters) or config (8192 bytes) still has text");
+	bi = good(); bi->cmdline_size = BI_CMDLINE_MAX; bi->cmdline_len = 1;
+	expect_refused(bi, "refused command line (1024 characters)");
+}
+
+/* Sources too long for their buffers: refused whole, their sizes handed over. */
+static void test_refused_sources(void **state)
+{
+	(void)state;
+	struct boot_info *bi = good();
+	char err[160] = "";
+	bi->config_size = BI_CONFIG_MAX - 1;
+	bi->config_len = BI_CONFIG_MAX - 1;            /* the longest that fits: kept */
+	assert_int_equal(bootinfo_validate(bi, err, sizeof(err)), 0);
+	assert_false(BI_CONFIG_REFUSED(bi));
+	bi->config_size = 1u << 20;                   /* 1 MiB on the ESP: refused, no text */
+	bi->config_len = 0;
+	bi->cmdline_size = BI_CMDLINE_MAX;
+	assert_int_equal(bootinfo_validate(bi, err, sizeof(err)), 0);
+	assert_true(BI_CONFIG_REFUSED(bi));
+	assert_true(BI_CMDLINE_REFUSED(bi));
+	free(bi);
 }
 
 /* The layout is shared with every loader: fixed offsets, checked at compile time too. */
@@ -77,6 +101,12 @@ static void test_layout(void **state)
 	assert_int_equal(offsetof(struct boot_info, fb), 48);
 	assert_int_equal(offsetof(struct boot_info, mmap), 80);
 	assert_int_equal(offsetof(struct boot_info, cmdline_len), 80 + 24 * BI_MMAP_MAX);
+	size_t tail = 80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX;
+	assert_int_equal(offsetof(struct boot_info, exit_tries), tail);
+	assert_int_equal(offsetof(struct boot_info, cmdline_size), tail + 4);
+	assert_int_equal(offsetof(struct boot_info, config_size), tail + 8);
+	assert_int_equal(sizeof(struct boot_info), tail + 16);
+	assert_int_equal(BOOTINFO_VERSION, 2);
 }
 
 int main(void)
@@ -84,6 +114,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_accepts_good),
 		cmocka_unit_test(test_refuses_bad),
+		cmocka_unit_test(test_refused_sources),
 		cmocka_unit_test(test_layout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -218,7 +218,11 @@ static void test_messages(void **state)
 		{ "watchdog=0", "test.cfg line 1: watchdog=0 out of range (1..600000)" },
 		{ "iters=0", "test.cfg line 1: iters=0 out of range (1..1000000000000)" },
 		{ "warmup=10001", "test.cfg line 1: warmup=10001 out of range (0..10000)" },
-		{ "insn_count=on", "test.cfg line 1: insn_count=on is not one of step|off (did you mean 'off'?)" },
+		/* a hint must be closer than the word is long: "on" is two edits from "off" */
+		{ "insn_count=on", "test.cfg line 1: insn_count=on is not one of step|off" },
+		{ "insn_count=of", "test.cfg line 1: insn_count=of is not one of step|off (did you mean 'off'?)" },
+		{ "mode=r", "test.cfg line 1: mode=r is not one of run|selftest|detect|crashtest|list" },
+		{ "mode=rn", "test.cfg line 1: mode=rn is not one of run|selftest|detect|crashtest|list (did you mean 'run'?)" },
 		{ "netburst.thread=2", "test.cfg line 1: netburst.thread=2 is not one of auto|0|1|both" },
 		{ "exit=maybe", "test.cfg line 1: exit=maybe is not one of yes|no" },
 		{ "events=\"cycles", "test.cfg line 1: unterminated quote in 'events' (close it with \" on the same line)" },
@@ -363,6 +367,44 @@ static void test_not_text(void **state)
 	}
 }
 
+/* A source longer than CFG_SOURCE_MAX is refused whole, with one error; never half
+ * applied. The longest one that fits applies in full, its last entry too. */
+static void test_oversized_source(void **state)
+{
+	(void)state;
+	static char text[CFG_SOURCE_MAX + 2];
+	struct bp_config cfg, def;
+	struct messages m;
+	const char *tail = "\nreps=37\n";
+	size_t len = CFG_SOURCE_MAX;
+
+	memset(text, '#', len);
+	memcpy(text + len - strlen(tail), tail, strlen(tail));
+	text[len] = '\0';
+	config_defaults(&def);
+	cfg = def;
+	assert_int_equal(apply(&cfg, text, &m), 0);
+	assert_int_equal(cfg.reps, 37);
+
+	/* one byte more: the whole source goes, not just its end */
+	memset(text, '#', len + 1);
+	memcpy(text + len + 1 - strlen(tail), tail, strlen(tail));
+	memcpy(text, "warmup=7\n", 9);
+	text[len + 1] = '\0';
+	cfg = def;
+	assert_int_equal(apply(&cfg, text, &m), 1);
+	assert_string_equal(m.text[0], "test.cfg: 8192 bytes, more than the 8191 a source may "
+			    "have; source ignored");
+	assert_configs_equal(&cfg, &def);
+
+	/* what a loader or the fw_cfg reader could not hold gets the same message */
+	memset(&m, 0, sizeof(m));
+	assert_int_equal(config_refuse("bareperf.cfg", 1048590, CFG_SOURCE_MAX, collect_error, &m), 1);
+	assert_int_equal(m.count, 1);
+	assert_string_equal(m.text[0], "bareperf.cfg: 1048590 bytes, more than the 8191 a source "
+			    "may have; source ignored");
+}
+
 static uint64_t rng = 88172645463325252ull;
 
 static uint64_t next_rand(void)
@@ -500,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_bad_entry_keeps_rest),
 		cmocka_unit_test(test_syntax),
 		cmocka_unit_test(test_not_text),
+		cmocka_unit_test(test_oversized_source),
 		cmocka_unit_test(test_report_round_trip),
 		cmocka_unit_test(test_fuzz),
 	};

@@ -448,6 +448,26 @@ static void test_pfm_errors(void **state)
 	parse_err(m, &pc, "RETIRED_INSTRUCTIONS:c=300", "c=300 out of range 0-255");
 }
 
+/* A hint must be closer than the word is long: "r" is three edits from GART, which is no
+ * hint at all; a long word still gets one. */
+static void test_no_hint_for_short_words(void **state)
+{
+	(void)state;
+	struct pmu_caps pc;
+	static const char *const pmus[] = { "amd64_k8_revg", "skl", "amd64_fam17h" };
+	static const char *const words[] = { "r", "ab", "xyz" };
+	for (unsigned i = 0; i < sizeof(pmus) / sizeof(pmus[0]); i++) {
+		const struct pmu_model *m = model(pmus[i], &pc);
+		for (unsigned j = 0; j < sizeof(words) / sizeof(words[0]); j++) {
+			parse_err(m, &pc, words[j], "unknown event");
+			if (strstr(err, "did you mean"))
+				fail_msg("'%s' on %s: %s", words[j], pmus[i], err);
+		}
+	}
+	struct pmu_caps k8;
+	parse_err(model("amd64_k8_revg", &k8), &k8, "GARTT", "(did you mean 'GART'?)");
+}
+
 /* An unknown PMU prefix lists at most three close names, the closest first. */
 static void test_unknown_pmu_hint(void **state)
 {
@@ -617,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_raw_cpu_form),
 		cmocka_unit_test(test_raw_p4_form),
 		cmocka_unit_test(test_pfm_errors),
+		cmocka_unit_test(test_no_hint_for_short_words),
 		cmocka_unit_test(test_unknown_pmu_hint),
 		cmocka_unit_test(test_case_and_prefix),
 		cmocka_unit_test(test_split_list),

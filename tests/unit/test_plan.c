@@ -200,6 +200,14 @@ static void test_select_did_you_mean(void **state)
 	select_list("mem_chas");
 	assert_string_equal(errors[0],
 			    "config: payloads: 'mem_chas' matches no payload (did you mean 'mem_chase'?)");
+	reset(state);
+	/* "ty" is three edits from "empty": as far as the word is long, so no hint */
+	select_list("ty");
+	assert_string_equal(errors[0], "config: payloads: 'ty' matches no payload");
+	reset(state);
+	select_list("empt");
+	assert_string_equal(errors[0],
+			    "config: payloads: 'empt' matches no payload (did you mean 'empty'?)");
 }
 
 static void test_select_bad_items(void **state)

@@ -205,6 +205,32 @@ static const struct payload doc_payloads[] = {
 	  .insns_per_iter = 1, .flags = PL_CPL0 | PL_CPL3 | PL_FAULT, .expect_vector = ~0u },
 };
 
+/* The note for negative samples names the payload, its size, the CPL, the event and
+ * how many of the samples; a result without any gets none. */
+static void test_negative_note(void **state)
+{
+	(void)state;
+	char buf[RESULT_JSON_MAX];
+	struct result r = doc_result();
+	assert_int_equal(result_negative_note(&r, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	r.st.negative = 2;
+	r.reps = 11;
+	r.cpl = 0;
+	assert_true(result_negative_note(&r, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "mem_chase (65536 bytes) at CPL 0: 2 of 11 tsc samples are "
+			    "negative (count(2n) < count(n)): not to be trusted; raise warmup= or iters=");
+	static const struct payload add_chain = { .name = "add_chain", .insns_per_iter = 10 };
+	r.pl = &add_chain;
+	r.size = 0;
+	r.cpl = 3;
+	r.st.negative = 1;
+	r.reps = 3;
+	result_negative_note(&r, buf, sizeof(buf));
+	assert_string_equal(buf, "add_chain at CPL 3: 1 of 3 tsc samples are negative "
+			    "(count(2n) < count(n)): not to be trusted; raise warmup= or iters=");
+}
+
 static void test_payload_matches_docs(void **state)
 {
 	(void)state;
@@ -251,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_result_longest_event_fits),
 		cmocka_unit_test(test_small_buffers),
 		cmocka_unit_test(test_escape_stops_before_an_escape_is_cut),
+		cmocka_unit_test(test_negative_note),
 		cmocka_unit_test(test_payload_matches_docs),
 		cmocka_unit_test(test_payload_flags),
 	};

@@ -290,6 +290,30 @@ static struct u128 u128_of(unsigned __int128 v)
 	return (struct u128){ .hi = (uint64_t)(v >> 64), .lo = (uint64_t)v };
 }
 
+/* count(2n) - count(n) below zero means the measurement cannot be trusted (a counter that
+ * went back, a warm-up that was too short): every negative sample is counted, trimmed
+ * or not, so the engine can say so. */
+static void test_negative_samples_counted(void **state)
+{
+	(void)state;
+	struct stats st;
+	int64_t none[] = { 0, 5, 7 };
+	stats_compute(none, 3, 0, &st);
+	assert_int_equal(st.negative, 0);
+
+	int64_t some[] = { 320, -64, 320, 320, -1, 320, 320, 320, 320, 320 };
+	stats_compute(some, 10, 20, &st);         /* trimming drops both, still counted */
+	assert_int_equal(st.trimmed, 4);
+	assert_int_equal(st.min, 320);
+	assert_int_equal(st.negative, 2);
+
+	int64_t all[] = { -3, -2 };
+	stats_compute(all, 2, 0, &st);
+	assert_int_equal(st.negative, 2);
+	stats_compute(all, 0, 0, &st);
+	assert_int_equal(st.negative, 0);
+}
+
 static void test_isqrt(void **state)
 {
 	(void)state;
@@ -336,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_trimming),
 		cmocka_unit_test(test_random_against_reference),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_negative_samples_counted),
 		cmocka_unit_test(test_isqrt),
 		cmocka_unit_test(test_fmt_milli),
 	};
