@@ -38,12 +38,13 @@ static int find_event(const char *tok, size_t n)
 	return -1;
 }
 
-/* The closest of names[] to the n-char token tok, within 3 edits, or NULL. */
+/* The closest of names[] to the n-char token tok, within 3 edits and closer than the
+ * token is long, or NULL. */
 static const char *nearest(const char *tok, size_t n, const char *const *names, unsigned count)
 {
 	char want[EV_NAME_MAX];
 	str_copy(want, tok, n + 1 < sizeof(want) ? n + 1 : sizeof(want));
-	return str_nearest_in(want, names, count, 3, 0);
+	return str_nearest_in(want, names, count, 3, STR_NEAREST_BELOW_WORD_LEN);
 }
 
 static void event_names(const char **out)

@@ -486,7 +486,7 @@ static const char *closest_umask(const char *tok, size_t n, const struct pfmt_ev
 	char want[EV_NAME_MAX];
 	str_copy(want, tok, n + 1 < sizeof(want) ? n + 1 : sizeof(want));
 	const char *hint = str_nearest(want, pfmt_umask_name_at, ev, n > 9 ? n / 3 : 2,
-				       STR_NEAREST_FOLD_CASE);
+				       STR_NEAREST_FOLD_CASE | STR_NEAREST_BELOW_WORD_LEN);
 	return hint ? hint : "";
 }
 
@@ -503,7 +503,8 @@ static size_t list_close_pmus(const char *name, size_t len, char *list, size_t s
 	for (unsigned pass = 1; pass <= 2 && listed < PMU_HINTS; pass++)
 		for (unsigned i = 0; i < pmu_model_count() && listed < PMU_HINTS; i++) {
 			const char *model = pmu_model_at(i)->pfm_name;
-			if (str_case_edit_distance(want, model) != pass)
+			/* a name as far from the word as it is long is no hint */
+			if (pass >= strlen(want) || str_case_edit_distance(want, model) != pass)
 				continue;
 			used += bp_snprintf(list + used, size - used, "%s'%s'", used ? ", " : "", model);
 			listed++;

@@ -466,6 +466,22 @@ static void test_no_hint_for_short_words(void **state)
 	}
 	struct pmu_caps k8;
 	parse_err(model("amd64_k8_revg", &k8), &k8, "GARTT", "(did you mean 'GART'?)");
+	/* Unit masks, NetBurst fields and PMU prefixes follow the same rule. */
+	static const char *const more[][2] = {
+		{ "skl", "INST_RETIRED:ab" },
+		{ "netburst", "global_power_events:RUNNING:x" },
+		{ "netburst", "ab" },
+		{ "skl", "ab::INST_RETIRED" },
+		{ "skl", "c::INST_RETIRED" },
+	};
+	for (unsigned i = 0; i < sizeof(more) / sizeof(more[0]); i++) {
+		const struct pmu_model *m = model(more[i][0], &pc);
+		parse_err(m, &pc, more[i][1], "");
+		if (strstr(err, "did you mean") || strstr(err, "close:"))
+			fail_msg("'%s' on %s: %s", more[i][1], more[i][0], err);
+	}
+	parse_err(model("netburst", &pc), &pc, "global_power_events:RUNING", "(did you mean 'RUNNING'?)");
+	parse_err(model("skl", &pc), &pc, "sklz::INST_RETIRED", "close: 'skl'");
 }
 
 /* An unknown PMU prefix lists at most three close names, the closest first. */
