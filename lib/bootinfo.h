@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define BOOTINFO_MAGIC    0x4f464e4952455042ull   /* "BPERINFO" little-endian */
-#define BOOTINFO_VERSION  1
+#define BOOTINFO_VERSION  2          /* 2: firmware field */
 
 #define BI_MMAP_MAX       512
 #define BI_CMDLINE_MAX    1024
@@ -25,6 +25,11 @@ enum bi_mem_type {
 	BI_MEM_LOADER = 5,          /* kernel image, boot-info: in use */
 	BI_MEM_MMIO = 6,
 	BI_MEM_UNUSABLE = 7,
+};
+
+enum bi_firmware {
+	BI_FIRMWARE_UEFI = 1,       /* boot/loader.c */
+	BI_FIRMWARE_BIOS = 2,       /* GRUB i386-pc by Multiboot2: arch/x86/mb2-entry.asm */
 };
 
 struct bi_mem_range {
@@ -61,7 +66,7 @@ struct boot_info {
 	char config[BI_CONFIG_MAX];
 	char note[BI_NOTE_MAX];     /* loader warnings to show the user ("" when none) */
 	uint32_t exit_tries;        /* ExitBootServices attempts it took */
-	uint32_t reserved0;
+	uint32_t firmware;          /* enum bi_firmware: which firmware started the loader */
 };
 _Static_assert(offsetof(struct boot_info, fb) == 48, "boot_info layout");
 _Static_assert(offsetof(struct boot_info, mmap) == 80, "boot_info layout");
@@ -71,6 +76,8 @@ _Static_assert(sizeof(struct boot_info) ==
 
 /* Check what the kernel is handed before trusting it. Returns 0, or -1 with a reason. */
 int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen);
+/* "uefi" or "bios", as the report and @meta name the firmware. */
+const char *bootinfo_firmware_name(const struct boot_info *bi);
 /* Bytes of usable RAM in the map. */
 uint64_t bootinfo_usable_bytes(const struct boot_info *bi);
 

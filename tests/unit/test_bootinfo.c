@@ -16,6 +16,7 @@ static struct boot_info *good(void)
 	bi->magic = BOOTINFO_MAGIC;
 	bi->version = BOOTINFO_VERSION;
 	bi->size = sizeof(*bi);
+	bi->firmware = BI_FIRMWARE_BIOS;
 	bi->kernel_phys = 0x200000;
 	bi->kernel_size = 0x100000;
 	bi->mmap_count = 3;
@@ -54,7 +55,9 @@ static void test_refuses_bad(void **state)
 
 	assert_int_equal(bootinfo_validate(NULL, err, sizeof(err)), -1);
 	bi = good(); bi->magic ^= 1;                  expect_refused(bi, "bad magic");
-	bi = good(); bi->version = 2;                 expect_refused(bi, "boot-info version 2");
+	bi = good(); bi->version = 1;                 expect_refused(bi, "boot-info version 1");
+	bi = good(); bi->firmware = 0;                expect_refused(bi, "unknown firmware 0");
+	bi = good(); bi->firmware = 3;                expect_refused(bi, "unknown firmware 3");
 	bi = good(); bi->size -= 8;                   expect_refused(bi, "kernel expects");
 	bi = good(); bi->mmap_count = 0;              expect_refused(bi, "memory map has 0 entries");
 	bi = good(); bi->mmap_count = BI_MMAP_MAX + 1; expect_refused(bi, "memory map has 513");
