@@ -1,7 +1,7 @@
 # bareperf build. Everything lands under build/; sources are found by wildcard so a
 # new file in a source folder needs no Makefile change.
 #   make          loader + kernel + host tools
-#   make image    build/bareperf.img (GPT, one FAT ESP), ready for dd
+#   make image    build/bareperf.img (MBR, GRUB for BIOS, one FAT ESP), ready for dd
 #   make run      build and boot in QEMU (ARGS='key=value ...' passes a config string)
 #   make test     host unit tests + QEMU boots; ends with "N passed, N failed"
 
@@ -129,12 +129,12 @@ $(B)/gen/pfm_tables.c: $(B)/gen-pfm-tables
 
 # ---------------------------------------------------------------- image, run, test
 CONFIG ?= bareperf.cfg
-$(B)/bareperf.img: $(B)/BOOTX64.EFI scripts/mkimage $(wildcard $(CONFIG))
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(wildcard $(CONFIG))
+$(B)/bareperf.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf scripts/mkimage $(wildcard $(CONFIG))
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(wildcard $(CONFIG))
 
 # An image with a bareperf.cfg on the ESP, for the boot test of the config file path.
-$(B)/test-cfg.img: $(B)/BOOTX64.EFI scripts/mkimage tests/qemu/bareperf-test.cfg
-	scripts/mkimage $@ $(B)/BOOTX64.EFI tests/qemu/bareperf-test.cfg
+$(B)/test-cfg.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf scripts/mkimage tests/qemu/bareperf-test.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf tests/qemu/bareperf-test.cfg
 
 .PHONY: all image run test unit-tests qemu-tests deps clean
 all: $(B)/BOOTX64.EFI $(HOST_TOOLS)
