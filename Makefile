@@ -2,7 +2,8 @@
 # new file in a source folder needs no Makefile change.
 #   make          loader + kernel + host tools
 #   make image    build/bareperf.img (MBR, GRUB for BIOS, one FAT ESP), ready for dd
-#   make run      build and boot in QEMU (ARGS='key=value ...' passes a config string)
+#   make run      build and boot in QEMU (ARGS='key=value ...' passes a config string;
+#                 QEMU_ARGS='--bios' boots through SeaBIOS instead of OVMF)
 #   make test     host unit tests + QEMU boots; ends with "N passed, N failed"
 
 B       := build
