@@ -1,9 +1,11 @@
 # bareperf build. Everything lands under build/; sources are found by wildcard so a
 # new file in a source folder needs no Makefile change.
 #   make          loader + kernel + host tools
-#   make image    build/bareperf.img (GPT, one FAT ESP, with bareperf.cfg if present), ready
-#                 for dd; CONFIG=FILE puts another config on it, IMAGE=FILE writes elsewhere
-#   make run      build and boot in QEMU (ARGS='key=value ...' passes a config string)
+#   make image    build/bareperf.img (MBR, GRUB for BIOS, one FAT ESP, with bareperf.cfg if
+#                 present), ready for dd; CONFIG=FILE puts another config on it, IMAGE=FILE
+#                 writes elsewhere
+#   make run      build and boot in QEMU (ARGS='key=value ...' passes a config string;
+#                 QEMU_ARGS='--bios' boots through SeaBIOS instead of OVMF)
 #   make test     host unit tests + QEMU boots; ends with "N passed, N failed"
 
 B       := build
@@ -41,9 +43,9 @@ $(B)/kernel/gen/%.o: $(B)/gen/%.c
 	$(CC) $(KCFLAGS) -c $< -o $@
 
 # Constants shared by C and assembly are written once, in arch/x86/abi.h (and MSR
-# numbers in arch/x86/msr-index.h); nasm reads them as build/gen/abi.inc, the linker
-# script through cpp.
-ABI_HEADERS := arch/x86/abi.h arch/x86/msr-index.h
+# numbers in arch/x86/msr-index.h, control-register bits in arch/x86/cpu.h); nasm reads
+# them as build/gen/abi.inc, the linker script through cpp.
+ABI_HEADERS := arch/x86/abi.h arch/x86/msr-index.h arch/x86/cpu.h
 $(B)/gen/abi.inc: $(ABI_HEADERS) scripts/gen/abi-inc
 	@mkdir -p $(dir $@)
 	scripts/gen/abi-inc $(ABI_HEADERS) > $@.tmp && mv $@.tmp $@
@@ -142,23 +144,23 @@ $(IMAGE).config: FORCE
 	@mkdir -p $(dir $@)
 	@printf '%s\n' '$(IMAGE_CFG)' | cmp -s - $@ || printf '%s\n' '$(IMAGE_CFG)' > $@
 
-$(IMAGE): $(B)/BOOTX64.EFI scripts/mkimage $(IMAGE).config $(IMAGE_CFG)
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(IMAGE_CFG)
+$(IMAGE): $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf scripts/mkimage $(IMAGE).config $(IMAGE_CFG)
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(IMAGE_CFG)
 
 # An image with a bareperf.cfg on the ESP, for the boot test of the config file path.
-$(B)/test-cfg.img: $(B)/BOOTX64.EFI scripts/mkimage tests/qemu/bareperf-test.cfg
-	scripts/mkimage $@ $(B)/BOOTX64.EFI tests/qemu/bareperf-test.cfg
+$(B)/test-cfg.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf scripts/mkimage tests/qemu/bareperf-test.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf tests/qemu/bareperf-test.cfg
 
 # An image whose bareperf.cfg says only mode=detect, for boot tests of --config sources
 # that are refused as a whole (which would otherwise run the full default measurement).
-$(B)/test-cfg-detect.img: $(B)/BOOTX64.EFI scripts/mkimage tests/qemu/detect.cfg
-	scripts/mkimage $@ $(B)/BOOTX64.EFI tests/qemu/detect.cfg
+$(B)/test-cfg-detect.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf scripts/mkimage tests/qemu/detect.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf tests/qemu/detect.cfg
 
 # An image whose bareperf.cfg is over the size limit (1 MiB): refused whole.
 $(B)/test-cfg-big.cfg: tests/qemu/make-big-cfg
 	tests/qemu/make-big-cfg $@
-$(B)/test-cfg-big.img: $(B)/BOOTX64.EFI scripts/mkimage $(B)/test-cfg-big.cfg
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/test-cfg-big.cfg
+$(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf scripts/mkimage $(B)/test-cfg-big.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/test-cfg-big.cfg
 
 TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img
 

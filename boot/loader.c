@@ -294,6 +294,7 @@ static EFI_STATUS boot_info_alloc(void)
 	bi->magic = BOOTINFO_MAGIC;
 	bi->version = BOOTINFO_VERSION;
 	bi->size = sizeof(*bi);
+	bi->firmware = BI_FIRMWARE_UEFI;
 	return EFI_SUCCESS;
 }
 

@@ -161,6 +161,8 @@ static void watchdog_init(void)
 /* The boot, CPU, PMU, protection and configuration facts every run log starts with. */
 static void report_system(const struct boot_info *bi)
 {
+	kprintf("boot.firmware=%s\n", bootinfo_firmware_name(bi));
+	kprintf("cpu.mode=%s\n", sizeof(void *) == 8 ? "long" : "protected");
 	kprintf("boot.memory_mib=%llu\n", (unsigned long long)(bootinfo_usable_bytes(bi) >> 20));
 	kprintf("boot.exit_tries=%u\n", bi->exit_tries);
 	cpuinfo_report(&kernel.cpu, &kernel.pmu, console_line, 0);

@@ -48,11 +48,13 @@ void report_meta(void)
 	const struct cpu_info *c = &kernel.cpu;
 	const struct pmu_caps *p = &kpmu.caps;
 	kprintf("@meta {\"schema\":%d,\"version\":\"%s\",\"cpu\":{\"vendor\":\"%s\",\"family\":%u,"
-		"\"model\":%u,\"stepping\":%u,\"brand\":\"%s\",\"hypervisor\":\"%s\"},",
+		"\"model\":%u,\"stepping\":%u,\"brand\":\"%s\",\"hypervisor\":\"%s\",\"mode\":\"%s\"},"
+		"\"boot\":{\"firmware\":\"%s\"},",
 		SCHEMA_VERSION, BAREPERF_VERSION, c->vendor_id, c->family, c->model, c->stepping,
 		json_str(c->brand, brand, sizeof(brand)),
 		c->hypervisor ? json_str(c->hv_vendor[0] ? c->hv_vendor : "unknown", hv, sizeof(hv))
-			      : "none");
+			      : "none",
+		sizeof(void *) == 8 ? "long" : "protected", bootinfo_firmware_name(kernel.bi));
 	kprintf("\"pmu\":{\"kind\":\"%s\",\"model\":\"%s\",\"version\":%u,\"gp_counters\":%u,"
 		"\"gp_width\":%u,\"fixed_counters\":%u,\"fixed_width\":%u,\"functional\":%s,"
 		"\"reason\":\"%s\"},",

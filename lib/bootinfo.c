@@ -22,6 +22,10 @@ int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen)
 			    bi->size, (unsigned)sizeof(*bi));
 		return -1;
 	}
+	if (bi->firmware != BI_FIRMWARE_UEFI && bi->firmware != BI_FIRMWARE_BIOS) {
+		bp_snprintf(err, errlen, "boot-info names unknown firmware %u", bi->firmware);
+		return -1;
+	}
 	if (bi->mmap_count == 0 || bi->mmap_count > BI_MMAP_MAX) {
 		bp_snprintf(err, errlen, "memory map has %u entries (1..%u allowed)",
 			    bi->mmap_count, BI_MMAP_MAX);
@@ -69,4 +73,9 @@ uint64_t bootinfo_usable_bytes(const struct boot_info *bi)
 		if (bi->mmap[i].type == BI_MEM_USABLE)
 			total += bi->mmap[i].pages * BI_PAGE_SIZE;
 	return total;
+}
+
+const char *bootinfo_firmware_name(const struct boot_info *bi)
+{
+	return bi->firmware == BI_FIRMWARE_BIOS ? "bios" : bi->firmware == BI_FIRMWARE_UEFI ? "uefi" : "unknown";
 }

@@ -9,7 +9,8 @@
 #include <stdint.h>
 
 #define BOOTINFO_MAGIC    0x4f464e4952455042ull   /* "BPERINFO" little-endian */
-#define BOOTINFO_VERSION  2         /* 2: cmdline_size, config_size (sources refused whole) */
+#define BOOTINFO_VERSION  2         /* 2: firmware; cmdline_size, config_size (sources
+                                       refused whole) */
 
 #define BI_MMAP_MAX       512
 #define BI_CMDLINE_MAX    1024
@@ -25,6 +26,11 @@ enum bi_mem_type {
 	BI_MEM_LOADER = 5,          /* kernel image, boot-info: in use */
 	BI_MEM_MMIO = 6,
 	BI_MEM_UNUSABLE = 7,
+};
+
+enum bi_firmware {
+	BI_FIRMWARE_UEFI = 1,       /* boot/loader.c */
+	BI_FIRMWARE_BIOS = 2,       /* GRUB i386-pc by Multiboot2: arch/x86/mb2-entry.asm */
 };
 
 struct bi_mem_range {
@@ -65,14 +71,19 @@ struct boot_info {
 	 * its text empty (length 0) and says here how long it was, for the kernel to report. */
 	uint32_t cmdline_size;      /* load options' characters; > BI_CMDLINE_MAX - 1: refused */
 	uint64_t config_size;       /* bareperf.cfg's bytes; > BI_CONFIG_MAX - 1: refused */
+	uint32_t firmware;          /* enum bi_firmware: which firmware started the loader */
+	uint32_t reserved1;
 };
 _Static_assert(offsetof(struct boot_info, fb) == 48, "boot_info layout");
 _Static_assert(offsetof(struct boot_info, mmap) == 80, "boot_info layout");
 _Static_assert(offsetof(struct boot_info, config_size) ==
 	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 8,
 	       "boot_info layout");
-_Static_assert(sizeof(struct boot_info) ==
+_Static_assert(offsetof(struct boot_info, firmware) ==
 	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 16,
+	       "boot_info layout");
+_Static_assert(sizeof(struct boot_info) ==
+	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 24,
 	       "boot_info layout");
 
 /* Whether the loader refused a source for its length (see cmdline_size, config_size). */
@@ -81,6 +92,8 @@ _Static_assert(sizeof(struct boot_info) ==
 
 /* Check what the kernel is handed before trusting it. Returns 0, or -1 with a reason. */
 int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen);
+/* "uefi" or "bios", as the report and @meta name the firmware. */
+const char *bootinfo_firmware_name(const struct boot_info *bi);
 /* Bytes of usable RAM in the map. */
 uint64_t bootinfo_usable_bytes(const struct boot_info *bi);
 

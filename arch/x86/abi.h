@@ -10,6 +10,24 @@
 /* Kernel link address: the top 2 GiB (-mcmodel=kernel). No suffix: ld reads it too. */
 #define KERNEL_VBASE        0xffffffff80000000
 
+/* The BIOS path (GRUB, Multiboot2) loads the ELF segments at their physical addresses:
+ * the image linked at KERNEL_VBASE lies at KERNEL_BIOS_PHYS (2 MiB aligned, as the entry
+ * contract wants kernel_phys). The UEFI loader places the image itself and ignores them. */
+#define KERNEL_BIOS_PHYS    0x200000
+
+/* Multiboot2 spec 1.0: header magic and architecture (3.1.1), the header tags used (3.1.2,
+ * 3.1.6), the magic the loader leaves in EAX (3.2). */
+#define MB2_HEADER_MAGIC    0xe85250d6
+#define MB2_ARCH_I386       0
+#define MB2_HTAG_END        0
+#define MB2_HTAG_ENTRY      3
+#define MB2_LOADER_MAGIC    0x36d76289
+
+/* CPUID.80000001H:EDX[29]: long mode (SDM Vol. 2A, CPUID). */
+#define CPUID_EXT_FEATURES  0x80000001
+#define CPUID_EXT_EDX_LM    (1 << 29)
+#define CPUID_1_ECX_HYPERVISOR (1 << 31)
+
 /* 4-level paging: SDM Vol. 3A 4.5, Tables 4-15 to 4-20. */
 #define PAGE_SHIFT          12          /* linker.ld aligns sections to 1 << PAGE_SHIFT */
 #define PAGE_SIZE           (1ull << PAGE_SHIFT)
@@ -36,6 +54,7 @@
 #define RFLAGS_TF           (1ull << 8)
 #define RFLAGS_IF           (1ull << 9)
 #define RFLAGS_AC           (1ull << 18)
+#define RFLAGS_ID           (1ull << 21)    /* toggles where CPUID exists */
 
 /* System calls from CPL 3: number in RAX (arch/x86/entry.asm, syscall_entry). */
 #define SYS_EXIT            0           /* end the CPL 3 run; RDI is its result */

@@ -18,7 +18,7 @@ def ident(vendor, family, model, stepping=None, kind=None):
 CASES = [
     dict(name="selftest-qemu64", args=["--cpu", "qemu64,+smep,+smap,+umip"], config="mode=selftest",
          lines=ident("AuthenticAMD", 15, 107, kind="amd-legacy") + ["cpu.hypervisor=TCGTCGTCGTCG",
-               "sys.smep=on", "sys.smap=on", "sys.umip=on"],
+               "sys.smep=on", "sys.smap=on", "sys.umip=on", "boot.firmware=uefi", "cpu.mode=long"],
          match=SELFTEST_OK, absent=NO_FAIL),
     dict(name="selftest-skylake", args=["--cpu", "Skylake-Client"], config="mode=selftest",
          lines=ident("GenuineIntel", 6, 94, 3, "none") + ["pmu.version=0", "pmu.gp_counters=0"],
@@ -420,3 +420,26 @@ CASES.append(dict(name="config-fwcfg-too-big", args=["--cpu", "qemu64", "--image
                          'may have; source ignored"}',
                          "cfg.mode=detect", "cfg.reps=11", "cfg.warmup=2"],
                   absent=[r"^FATAL"]))
+# The same image through a legacy BIOS: SeaBIOS, GRUB's MBR and core.img, the kernel ELF
+# from the FAT partition by Multiboot2, the 32-bit entry into long mode (arch/x86/mb2-entry.asm).
+BIOS = ["boot.firmware=bios", "cpu.mode=long"]
+CASES += [
+    dict(name="bios-selftest-qemu64", args=["--bios", "--cpu", "qemu64,+smep,+smap,+umip"], config="mode=selftest",
+         lines=ident("AuthenticAMD", 15, 107, kind="amd-legacy") + BIOS + ["sys.smep=on", "sys.nx=on"],
+         match=SELFTEST_OK + [r"^boot\.memory_mib=(4[6-9]\d|50\d)$"], absent=NO_FAIL + [r"^loader:"]),
+    dict(name="bios-selftest-kvm64", args=["--bios", "--cpu", "kvm64"], config="mode=selftest",
+         lines=ident("GenuineIntel", 15, 6, kind="intel-netburst") + BIOS, match=SELFTEST_OK, absent=NO_FAIL),
+    dict(name="bios-selftest-opteron-g2", args=["--bios", "--cpu", "Opteron_G2"], config="mode=selftest",
+         lines=ident("AuthenticAMD", 15, 6, kind="amd-legacy") + BIOS, match=SELFTEST_OK, absent=NO_FAIL),
+    # bareperf.cfg reaches the kernel as a Multiboot2 module; --config still overrides it.
+    dict(name="bios-config-file-on-esp", args=["--bios", "--cpu", "qemu64", "--image", "build/test-cfg.img"],
+         config="reps=9", exit=1,
+         lines=["boot.firmware=bios", "cfg.mode=detect", "cfg.reps=9", "cfg.warmup=3",
+                "config error: bareperf.cfg line 5: unknown key 'rep' (did you mean 'reps'?)"],
+         absent=[r"^FATAL"]),
+    # A CPU without long mode: the entry stub says so in one line and stops (isa-debug-exit 2).
+    dict(name="bios-no-long-mode-pentium3", args=["--bios", "--cpu", "pentium3"], timeout=60, exit=2,
+         lines=["bareperf: this CPU has no 64-bit long mode (CPUID 80000001h:EDX bit 29 clear); "
+                "the x86-64 kernel cannot run on it. Stopped."],
+         absent=[r"^bareperf [0-9a-f]{7}", r"^FATAL"]),
+]

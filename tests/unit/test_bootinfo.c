@@ -16,6 +16,7 @@ static struct boot_info *good(void)
 	bi->magic = BOOTINFO_MAGIC;
 	bi->version = BOOTINFO_VERSION;
 	bi->size = sizeof(*bi);
+	bi->firmware = BI_FIRMWARE_BIOS;
 	bi->kernel_phys = 0x200000;
 	bi->kernel_size = 0x100000;
 	bi->mmap_count = 3;
@@ -55,6 +56,8 @@ static void test_refuses_bad(void **state)
 	assert_int_equal(bootinfo_validate(NULL, err, sizeof(err)), -1);
 	bi = good(); bi->magic ^= 1;                  expect_refused(bi, "bad magic");
 	bi = good(); bi->version = 1;                 expect_refused(bi, "boot-info version 1");
+	bi = good(); bi->firmware = 0;                expect_refused(bi, "unknown firmware 0");
+	bi = good(); bi->firmware = 3;                expect_refused(bi, "unknown firmware 3");
 	bi = good(); bi->size -= 8;                   expect_refused(bi, "kernel expects");
 	bi = good(); bi->mmap_count = 0;              expect_refused(bi, "memory map has 0 entries");
 	bi = good(); bi->mmap_count = BI_MMAP_MAX + 1; expect_refused(bi, "memory map has 513");
@@ -105,7 +108,8 @@ static void test_layout(void **state)
 	assert_int_equal(offsetof(struct boot_info, exit_tries), tail);
 	assert_int_equal(offsetof(struct boot_info, cmdline_size), tail + 4);
 	assert_int_equal(offsetof(struct boot_info, config_size), tail + 8);
-	assert_int_equal(sizeof(struct boot_info), tail + 16);
+	assert_int_equal(offsetof(struct boot_info, firmware), tail + 16);
+	assert_int_equal(sizeof(struct boot_info), tail + 24);
 	assert_int_equal(BOOTINFO_VERSION, 2);
 }
 
