@@ -14,6 +14,7 @@
 #include <string.h>
 #include "arch/x86/pmu/pmu.h"
 #include "lib/event.h"
+#include "lib/netburst.h"
 #include "lib/pfm_tables.h"
 #include "lib/str.h"
 #include "scripts/host/read-dump.h"
@@ -54,8 +55,28 @@ static int load_cpuid(const char *path, const struct pmu_model **m, struct pmu_c
 	return 0;
 }
 
+/* NetBurst's events come from its own table (lib/netburst.h), not libpfm4's. */
+static void list_netburst_events(const char *pattern)
+{
+	const char *name;
+	for (unsigned i = 0; (name = netburst_event_name(i)); i++) {
+		const struct nb_event *e = &nb_event_table[i];
+		if (pattern && !str_glob_match(pattern, name))
+			continue;
+		printf("%s", name);
+		for (unsigned u = 0; u < e->numasks; u++)
+			printf("%s%s%s", u ? " " : " [", e->umask[u].name, e->umask[u].dfl ? "*" : "");
+		printf("%s%s\n", e->numasks ? "]" : "",
+		       e->prescott_only ? " (Prescott, models 3, 4, 6)" : "");
+	}
+}
+
 static void list_events(const struct pmu_model *m, const char *pattern)
 {
+	if (m->kind == PMU_INTEL_NETBURST) {
+		list_netburst_events(pattern);
+		return;
+	}
 	if (m->table == ~0u) {
 		printf("PMU %s has no libpfm4 table: generic names and raw forms only\n", m->pfm_name);
 		return;
