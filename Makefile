@@ -45,7 +45,7 @@ $(B)/kernel/gen/%.o: $(B)/gen/%.c
 # Constants shared by C and assembly are written once, in arch/x86/abi.h (and MSR
 # numbers in arch/x86/msr-index.h, control-register bits in arch/x86/cpu.h); nasm reads
 # them as build/gen/abi.inc, the linker script through cpp.
-ABI_HEADERS := arch/x86/abi.h arch/x86/msr-index.h arch/x86/cpu.h
+ABI_HEADERS := arch/x86/abi.h arch/x86/msr-index.h arch/x86/cpu.h lib/pc-io.h
 $(B)/gen/abi.inc: $(ABI_HEADERS) scripts/gen/abi-inc
 	@mkdir -p $(dir $@)
 	scripts/gen/abi-inc $(ABI_HEADERS) > $@.tmp && mv $@.tmp $@

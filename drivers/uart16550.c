@@ -1,26 +1,10 @@
 #include "drivers/uart16550.h"
 #include "arch/x86/cpu.h"
+#include "lib/pc-io.h"
 
-#define UART_THR 0
-#define UART_IER 1
-#define UART_DLL 0
-#define UART_DLM 1
-#define UART_FCR 2
-#define UART_LCR 3
-#define UART_MCR 4
-#define UART_LSR 5
-#define UART_MSR 6
-#define UART_SCR 7
-
-#define LCR_8N1   0x03
-#define LCR_DLAB  0x80
-#define FCR_ENABLE_CLEAR 0x07
-#define MCR_DTR_RTS_OUT2 0x0b
 #define MCR_RTS   0x02
 #define MCR_OUT2  0x08
 #define MCR_LOOP  0x10
-#define LSR_DR    0x01
-#define LSR_THRE  0x20
 #define LSR_NOTHING 0xff        /* an open bus: no device decodes the port */
 /* In loopback the modem-status inputs mirror the MCR outputs: RTS -> CTS (bit 4),
  * OUT2 -> DCD (bit 7). Linux's autoconfig tests the same (8250_port.c). */
@@ -37,18 +21,18 @@ static uint64_t dropped;
 bool uart_init(uint16_t port, uint32_t baud)
 {
 	present = false;
-	if (baud == 0 || UART_CLOCK_BAUD % baud)
+	if (baud == 0 || UART_BASE_BAUD % baud)
 		return false;
-	uint16_t div = UART_CLOCK_BAUD / baud;
+	uint16_t div = UART_BASE_BAUD / baud;
 	outb(port + UART_SCR, 0x5a);
 	if (inb(port + UART_SCR) != 0x5a)
 		return false;
 	outb(port + UART_IER, 0);
-	outb(port + UART_LCR, LCR_DLAB);
+	outb(port + UART_LCR, UART_LCR_DLAB);
 	outb(port + UART_DLL, div & 0xff);
 	outb(port + UART_DLM, div >> 8);
-	outb(port + UART_LCR, LCR_8N1);
-	outb(port + UART_FCR, FCR_ENABLE_CLEAR);
+	outb(port + UART_LCR, UART_LCR_8N1);
+	outb(port + UART_FCR, UART_FCR_ENABLE_CLEAR);
 	/* Loopback check. Plain latches (DMA page registers at 0x80-0x8f, port 0x92) pass
 	 * the scratch test and echo a byte written to "THR", so the UART must also show its
 	 * modem inputs following MCR, a line status that is not an open bus, and DR clear
@@ -60,10 +44,10 @@ bool uart_init(uint16_t port, uint32_t baud)
 	outb(port + UART_THR, 0xa5);
 	bool echoed = false;
 	for (int i = 0; i < 100000 && !echoed; i++)
-		echoed = inb(port + UART_LSR) & LSR_DR;
-	if (!echoed || inb(port + UART_THR) != 0xa5 || (inb(port + UART_LSR) & LSR_DR))
+		echoed = inb(port + UART_LSR) & UART_LSR_DR;
+	if (!echoed || inb(port + UART_THR) != 0xa5 || (inb(port + UART_LSR) & UART_LSR_DR))
 		return false;
-	outb(port + UART_MCR, MCR_DTR_RTS_OUT2);
+	outb(port + UART_MCR, UART_MCR_DTR_RTS_OUT2);
 	base = port;
 	present = true;
 	return true;
@@ -77,7 +61,7 @@ void uart_putc(char c)
 {
 	if (!present)
 		return;
-	for (int i = 0; !(inb(base + UART_LSR) & LSR_THRE); i++) {
+	for (int i = 0; !(inb(base + UART_LSR) & UART_LSR_THRE); i++) {
 		if (i == TX_SPIN_LIMIT) {
 			dropped++;
 			return;

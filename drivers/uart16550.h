@@ -3,15 +3,11 @@
 #define DRIVERS_UART16550_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "lib/pc-io.h"       /* UART_COM1-4, UART_BASE_BAUD, registers */
 
-#define UART_COM1 0x3f8
-#define UART_COM2 0x2f8
-#define UART_COM3 0x3e8
-#define UART_COM4 0x2e8
-#define UART_CLOCK_BAUD 115200      /* 1.8432 MHz / 16 */
 
 /* Probe (scratch register, then loopback: modem inputs, echo, line status) and program
- * 8N1 at baud. False if absent or the baud rate does not divide 115200. */
+ * 8N1 at baud. False if absent or the baud rate does not divide UART_BASE_BAUD. */
 bool uart_init(uint16_t port, uint32_t baud);
 bool uart_present(void);
 uint16_t uart_port(void);

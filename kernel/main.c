@@ -82,7 +82,7 @@ static const struct trap_hooks trap_hooks = { kvprintf, stop_after_fatal_trap };
 static void console_early_init(void)
 {
 	static const uint16_t com_ports[] = { UART_COM1, UART_COM2, UART_COM3, UART_COM4 };
-	for (unsigned i = 0; i < 4 && !uart_init(com_ports[i], 115200); i++)
+	for (unsigned i = 0; i < 4 && !uart_init(com_ports[i], UART_BASE_BAUD); i++)
 		;
 	trap_set_hooks(&trap_hooks);
 	kprintf("\nbareperf %s\n", BAREPERF_VERSION);
@@ -111,20 +111,20 @@ static void console_apply_config(void)
 
 	/* serial.port at its default (COM1) keeps whichever port the fallback found. */
 	uint16_t want = kernel.cfg.serial_port == UART_COM1 ? uart_port() : kernel.cfg.serial_port;
-	bool change = want != uart_port() || kernel.cfg.serial_baud != 115200;
+	bool change = want != uart_port() || kernel.cfg.serial_baud != UART_BASE_BAUD;
 	kernel.cfg.serial_port = want;
 	if (change) {
 		kprintf("console: switching to port 0x%x at %u baud\n", kernel.cfg.serial_port,
 			kernel.cfg.serial_baud);
 		uint16_t before = uart_port();
 		if (!uart_init(kernel.cfg.serial_port, kernel.cfg.serial_baud)) {
-			uart_init(before, 115200);
+			uart_init(before, UART_BASE_BAUD);
 			/* config_apply took only bauds that divide 115200: the port is at fault. */
 			bp_snprintf(msg, sizeof(msg), "serial.port=0x%x: no UART answers at that "
 				    "port; staying on port 0x%x", kernel.cfg.serial_port, before);
 			config_error(0, msg);
 			kernel.cfg.serial_port = before;
-			kernel.cfg.serial_baud = 115200;
+			kernel.cfg.serial_baud = UART_BASE_BAUD;
 		}
 	}
 }

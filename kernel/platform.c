@@ -3,8 +3,6 @@
 #include "drivers/qemu-fwcfg.h"
 #include "kernel/console.h"
 
-#define ISA_DEBUG_EXIT_PORT 0xf4
-
 static bool qemu;
 
 void platform_init(void)
@@ -27,7 +25,7 @@ void platform_stop(enum platform_exit code)
 	 * QEMU started without it drops the write and halts below, as a real machine does,
 	 * where nothing is written at all. */
 	if (qemu)
-		outl(ISA_DEBUG_EXIT_PORT, code);
+		outl(QEMU_DEBUG_EXIT_PORT, code);
 	platform_halt();
 }
 

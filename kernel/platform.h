@@ -2,11 +2,12 @@
 #ifndef KERNEL_PLATFORM_H
 #define KERNEL_PLATFORM_H
 #include <stdbool.h>
+#include "lib/pc-io.h"
 
 enum platform_exit {
-	PLATFORM_EXIT_OK = 0,       /* QEMU exit status 1 */
-	PLATFORM_EXIT_FAIL = 1,     /* a check failed: status 3 */
-	PLATFORM_EXIT_FATAL = 2,    /* kernel fault or bad boot: status 5 */
+	PLATFORM_EXIT_OK = EXIT_CODE_OK,
+	PLATFORM_EXIT_FAIL = EXIT_CODE_FAIL,
+	PLATFORM_EXIT_FATAL = EXIT_CODE_FATAL,
 };
 
 /* Probe for QEMU (its fw_cfg device); call before anything asks platform_is_qemu. */

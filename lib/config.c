@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "lib/config.h"
 #include "lib/format.h"
+#include "lib/pc-io.h"
 #include "lib/str.h"
 #include "lib/util.h"
 
@@ -22,7 +23,6 @@
 #define SIZE_MIN (4 * SIZE_K)
 #define SIZE_MAX_BYTES SIZE_G
 
-#define BAUD_BASE 115200u       /* 16550 UART: 1.8432 MHz / 16, baud = BASE / divisor */
 
 struct cfg_word {
 	const char *word;
@@ -385,7 +385,7 @@ static void show_sizes(const struct cfg_key *k, const struct bp_config *cfg, cha
 
 /* The four PC COM ports' conventional I/O bases. */
 static const struct cfg_word com_ports[] = {
-	{ "com1", 0x3f8 }, { "com2", 0x2f8 }, { "com3", 0x3e8 }, { "com4", 0x2e8 }, { NULL, 0 },
+	{ "com1", UART_COM1 }, { "com2", UART_COM2 }, { "com3", UART_COM3 }, { "com4", UART_COM4 }, { NULL, 0 },
 };
 
 static int parse_port(const struct cfg_key *k, struct bp_config *cfg, const char *v,
@@ -426,11 +426,11 @@ static int parse_baud(const struct cfg_key *k, struct bp_config *cfg, const char
 
 	if (check_number(k, v, len, &n, why, whylen) != 0)
 		return -1;
-	if (BAUD_BASE % n != 0) {
+	if (UART_BASE_BAUD % n != 0) {
 		bp_snprintf(why, whylen,
 			    "%s=%s does not divide %u (the UART's base rate); try 115200, 57600, "
 			    "38400, 19200 or 9600", k->name, excerpt(v, len, ex, sizeof(ex)),
-			    BAUD_BASE);
+			    UART_BASE_BAUD);
 		return -1;
 	}
 	cfg->serial_baud = (uint32_t)n;
@@ -512,7 +512,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ .name = "serial.port",     FIELD(serial_port),    .parse = parse_port, .show = show_port,
 	  .min = 1, .max = 0xffff },
 	{ .name = "serial.baud",     FIELD(serial_baud),    .parse = parse_baud, .show = show_number,
-	  .min = 1, .max = BAUD_BASE },
+	  .min = 1, .max = UART_BASE_BAUD },
 	{ .name = "trace",           FIELD(trace_msr),      .parse = parse_trace, .show = show_trace },
 	{ .name = "trim",            FIELD(trim_pct),       NUMBER(0, 25) },
 	{ .name = "watchdog",        FIELD(watchdog_ms),    NUMBER(1, 600000) },
@@ -541,8 +541,8 @@ void config_defaults(struct bp_config *cfg)
 	cfg->nsizes = ARRAY_SIZE(default_sizes);
 	memcpy(cfg->sizes, default_sizes, sizeof(default_sizes));
 	cfg->format = CFG_FORMAT_BOTH;
-	cfg->serial_port = 0x3f8;
-	cfg->serial_baud = BAUD_BASE;
+	cfg->serial_port = UART_COM1;
+	cfg->serial_baud = UART_BASE_BAUD;
 	cfg->trace_msr = false;
 	cfg->trim_pct = 0;
 	cfg->watchdog_ms = 2000;

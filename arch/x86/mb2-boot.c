@@ -8,12 +8,8 @@
 #include "arch/x86/cpu.h"
 #include "lib/bootinfo.h"
 #include "lib/mb2.h"
+#include "lib/pc-io.h"
 
-#define COM1          0x3f8         /* polled output as in mb2-entry.asm's refusal */
-#define UART_LSR      5
-#define UART_LSR_THRE 0x20
-#define ISA_DEBUG_EXIT_PORT 0xf4
-#define EXIT_FATAL    2             /* PLATFORM_EXIT_FATAL */
 
 extern char __kernel_start[], __kernel_end[];
 void kernel_entry(struct boot_info *bi) __attribute__((noreturn));
@@ -24,13 +20,13 @@ static struct boot_info mb2_boot_info __attribute__((aligned(4096)));
 static void serial_puts(const char *s)
 {
 	for (; *s; s++) {
-		for (unsigned spins = 0; spins < 100000 && !(inb(COM1 + UART_LSR) & UART_LSR_THRE); spins++)
+		for (unsigned spins = 0; spins < 100000 && !(inb(UART_COM1 + UART_LSR) & UART_LSR_THRE); spins++)
 			;
-		outb(COM1, *s);
+		outb(UART_COM1, *s);
 	}
 }
 
-/* A malformed hand-over: say why on COM1 (set up by GRUB or not, 115200 8N1 is the
+/* A malformed hand-over: say why on UART_COM1 (set up by GRUB or not, 115200 8N1 is the
  * kernel's default) and stop as the kernel stops on a fatal error. */
 static __attribute__((noreturn)) void refuse(const char *why)
 {
@@ -40,7 +36,7 @@ static __attribute__((noreturn)) void refuse(const char *why)
 	uint32_t r[4];
 	cpuid_count(1, 0, r);
 	if (r[2] & CPUID_1_ECX_HYPERVISOR)
-		outl(ISA_DEBUG_EXIT_PORT, EXIT_FATAL);
+		outl(QEMU_DEBUG_EXIT_PORT, EXIT_CODE_FATAL);
 	for (;;)
 		halt();
 }

@@ -11,18 +11,8 @@
 %define PTE_LARGE       (PTE_P | PTE_W | PTE_PS)
 %define BOOT_STACK_SIZE (16 * 1024)
 
-; 16550 registers for the one-line refusal (PC16550D datasheet, Table 2); the kernel's
-; driver is drivers/uart16550.c.
-%define COM1            0x3f8
-%define UART_IER        1
-%define UART_FCR        2
-%define UART_LCR        3
-%define UART_MCR        4
-%define UART_LSR        5
-%define UART_LSR_THRE   0x20
+; The one-line refusal writes COM1 (UART_* from lib/pc-io.h, through abi.inc).
 %define VGA_TEXT        0xb8000         ; colour text mode, 80x25: GRUB leaves it on
-%define ISA_DEBUG_EXIT  0xf4            ; QEMU's isa-debug-exit, as kernel/platform.c
-%define EXIT_FATAL      2               ; PLATFORM_EXIT_FATAL (kernel/platform.h)
 
 extern mb2_boot, __kernel_end
 global mb2_entry32
@@ -171,28 +161,28 @@ build_tables:
 	jb .high
 	ret
 
-; Print the NUL-terminated line at ESI on COM1 and the screen, then stop: through
+; Print the NUL-terminated line at ESI on UART_COM1 and the screen, then stop: through
 ; isa-debug-exit under a hypervisor (QEMU), else halt for good.
 refuse:
-	mov dx, COM1 + UART_IER
+	mov dx, UART_COM1 + UART_IER
 	xor al, al
 	out dx, al
-	mov dx, COM1 + UART_LCR
-	mov al, 0x80                    ; DLAB: divisor latch
+	mov dx, UART_COM1 + UART_LCR
+	mov al, UART_LCR_DLAB
 	out dx, al
-	mov dx, COM1
-	mov al, 1                       ; 115200 baud
+	mov dx, UART_COM1
+	mov al, 1                       ; divisor 1: UART_BASE_BAUD
 	out dx, al
 	inc dx
 	xor al, al
 	out dx, al
-	mov dx, COM1 + UART_LCR
-	mov al, 0x03                    ; 8N1
+	mov dx, UART_COM1 + UART_LCR
+	mov al, UART_LCR_8N1
 	out dx, al
-	mov dx, COM1 + UART_FCR
+	mov dx, UART_COM1 + UART_FCR
 	mov al, 0xc7                    ; FIFOs on and cleared
 	out dx, al
-	mov dx, COM1 + UART_MCR
+	mov dx, UART_COM1 + UART_MCR
 	mov al, 0x03                    ; DTR, RTS
 	out dx, al
 	mov edi, VGA_TEXT
@@ -200,12 +190,12 @@ refuse:
 	test bl, bl
 	jz .done
 	mov ecx, 100000                 ; no UART: give up waiting, still print on screen
-	mov dx, COM1 + UART_LSR
+	mov dx, UART_COM1 + UART_LSR
 .wait:	in al, dx
 	test al, UART_LSR_THRE
 	jnz .send
 	loop .wait
-.send:	mov dx, COM1
+.send:	mov dx, UART_COM1
 	mov al, bl
 	out dx, al
 	cmp bl, 0x20
@@ -221,8 +211,8 @@ refuse:
 	cpuid
 	test ecx, CPUID_1_ECX_HYPERVISOR
 	jz .halt
-	mov dx, ISA_DEBUG_EXIT
-	mov eax, EXIT_FATAL
+	mov dx, QEMU_DEBUG_EXIT_PORT
+	mov eax, EXIT_CODE_FATAL
 	out dx, eax
 .halt:	cli
 	hlt
