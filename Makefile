@@ -131,6 +131,36 @@ $(B)/gen/pfm_tables.c: $(B)/gen-pfm-tables
 	@mkdir -p $(dir $@)
 	$(B)/gen-pfm-tables > $@.tmp && mv $@.tmp $@
 
+# ---------------------------------------------------------------- fuzzing (clang libFuzzer)
+# The same host library, built again by clang with coverage instrumentation into its own
+# object folder, and one libFuzzer binary per tests/fuzz/fuzz_*.c (docs/fuzzing.md).
+#   make fuzz-build   build/fuzz/fuzz_TARGET for each tests/fuzz/fuzz_TARGET.c
+FUZZ_CC      := clang
+FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -I$(B)/gen \
+	-DBAREPERF_VERSION='"$(VERSION)"' -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=undefined -MMD -MP
+FUZZ_LIB_OBJ := $(HOST_LIB_C:%.c=$(B)/fuzz/obj/%.o) $(PFM_GEN:%=$(B)/fuzz/obj/gen/%.o)
+FUZZ_BINS    := $(patsubst tests/fuzz/fuzz_%.c,$(B)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
+
+$(B)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(B)/fuzz/obj/gen/%.o: $(B)/gen/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(B)/fuzz/libbareperf.a: $(FUZZ_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/fuzz/fuzz_%: $(B)/fuzz/obj/tests/fuzz/fuzz_%.o $(B)/fuzz/libbareperf.a
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined $^ -o $@
+
+# Keep the targets' objects, or make deletes them as intermediates and relinks each time.
+.SECONDARY: $(FUZZ_BINS:$(B)/fuzz/fuzz_%=$(B)/fuzz/obj/tests/fuzz/fuzz_%.o)
+
+fuzz-build: $(FUZZ_BINS)
+
 # ---------------------------------------------------------------- image, run, test
 # CONFIG goes onto the image when the file exists. IMAGE.config names the config that went
 # in; it is rewritten (and so the image rebuilt) only when that changes: a config added,
@@ -149,7 +179,7 @@ $(IMAGE): $(B)/BOOTX64.EFI scripts/mkimage $(IMAGE).config $(IMAGE_CFG)
 $(B)/test-cfg.img: $(B)/BOOTX64.EFI scripts/mkimage tests/qemu/bareperf-test.cfg
 	scripts/mkimage $@ $(B)/BOOTX64.EFI tests/qemu/bareperf-test.cfg
 
-.PHONY: all image run test unit-tests qemu-tests deps clean FORCE
+.PHONY: all image run test unit-tests qemu-tests deps clean fuzz-build FORCE
 FORCE:
 all: $(B)/BOOTX64.EFI $(HOST_TOOLS)
 image: $(IMAGE)
