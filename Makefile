@@ -5,6 +5,7 @@
 #                 for dd; CONFIG=FILE puts another config on it, IMAGE=FILE writes elsewhere
 #   make run      build and boot in QEMU (ARGS='key=value ...' passes a config string)
 #   make test     host unit tests + QEMU boots; ends with "N passed, N failed"
+#   make fuzz     each fuzz target for FUZZ_SECONDS (default 60); docs/fuzzing.md
 
 B       := build
 CC      := gcc
@@ -135,6 +136,8 @@ $(B)/gen/pfm_tables.c: $(B)/gen-pfm-tables
 # The same host library, built again by clang with coverage instrumentation into its own
 # object folder, and one libFuzzer binary per tests/fuzz/fuzz_*.c (docs/fuzzing.md).
 #   make fuzz-build   build/fuzz/fuzz_TARGET for each tests/fuzz/fuzz_TARGET.c
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS='config event'] [FUZZ_RUNS=N]
+#                     run each target in turn (tests/fuzz/run), one process at a time
 FUZZ_CC      := clang
 FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -I$(B)/gen \
 	-DBAREPERF_VERSION='"$(VERSION)"' -fsanitize=fuzzer-no-link,address,undefined \
@@ -159,7 +162,12 @@ $(B)/fuzz/fuzz_%: $(B)/fuzz/obj/tests/fuzz/fuzz_%.o $(B)/fuzz/libbareperf.a
 # Keep the targets' objects, or make deletes them as intermediates and relinks each time.
 .SECONDARY: $(FUZZ_BINS:$(B)/fuzz/fuzz_%=$(B)/fuzz/obj/tests/fuzz/fuzz_%.o)
 
+FUZZ_SECONDS ?= 60
+
 fuzz-build: $(FUZZ_BINS)
+
+fuzz: deps fuzz-build
+	$(if $(FUZZ_RUNS),FUZZ_RUNS=$(FUZZ_RUNS)) tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # ---------------------------------------------------------------- image, run, test
 # CONFIG goes onto the image when the file exists. IMAGE.config names the config that went
@@ -179,7 +187,7 @@ $(IMAGE): $(B)/BOOTX64.EFI scripts/mkimage $(IMAGE).config $(IMAGE_CFG)
 $(B)/test-cfg.img: $(B)/BOOTX64.EFI scripts/mkimage tests/qemu/bareperf-test.cfg
 	scripts/mkimage $@ $(B)/BOOTX64.EFI tests/qemu/bareperf-test.cfg
 
-.PHONY: all image run test unit-tests qemu-tests deps clean fuzz-build FORCE
+.PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build FORCE
 FORCE:
 all: $(B)/BOOTX64.EFI $(HOST_TOOLS)
 image: $(IMAGE)
@@ -194,7 +202,7 @@ unit-tests: $(UNIT_TESTS) $(HOST_TOOLS)
 qemu-tests: image
 
 test: deps
-	$(MAKE) all image $(B)/test-cfg.img $(UNIT_TESTS)
+	$(MAKE) all image $(B)/test-cfg.img $(UNIT_TESTS) fuzz-build
 	tests/run-all
 
 clean:
