@@ -7,6 +7,7 @@
 #   make run      build and boot in QEMU (ARGS='key=value ...' passes a config string;
 #                 QEMU_ARGS='--bios' boots through SeaBIOS instead of OVMF)
 #   make test     host unit tests + QEMU boots; ends with "N passed, N failed"
+#   make fuzz     each fuzz target for FUZZ_SECONDS (default 60); docs/fuzzing.md
 
 B       := build
 CC      := gcc
@@ -133,6 +134,43 @@ $(B)/gen/pfm_tables.c: $(B)/gen-pfm-tables
 	@mkdir -p $(dir $@)
 	$(B)/gen-pfm-tables > $@.tmp && mv $@.tmp $@
 
+# ---------------------------------------------------------------- fuzzing (clang libFuzzer)
+# The same host library, built again by clang with coverage instrumentation into its own
+# object folder, and one libFuzzer binary per tests/fuzz/fuzz_*.c (docs/fuzzing.md).
+#   make fuzz-build   build/fuzz/fuzz_TARGET for each tests/fuzz/fuzz_TARGET.c
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS='config event'] [FUZZ_RUNS=N]
+#                     run each target in turn (tests/fuzz/run), one process at a time
+FUZZ_CC      := clang
+FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -I$(B)/gen \
+	-DBAREPERF_VERSION='"$(VERSION)"' -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=undefined -MMD -MP
+FUZZ_LIB_OBJ := $(HOST_LIB_C:%.c=$(B)/fuzz/obj/%.o) $(PFM_GEN:%=$(B)/fuzz/obj/gen/%.o)
+FUZZ_BINS    := $(patsubst tests/fuzz/fuzz_%.c,$(B)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
+
+$(B)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(B)/fuzz/obj/gen/%.o: $(B)/gen/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(B)/fuzz/libbareperf.a: $(FUZZ_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/fuzz/fuzz_%: $(B)/fuzz/obj/tests/fuzz/fuzz_%.o $(B)/fuzz/libbareperf.a
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined $^ -o $@
+
+# Keep the targets' objects, or make deletes them as intermediates and relinks each time.
+.SECONDARY: $(FUZZ_BINS:$(B)/fuzz/fuzz_%=$(B)/fuzz/obj/tests/fuzz/fuzz_%.o)
+
+FUZZ_SECONDS ?= 60
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: deps fuzz-build
+	$(if $(FUZZ_RUNS),FUZZ_RUNS=$(FUZZ_RUNS)) tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 # ---------------------------------------------------------------- image, run, test
 # CONFIG goes onto the image when the file exists. IMAGE.config names the config that went
 # in; it is rewritten (and so the image rebuilt) only when that changes: a config added,
@@ -164,7 +202,7 @@ $(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf scripts/mkimage
 
 TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img
 
-.PHONY: all image run test unit-tests qemu-tests deps clean FORCE
+.PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build FORCE
 FORCE:
 all: $(B)/BOOTX64.EFI $(HOST_TOOLS)
 image: $(IMAGE)
@@ -179,7 +217,7 @@ unit-tests: $(UNIT_TESTS) $(HOST_TOOLS)
 qemu-tests: image $(TEST_IMAGES)
 
 test: deps
-	$(MAKE) all image $(TEST_IMAGES) $(UNIT_TESTS)
+	$(MAKE) all image $(TEST_IMAGES) $(UNIT_TESTS) fuzz-build
 	tests/run-all
 
 clean:

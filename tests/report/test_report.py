@@ -4,6 +4,7 @@ import csv
 import io
 import json
 import os
+import re
 import select
 import shutil
 import stat
@@ -98,6 +99,31 @@ class BrokenLogs(unittest.TestCase):
         self.assertNotIn("Traceback", err)
         self.assertIn("warning: %s line 6: @note is nested too deeply" % path, err)
         self.assertIn("add_chain", out)
+
+    def test_numbers_past_64_bits_or_not_finite_are_skipped(self):
+        # Found by tests/fuzz/report_mutate.py: such numbers raised ValueError (over 4300
+        # digits) or OverflowError (in the consistency check and the latency plot).
+        lines = sample_text().split("\n")
+        first = next(i for i, l in enumerate(lines) if l.startswith("@result"))
+        good = lines[first]
+        bad = [re.sub(r'"median":[0-9.]+', '"median":' + "9" * 5000, good),
+               re.sub(r'"median":[0-9.]+', '"median":1' + "0" * 400, good),
+               re.sub(r'"size":[0-9]+', '"size":1' + "0" * 400, good),
+               re.sub(r'"per_iter":[0-9.]+', '"per_iter":NaN', good)]
+        self.assertTrue(all(b != good for b in bad))
+        lines[first + 1:first + 1] = bad
+        log = report.parse_log("\n".join(lines), "big")
+        w = "\n".join(log.warnings)
+        self.assertIn("big line %d: @result has a number too long to read" % (first + 2), w)
+        self.assertIn("big line %d: @result field 'median' is out of the 64-bit range"
+                      % (first + 3), w)
+        self.assertIn("big line %d: @result field 'size' is out of the 64-bit range"
+                      % (first + 4), w)
+        self.assertIn("big line %d: @result field 'per_iter' must be a finite number"
+                      % (first + 5), w)
+        self.assertEqual(len(log.results), log.done["results"])
+        report.print_summary(log, io.StringIO())
+        report.latency_script(log)
 
     def test_cut_short_log_warns(self):
         text = "\n".join(l for l in sample_text().split("\n") if not l.startswith("@done"))

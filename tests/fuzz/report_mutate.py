@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+"""Mutation test of scripts/bareperf-report's log reader (not a coverage-guided fuzzer).
+
+Debian packages no Python coverage-guided fuzzer (no python3-atheris), so this takes the
+logs in the corpus folder, mutates them with a fixed seed (line and byte edits, and JSON
+values swapped for awkward ones: huge and overlong integers, NaN, nesting, wrong types)
+and runs each through what the tool does with a log: parse_log, then the CSV, JSON,
+summary and gnuplot-script writers, in memory. The reader promises never to raise for
+bad content except ReportError; any other exception is a finding, saved with its
+traceback in --crash-dir. Same seed, same inputs: a failure reproduces with
+  tests/fuzz/report_mutate.py --replay FILE
+"""
+import argparse
+import io
+import os
+import random
+import re
+import sys
+import time
+import traceback
+from importlib.machinery import SourceFileLoader
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+report = SourceFileLoader("bareperf_report",
+                          os.path.join(ROOT, "scripts", "bareperf-report")).load_module()
+
+AWKWARD_VALUES = [
+    b"0", b"-1", b"3", b"1e308", b"-1e308", b"1e999", b"NaN", b"Infinity", b"-Infinity",
+    b"18446744073709551616", b"1" + b"0" * 400, b"9" * 5000, b"0.0", b"true", b"false",
+    b"null", b'""', b'"x"', b"[]", b"{}", b"[" * 50 + b"]" * 50, b'{"a":{"b":{}}}',
+    b'"\\u0000"', b'"\\ud800"', b'"%s%d"',
+]
+NOISE = [b"\x00", b"\r", b"\n", b"\x1b[2J", b"\xff\xfe", b"@", b"@result ", b"@meta {}",
+         b"@done ", b"{", b"}", b'"', b",", b":", b" ", b"\xc3\x28"]
+NUMBER_OR_LITERAL = re.compile(rb'-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false|null|"[^"\n]*"')
+
+
+def mutate(rng, data):
+    lines = data.split(b"\n")
+    for _ in range(rng.randint(1, 4)):
+        op = rng.randrange(9)
+        i = rng.randrange(len(lines))
+        if op == 0 and len(lines) > 1:
+            del lines[i]
+        elif op == 1:
+            lines.insert(rng.randrange(len(lines) + 1), lines[i])
+        elif op == 2:
+            j = rng.randrange(len(lines))
+            lines[i], lines[j] = lines[j], lines[i]
+        elif op == 3 and lines[i]:
+            cut = rng.randrange(len(lines[i]))
+            lines[i] = lines[i][:cut]
+        elif op in (4, 5, 6):
+            tokens = list(NUMBER_OR_LITERAL.finditer(lines[i]))
+            if tokens:
+                t = rng.choice(tokens)
+                lines[i] = lines[i][:t.start()] + rng.choice(AWKWARD_VALUES) + lines[i][t.end():]
+        elif op == 7 and lines[i]:
+            pos = rng.randrange(len(lines[i]) + 1)
+            lines[i] = lines[i][:pos] + rng.choice(NOISE) + lines[i][pos:]
+        elif lines[i]:
+            pos = rng.randrange(len(lines[i]))
+            b = bytearray(lines[i])
+            b[pos] ^= 1 << rng.randrange(8)
+            lines[i] = bytes(b)
+    out = b"\n".join(lines)
+    if rng.randrange(20) == 0:
+        out = out[:rng.randrange(len(out) + 1)]
+    return out
+
+
+def run_reader(data):
+    """Everything the tool does with a log short of writing files and running gnuplot."""
+    try:
+        log = report.parse_log(data.decode("utf-8", errors="replace"), "fuzz")
+    except report.ReportError:
+        return
+    for writer in (report.write_csv, report.write_json, report.print_summary):
+        writer(log, io.StringIO())
+    report.latency_script(log)
+    report.cpl_script(log, "tsc")
+
+
+def save_crash(crash_dir, data, tb):
+    os.makedirs(crash_dir, exist_ok=True)
+    path = os.path.join(crash_dir, "report-crash-%08x" % (hash(data) & 0xffffffff))
+    with open(path, "wb") as f:
+        f.write(data)
+    with open(path + ".txt", "w") as f:
+        f.write(tb)
+    return path
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("corpus", nargs="?", default=os.path.join(ROOT, "tests/fuzz/corpus/report"))
+    ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("--runs", type=int, default=-1, help="stop after this many (-1: no limit)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--crash-dir", default=os.path.join(ROOT, "build/fuzz/artifacts"))
+    ap.add_argument("--replay", metavar="FILE", help="run one saved input and exit")
+    args = ap.parse_args()
+
+    if args.replay:
+        with open(args.replay, "rb") as f:
+            run_reader(f.read())
+        print("report_mutate: %s: no exception" % args.replay)
+        return 0
+
+    seeds = []
+    for name in sorted(os.listdir(args.corpus)):
+        with open(os.path.join(args.corpus, name), "rb") as f:
+            seeds.append(f.read())
+    rng = random.Random(args.seed)
+    start = time.monotonic()
+    runs = 0
+    for data in seeds:              # the corpus itself first: regressions live there
+        try:
+            run_reader(data)
+        except Exception:
+            path = save_crash(args.crash_dir, data, traceback.format_exc())
+            print("report_mutate: corpus input raised; saved as %s\n%s"
+                  % (path, traceback.format_exc()))
+            return 1
+        runs += 1
+    while time.monotonic() - start < args.seconds and (args.runs < 0 or runs < args.runs):
+        data = mutate(rng, rng.choice(seeds))
+        try:
+            run_reader(data)
+        except Exception:
+            path = save_crash(args.crash_dir, data, traceback.format_exc())
+            print("report_mutate: run %d raised; input saved as %s\n%s"
+                  % (runs, path, traceback.format_exc()))
+            return 1
+        runs += 1
+    print("report_mutate: done: %d executions in %.0f s, seed %d, %d corpus inputs, "
+          "mutation test (not coverage-guided)" % (runs, time.monotonic() - start, args.seed,
+                                                   len(seeds)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
