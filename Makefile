@@ -26,7 +26,7 @@ KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	-DBAREPERF_VERSION='"$(VERSION)"' -MMD -MP
 KNASMFLAGS := -f elf64 -g -F dwarf -I$(B)/gen/
 
-KERNEL_C   := $(wildcard kernel/*.c arch/x86/*.c arch/x86/pmu/*.c drivers/*.c lib/*.c payloads/*.c)
+KERNEL_C   := $(wildcard kernel/*.c arch/x86/*.c arch/x86/64/*.c arch/x86/pmu/*.c drivers/*.c lib/*.c payloads/*.c)
 KERNEL_ASM := $(wildcard arch/x86/*.asm payloads/*.asm kernel/*.asm)
 KERNEL_GEN := $(B)/gen/pfm_tables.c
 # The libpfm4-derived event tables are generated when their generator exists.
