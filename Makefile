@@ -6,7 +6,9 @@
 #                 present), ready for dd; CONFIG=FILE puts another config on it, IMAGE=FILE
 #                 writes elsewhere
 #   make run      build and boot in QEMU (ARGS='key=value ...' passes a config string;
-#                 QEMU_ARGS='--bios' boots through SeaBIOS instead of OVMF)
+#                 QEMU_ARGS='--bios' boots through SeaBIOS instead of OVMF; with a CPU
+#                 without long mode, QEMU_ARGS='--bios --cpu pentium3', GRUB starts the
+#                 i686 kernel)
 #   make test     host unit tests + QEMU boots; ends with "N passed, N failed"
 
 B       := build
@@ -187,23 +189,23 @@ $(IMAGE).config: FORCE
 	@mkdir -p $(dir $@)
 	@printf '%s\n' '$(IMAGE_CFG)' | cmp -s - $@ || printf '%s\n' '$(IMAGE_CFG)' > $@
 
-$(IMAGE): $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf scripts/mkimage $(IMAGE).config $(IMAGE_CFG)
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(IMAGE_CFG)
+$(IMAGE): $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage $(IMAGE).config $(IMAGE_CFG)
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(IMAGE_CFG)
 
 # An image with a bareperf.cfg on the ESP, for the boot test of the config file path.
-$(B)/test-cfg.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf scripts/mkimage tests/qemu/bareperf-test.cfg
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf tests/qemu/bareperf-test.cfg
+$(B)/test-cfg.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage tests/qemu/bareperf-test.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/bareperf-test.cfg
 
 # An image whose bareperf.cfg says only mode=detect, for boot tests of --config sources
 # that are refused as a whole (which would otherwise run the full default measurement).
-$(B)/test-cfg-detect.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf scripts/mkimage tests/qemu/detect.cfg
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf tests/qemu/detect.cfg
+$(B)/test-cfg-detect.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage tests/qemu/detect.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/detect.cfg
 
 # An image whose bareperf.cfg is over the size limit (1 MiB): refused whole.
 $(B)/test-cfg-big.cfg: tests/qemu/make-big-cfg
 	tests/qemu/make-big-cfg $@
-$(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf scripts/mkimage $(B)/test-cfg-big.cfg
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/test-cfg-big.cfg
+$(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage $(B)/test-cfg-big.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(B)/test-cfg-big.cfg
 
 TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img
 
