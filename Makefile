@@ -1,11 +1,14 @@
 # bareperf build. Everything lands under build/; sources are found by wildcard so a
 # new file in a source folder needs no Makefile change.
 #   make          loader + kernel + host tools
+#                 (the kernels: x86-64 build/kernel.elf and i686 build/kernel32.elf)
 #   make image    build/bareperf.img (MBR, GRUB for BIOS, one FAT ESP, with bareperf.cfg if
 #                 present), ready for dd; CONFIG=FILE puts another config on it, IMAGE=FILE
 #                 writes elsewhere
 #   make run      build and boot in QEMU (ARGS='key=value ...' passes a config string;
-#                 QEMU_ARGS='--bios' boots through SeaBIOS instead of OVMF)
+#                 QEMU_ARGS='--bios' boots through SeaBIOS instead of OVMF; with a CPU
+#                 without long mode, QEMU_ARGS='--bios --cpu pentium3', GRUB starts the
+#                 i686 kernel)
 #   make test     host unit tests + QEMU boots; ends with "N passed, N failed"
 #   make fuzz     each fuzz target for FUZZ_SECONDS (default 60); docs/fuzzing.md
 
@@ -27,7 +30,7 @@ KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	-DBAREPERF_VERSION='"$(VERSION)"' -MMD -MP
 KNASMFLAGS := -f elf64 -g -F dwarf -I$(B)/gen/
 
-KERNEL_C   := $(wildcard kernel/*.c arch/x86/*.c arch/x86/pmu/*.c drivers/*.c lib/*.c payloads/*.c)
+KERNEL_C   := $(wildcard kernel/*.c arch/x86/*.c arch/x86/64/*.c arch/x86/pmu/*.c drivers/*.c lib/*.c payloads/*.c)
 KERNEL_ASM := $(wildcard arch/x86/*.asm payloads/*.asm kernel/*.asm)
 KERNEL_GEN := $(B)/gen/pfm_tables.c
 # The libpfm4-derived event tables are generated when their generator exists.
@@ -61,6 +64,48 @@ $(B)/kernel/%.asm.o: %.asm $(B)/gen/abi.inc
 
 $(B)/kernel.elf: $(KERNEL_OBJ) $(B)/gen/linker.ld
 	$(LD) -nostdlib -static -z max-page-size=4096 -z noexecstack -T $(B)/gen/linker.ld -o $@ $(KERNEL_OBJ)
+
+# ---------------------------------------------------------------- i686 kernel
+# build/kernel32.elf: the same portable C (kernel/, lib/, drivers/, the PMU backends, the
+# payload catalogue, the word-size-neutral arch/x86/ files) for i686, plus what differs by
+# word size, which lives in a 32/ folder beside the shared one: arch/x86/32/ (entry,
+# descriptors, traps, paging, ring transitions, linker script), kernel/32/, payloads/32/.
+# The x86-64 kernel's own files stay in arch/x86/ (and arch/x86/64/ for the halves of a
+# shared header). 64-bit division comes from gcc-multilib's 32-bit libgcc.
+K32CFLAGS := $(filter-out -mno-red-zone -mcmodel=kernel,$(KCFLAGS)) -m32 -march=i686
+K32NASMFLAGS := -f elf32 -g -F dwarf -I$(B)/gen/
+ARCH_X86_SHARED_C := arch/x86/msr-io.c arch/x86/setup.c arch/x86/stacks.c arch/x86/traps.c
+KERNEL32_C   := $(wildcard kernel/*.c arch/x86/32/*.c arch/x86/pmu/*.c drivers/*.c lib/*.c \
+	payloads/*.c) $(ARCH_X86_SHARED_C)
+KERNEL32_ASM := $(wildcard arch/x86/32/*.asm kernel/32/*.asm payloads/32/*.asm)
+KERNEL32_OBJ := $(KERNEL32_C:%.c=$(B)/kernel32/%.o) $(KERNEL32_ASM:%.asm=$(B)/kernel32/%.asm.o) \
+	$(PFM_GEN:%=$(B)/kernel32/gen/%.o)
+LIBGCC32 = $(shell $(CC) -m32 -print-libgcc-file-name)
+
+$(B)/kernel32/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(K32CFLAGS) -c $< -o $@
+
+$(B)/kernel32/gen/%.o: $(B)/gen/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(K32CFLAGS) -c $< -o $@
+
+$(B)/kernel32/%.asm.o: %.asm $(B)/gen/abi.inc
+	@mkdir -p $(dir $@)
+	$(NASM) $(K32NASMFLAGS) -MD $@.d -MP $< -o $@
+
+$(B)/gen/linker32.ld: arch/x86/32/linker.ld arch/x86/abi.h
+	@mkdir -p $(dir $@)
+	$(CC) -E -P -undef -nostdinc -x c -I. $< -o $@
+
+$(B)/kernel32.elf: $(KERNEL32_OBJ) $(B)/gen/linker32.ld
+	@[ -f "$(LIBGCC32)" ] && [ "$(LIBGCC32)" != libgcc.a ] || \
+		{ echo "no 32-bit libgcc (gcc-multilib): run scripts/install-deps" >&2; exit 1; }
+	$(LD) -m elf_i386 -nostdlib -static -z max-page-size=4096 -z noexecstack \
+		-T $(B)/gen/linker32.ld -o $@ $(KERNEL32_OBJ) $(LIBGCC32)
+
+$(B)/kernel32.stripped.elf: $(B)/kernel32.elf
+	strip --strip-debug -o $@ $<
 
 # ---------------------------------------------------------------- UEFI loader (gnu-efi lives only here)
 EFI_INC := /usr/include/efi
@@ -182,29 +227,29 @@ $(IMAGE).config: FORCE
 	@mkdir -p $(dir $@)
 	@printf '%s\n' '$(IMAGE_CFG)' | cmp -s - $@ || printf '%s\n' '$(IMAGE_CFG)' > $@
 
-$(IMAGE): $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf scripts/mkimage $(IMAGE).config $(IMAGE_CFG)
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(IMAGE_CFG)
+$(IMAGE): $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage $(IMAGE).config $(IMAGE_CFG)
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(IMAGE_CFG)
 
 # An image with a bareperf.cfg on the ESP, for the boot test of the config file path.
-$(B)/test-cfg.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf scripts/mkimage tests/qemu/bareperf-test.cfg
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf tests/qemu/bareperf-test.cfg
+$(B)/test-cfg.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage tests/qemu/bareperf-test.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/bareperf-test.cfg
 
 # An image whose bareperf.cfg says only mode=detect, for boot tests of --config sources
 # that are refused as a whole (which would otherwise run the full default measurement).
-$(B)/test-cfg-detect.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf scripts/mkimage tests/qemu/detect.cfg
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf tests/qemu/detect.cfg
+$(B)/test-cfg-detect.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage tests/qemu/detect.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/detect.cfg
 
 # An image whose bareperf.cfg is over the size limit (1 MiB): refused whole.
 $(B)/test-cfg-big.cfg: tests/qemu/make-big-cfg
 	tests/qemu/make-big-cfg $@
-$(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf scripts/mkimage $(B)/test-cfg-big.cfg
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/test-cfg-big.cfg
+$(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage $(B)/test-cfg-big.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(B)/test-cfg-big.cfg
 
 TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img
 
 .PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build FORCE
 FORCE:
-all: $(B)/BOOTX64.EFI $(HOST_TOOLS)
+all: $(B)/BOOTX64.EFI $(B)/kernel32.elf $(HOST_TOOLS)
 image: $(IMAGE)
 
 deps:

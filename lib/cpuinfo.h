@@ -47,6 +47,7 @@ struct cpu_info {
 	bool smep, smap, umip, nx, pge, syscall, sysenter, lm;
 	bool ds, dtes64;             /* debug store (NetBurst PEBS seam) */
 	bool popcnt;                 /* CPUID.1:ECX[23], for the popcnt payloads */
+	bool pae, fxsr, sse, sse2;   /* CPUID.1:EDX[6,24,25,26]: the i686 kernel's paging, SSE */
 	/* leaf 0x15/0x16, 0 when absent */
 	uint32_t tsc_ratio_den, tsc_ratio_num, crystal_hz;
 	uint32_t base_mhz, max_mhz, bus_mhz;

@@ -36,14 +36,15 @@ static inline uint64_t rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* Control registers are one machine word: 32 bits in the i686 kernel, 64 in x86-64. */
 #define DEFINE_CR(n)                                                              \
-	static inline uint64_t read_cr##n(void)                                   \
+	static inline uintptr_t read_cr##n(void)                                  \
 	{                                                                         \
-		uint64_t v;                                                       \
+		uintptr_t v;                                                      \
 		__asm__ volatile("mov %%cr" #n ", %0" : "=r"(v));                 \
 		return v;                                                         \
 	}                                                                         \
-	static inline void write_cr##n(uint64_t v)                                \
+	static inline void write_cr##n(uintptr_t v)                               \
 	{                                                                         \
 		__asm__ volatile("mov %0, %%cr" #n : : "r"(v) : "memory");        \
 	}
@@ -76,12 +77,12 @@ static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
 static inline void irq_disable(void) { __asm__ volatile("cli" ::: "memory"); }
 static inline void irq_enable(void) { __asm__ volatile("sti" ::: "memory"); }
 static inline void halt(void) { __asm__ volatile("hlt" ::: "memory"); }
-static inline void invlpg(uint64_t va) { __asm__ volatile("invlpg (%0)" : : "r"(va) : "memory"); }
+static inline void invlpg(uintptr_t va) { __asm__ volatile("invlpg (%0)" : : "r"(va) : "memory"); }
 
-static inline uint64_t read_rflags(void)
+static inline uintptr_t read_rflags(void)
 {
-	uint64_t f;
-	__asm__ volatile("pushfq; popq %0" : "=r"(f));
+	uintptr_t f;
+	__asm__ volatile("pushf; pop %0" : "=r"(f));
 	return f;
 }
 

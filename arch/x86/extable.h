@@ -38,7 +38,7 @@ static inline int extable_result(void)
 }
 
 /* Continuation for a faulting RIP, or 0 when it has none. */
-uint64_t extable_lookup(uint64_t rip);
+uintptr_t extable_lookup(uintptr_t rip);
 
 /* Run any single instruction safely: e.g. fault_try("ud2"). Returns the vector. */
 #define fault_try(insn)                                                  \

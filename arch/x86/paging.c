@@ -6,7 +6,6 @@
 #include "lib/str.h"
 
 #define TABLE_POOL_PAGES 128
-#define IDENTITY_LIMIT   (4ull << 30)
 
 struct paging_state paging;
 bool uaccess_smap;

@@ -1,9 +1,11 @@
 /*
- * The kernel's own 4-level page tables (SDM Vol. 3A 4.5). Layout:
+ * The kernel's own page tables. x86-64 (arch/x86/paging.c): 4-level paging (SDM Vol. 3A
+ * 4.5); i686 (arch/x86/32/paging.c): PAE paging (4.4). x86-64 layout:
  *   0 .. 4 GiB               identity, supervisor, NX, 2 MiB pages (page 0 unmapped)
  *   USER_BASE ..             the user region (PML4 slot 1): payload code alias, user
  *                            stack, user data; everything user-accessible lives here
  *   KERNEL_VBASE ..          the kernel image, 4 KiB pages with per-section rights
+ * The i686 layout is in arch/x86/32/layout.h.
  */
 #ifndef ARCH_X86_PAGING_H
 #define ARCH_X86_PAGING_H
@@ -14,12 +16,12 @@
 #include "arch/x86/abi.h"
 #include "arch/x86/uaccess.h"     /* user_access_begin/end, for paging's users */
 
-#define USER_BASE         0x0000008000000000ull
-#define USER_CODE_BASE    USER_BASE                       /* alias of .payload */
-#define USER_STACK_TOP    (USER_BASE + 0x40000000ull)     /* 1 GiB in */
-#define USER_STACK_SIZE   (64 * 1024ull)
-#define USER_DATA_BASE    (USER_BASE + 0x80000000ull)     /* 2 GiB in */
-#define USER_DATA_MAX     (8ull << 30)
+/* USER_*, IDENTITY_LIMIT: one layout per word size (the i686 one is inside 4 GiB). */
+#ifdef __x86_64__
+#include "arch/x86/64/layout.h"
+#else
+#include "arch/x86/32/layout.h"
+#endif
 
 #define MAP_WRITE  0x1u
 #define MAP_EXEC   0x2u

@@ -17,9 +17,12 @@ void arch_init(const struct boot_info *bi, const struct cpu_info *ci)
 	desc_init();
 	paging_init(bi, ci);
 	run_init(ci->syscall);
-	/* SSE for payloads (the kernel's own C never uses it): SDM Vol. 3A 13.1.3. */
+	/* SSE for payloads (the kernel's own C never uses it): SDM Vol. 3A 13.1.3. Every
+	 * x86-64 CPU has FXSR and SSE; an i686 one may not, and there the CR4 bits are
+	 * reserved (#GP if set). */
 	write_cr0((read_cr0() & ~(CR0_EM | CR0_TS | CR0_AM)) | CR0_MP | CR0_NE);
-	write_cr4(read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT);
+	if (ci->fxsr)
+		write_cr4(read_cr4() | CR4_OSFXSR | (ci->sse ? CR4_OSXMMEXCPT : 0));
 }
 
 

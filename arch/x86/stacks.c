@@ -20,21 +20,21 @@ static const char *const names[STACK_COUNT] = {
 	[STACK_NMI] = "NMI", [STACK_MC] = "#MC", [STACK_DB] = "#DB",
 };
 
-uint64_t stack_guard(enum stack_id id)
+uintptr_t stack_guard(enum stack_id id)
 {
 	switch (id) {
-	case STACK_KERNEL: return (uint64_t)kernel_stack.guard;
-	case STACK_TRAP: return (uint64_t)trap_stack.guard;
-	default: return (uint64_t)ist_stacks[id - STACK_DF].guard;
+	case STACK_KERNEL: return (uintptr_t)kernel_stack.guard;
+	case STACK_TRAP: return (uintptr_t)trap_stack.guard;
+	default: return (uintptr_t)ist_stacks[id - STACK_DF].guard;
 	}
 }
 
-uint64_t stack_top(enum stack_id id)
+uintptr_t stack_top(enum stack_id id)
 {
 	switch (id) {
-	case STACK_KERNEL: return (uint64_t)kernel_stack.stack + KERNEL_STACK_SIZE;
-	case STACK_TRAP: return (uint64_t)trap_stack.stack + KERNEL_STACK_SIZE;
-	default: return (uint64_t)ist_stacks[id - STACK_DF].stack + IST_STACK_SIZE;
+	case STACK_KERNEL: return (uintptr_t)kernel_stack.stack + KERNEL_STACK_SIZE;
+	case STACK_TRAP: return (uintptr_t)trap_stack.stack + KERNEL_STACK_SIZE;
+	default: return (uintptr_t)ist_stacks[id - STACK_DF].stack + IST_STACK_SIZE;
 	}
 }
 
@@ -43,7 +43,7 @@ const char *stack_name(enum stack_id id)
 	return id < STACK_COUNT ? names[id] : "?";
 }
 
-int stack_guard_hit(uint64_t va)
+int stack_guard_hit(uintptr_t va)
 {
 	for (int i = 0; i < STACK_COUNT; i++)
 		if (va >= stack_guard(i) && va < stack_guard(i) + GUARD_SIZE)

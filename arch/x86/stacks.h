@@ -6,10 +6,10 @@
 
 enum stack_id { STACK_KERNEL, STACK_TRAP, STACK_DF, STACK_NMI, STACK_MC, STACK_DB, STACK_COUNT };
 
-uint64_t stack_top(enum stack_id id);
-uint64_t stack_guard(enum stack_id id);     /* virtual address of the guard page */
+uintptr_t stack_top(enum stack_id id);
+uintptr_t stack_guard(enum stack_id id);    /* virtual address of the guard page */
 const char *stack_name(enum stack_id id);
 /* Which stack's guard page holds va, or -1. */
-int stack_guard_hit(uint64_t va);
+int stack_guard_hit(uintptr_t va);
 
 #endif

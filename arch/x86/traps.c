@@ -6,7 +6,6 @@
 #include "arch/x86/desc.h"
 #include "arch/x86/extable.h"
 #include "arch/x86/run.h"
-#include "arch/x86/stacks.h"
 
 volatile int extable_vector;
 extern const struct extable_entry __extable_start[], __extable_end[];
@@ -19,7 +18,7 @@ void trap_set_hooks(const struct trap_hooks *h)
 	hooks = h;
 }
 
-__attribute__((format(printf, 1, 2))) static void trap_printf(const char *fmt, ...)
+void trap_printf(const char *fmt, ...)
 {
 	va_list ap;
 	if (!hooks || !hooks->vprint)
@@ -29,7 +28,7 @@ __attribute__((format(printf, 1, 2))) static void trap_printf(const char *fmt, .
 	va_end(ap);
 }
 
-uint64_t extable_lookup(uint64_t rip)
+uintptr_t extable_lookup(uintptr_t rip)
 {
 	for (const struct extable_entry *e = __extable_start; e < __extable_end; e++)
 		if (e->insn == rip)
@@ -46,25 +45,6 @@ void trap_set_irq_handler(unsigned vector, irq_handler_fn fn)
 {
 	if (vector < 256)
 		irq_handlers[vector] = fn;
-}
-
-void trap_dump(const struct trap_frame *f)
-{
-	trap_printf("exception %s (vector %lu) error=0x%lx cpl=%lu\n", vector_name(f->vector),
-		f->vector, f->error, f->cs & 3);
-	trap_printf("  RIP=%016lx CS=%04lx RFLAGS=%016lx\n", f->rip, f->cs, f->rflags);
-	trap_printf("  RSP=%016lx SS=%04lx CR2=%016lx\n", f->rsp, f->ss, read_cr2());
-	trap_printf("  RAX=%016lx RBX=%016lx RCX=%016lx RDX=%016lx\n", f->rax, f->rbx, f->rcx, f->rdx);
-	trap_printf("  RSI=%016lx RDI=%016lx RBP=%016lx R8 =%016lx\n", f->rsi, f->rdi, f->rbp, f->r8);
-	trap_printf("  R9 =%016lx R10=%016lx R11=%016lx R12=%016lx\n", f->r9, f->r10, f->r11, f->r12);
-	trap_printf("  R13=%016lx R14=%016lx R15=%016lx CR3=%016lx\n", f->r13, f->r14, f->r15,
-		read_cr3());
-	if (f->vector == VEC_PF) {
-		int s = stack_guard_hit(read_cr2());
-		if (s >= 0)
-			trap_printf("  CR2 is in the guard page of the %s stack: stack overflow\n",
-				stack_name(s));
-	}
 }
 
 void trap_fatal(const struct trap_frame *f, const char *why)
@@ -84,10 +64,10 @@ void trap_fatal(const struct trap_frame *f, const char *why)
 void trap_dispatch(struct trap_frame *f)
 {
 	if ((f->cs & 3) == 0 && f->vector < 32) {
-		uint64_t cont = extable_lookup(f->rip);
+		uintptr_t cont = extable_lookup(trap_frame_ip(f));
 		if (cont) {
 			extable_vector = (int)f->vector;
-			f->rip = cont;
+			trap_frame_set_ip(f, cont);
 			return;
 		}
 	}
@@ -95,8 +75,8 @@ void trap_dispatch(struct trap_frame *f)
 	 * say that it came, since it may have disturbed a measurement, and go on. */
 	if (f->vector == VEC_NMI) {
 		nmi_count++;
-		trap_printf("note: NMI received (%lu so far); a measurement in progress may include "
-			"its handling\n", nmi_count);
+		trap_printf("note: NMI received (%llu so far); a measurement in progress may include "
+			"its handling\n", (unsigned long long)nmi_count);
 		return;
 	}
 	bool handled = run_handle_trap(f);

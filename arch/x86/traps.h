@@ -5,12 +5,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct trap_frame {
-	uint64_t r15, r14, r13, r12, r11, r10, r9, r8, rbp, rdi, rsi, rdx, rcx, rbx, rax;
-	uint64_t vector, error;
-	uint64_t rip, cs, rflags, rsp, ss;   /* pushed by the CPU */
-};
-_Static_assert(sizeof(struct trap_frame) == 22 * 8, "trap frame layout");
+/* struct trap_frame, trap_frame_ip and trap_frame_set_ip, one per word size. */
+#ifdef __x86_64__
+#include "arch/x86/64/trap-frame.h"
+#else
+#include "arch/x86/32/trap-frame.h"
+#endif
 
 /*
  * What traps need from the kernel, registered by kernel/ at init so that arch/ does not
@@ -31,7 +31,10 @@ void trap_set_irq_handler(unsigned vector, irq_handler_fn fn);
 __attribute__((noreturn)) void trap_fatal(const struct trap_frame *f, const char *why);
 /* NMIs received so far (each is noted on the console and otherwise ignored). */
 uint64_t trap_nmi_count(void);
-/* Print the full register dump (vector, error, RIP, CS, RFLAGS, RSP, CR2, GPRs). */
+/* Print the full register dump (vector, error, RIP, CS, RFLAGS, RSP, CR2, GPRs); one per
+ * word size (arch/x86/64/trap-dump.c, arch/x86/32/trap-dump.c). */
 void trap_dump(const struct trap_frame *f);
+/* Console output for trap code, through the registered hook (silent before it). */
+__attribute__((format(printf, 1, 2))) void trap_printf(const char *fmt, ...);
 
 #endif

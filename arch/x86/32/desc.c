@@ -1,0 +1,131 @@
+/* GDT, TSS and IDT of the i686 kernel. SDM Vol. 3A 3.4.5 (segment descriptors), 7.2.1
+ * (32-bit TSS), 6.11 (IDT gate descriptors). */
+#include <stddef.h>
+#include "arch/x86/desc.h"
+#include "arch/x86/stacks.h"
+#include "lib/str.h"
+
+/* Segment descriptor bits (SDM Vol. 3A Figure 3-8). */
+#define SEG_ACCESSED  (1ull << 40)
+#define SEG_RW        (1ull << 41)
+#define SEG_CODE      (1ull << 43)
+#define SEG_S         (1ull << 44)
+#define SEG_DPL(d)    ((uint64_t)(d) << 45)
+#define SEG_P         (1ull << 47)
+#define SEG_DB        (1ull << 54)
+#define SEG_G         (1ull << 55)
+#define SEG_LIMIT_MAX (0xffffull | (0xfull << 48))
+#define SEG_TSS_AVAIL (0x9ull << 40)
+
+struct tss32 {
+	uint16_t link, reserved0;
+	uint32_t esp0;
+	uint16_t ss0, reserved1;
+	uint32_t esp1;
+	uint16_t ss1, reserved2;
+	uint32_t esp2;
+	uint16_t ss2, reserved3;
+	uint32_t cr3, eip, eflags, eax, ecx, edx, ebx, esp, ebp, esi, edi;
+	uint16_t es, r_es, cs, r_cs, ss, r_ss, ds, r_ds, fs, r_fs, gs, r_gs, ldt, r_ldt;
+	uint16_t trap, iomap_base;
+} __attribute__((packed));
+_Static_assert(sizeof(struct tss32) == 104, "32-bit TSS is 104 bytes");
+
+struct idt_gate {
+	uint16_t off_lo, sel;
+	uint8_t zero, type_attr;
+	uint16_t off_hi;
+} __attribute__((packed));
+_Static_assert(sizeof(struct idt_gate) == 8, "32-bit IDT gate is 8 bytes");
+
+#define GATE_INTERRUPT 0x8e         /* P, DPL 0, 32-bit interrupt gate */
+#define GATE_DPL3      0x60
+
+struct table_ptr {
+	uint16_t limit;
+	uint32_t base;
+} __attribute__((packed));
+
+static uint64_t gdt[8] __attribute__((aligned(16)));
+static struct tss32 tss __attribute__((aligned(16)));
+static struct idt_gate idt[256] __attribute__((aligned(16)));
+extern const uint32_t trap_entries[256];   /* arch/x86/32/entry.asm */
+extern char int80_fast[], bp_entry[], user_exit_entry[];
+
+static const char *const vec_names[32] = {
+	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO", "#TS", "#NP",
+	"#SS", "#GP", "#PF", "RES", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP",
+};
+
+const char *vector_name(unsigned vec)
+{
+	if (vec < 32 && vec_names[vec])
+		return vec_names[vec];
+	if (vec == VEC_APIC_TIMER)
+		return "TIMER";
+	return vec < 32 ? "RES" : "IRQ";
+}
+
+void tss_set_rsp0(uint64_t rsp0)
+{
+	tss.esp0 = (uint32_t)rsp0;
+}
+
+static void set_gate(unsigned vec, uint32_t handler, unsigned dpl)
+{
+	idt[vec] = (struct idt_gate){
+		.off_lo = handler & 0xffff,
+		.sel = SEL_KCODE,
+		.type_attr = GATE_INTERRUPT | (dpl ? GATE_DPL3 : 0),
+		.off_hi = handler >> 16,
+	};
+}
+
+/*
+ * The same selectors as the x86-64 GDT (arch/x86/abi.h), all flat 4 GiB segments:
+ * SEL_UCODE is the 32-bit user code segment here, and SEL_UCODE32 (which exists in the
+ * x86-64 GDT only for SYSRET's selector arithmetic) is the same descriptor.
+ *
+ * Not yet: #DF, NMI and #MC go through interrupt gates on the current stack, since
+ * protected mode has no IST. A kernel stack overflow (#PF on the guard page) therefore
+ * ends in a triple fault instead of a report; a task gate for #DF would fix that.
+ */
+void desc_init(void)
+{
+	const uint64_t code = SEG_P | SEG_S | SEG_CODE | SEG_RW | SEG_ACCESSED | SEG_DB | SEG_G |
+			      SEG_LIMIT_MAX;
+	const uint64_t data = SEG_P | SEG_S | SEG_RW | SEG_ACCESSED | SEG_DB | SEG_G | SEG_LIMIT_MAX;
+
+	gdt[0] = 0;
+	gdt[SEL_KCODE / 8] = code;
+	gdt[SEL_KDATA / 8] = data;
+	gdt[SEL_UCODE32 / 8] = code | SEG_DPL(3);
+	gdt[SEL_UDATA / 8] = data | SEG_DPL(3);
+	gdt[SEL_UCODE / 8] = code | SEG_DPL(3);
+
+	memset(&tss, 0, sizeof(tss));
+	tss.esp0 = stack_top(STACK_TRAP);
+	tss.ss0 = SEL_KDATA;
+	tss.iomap_base = sizeof(tss);   /* no I/O bitmap: CPL 3 I/O always #GPs */
+	uint64_t base = (uintptr_t)&tss, limit = sizeof(tss) - 1;
+	gdt[SEL_TSS / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) | SEG_TSS_AVAIL | SEG_P |
+			   (((base >> 24) & 0xff) << 56);
+
+	struct table_ptr gp = { sizeof(gdt) - 1, (uintptr_t)gdt };
+	__asm__ volatile(
+		"lgdt %0\n\t"
+		"mov %1, %%ds\n\t mov %1, %%es\n\t mov %1, %%ss\n\t"
+		"xor %%eax, %%eax\n\t mov %%ax, %%fs\n\t mov %%ax, %%gs\n\t"
+		"ljmp %2, $1f\n"
+		"1:\n\t"
+		"ltr %w3\n\t"
+		: : "m"(gp), "r"((uint32_t)SEL_KDATA), "i"(SEL_KCODE), "r"(SEL_TSS) : "eax", "memory");
+
+	for (unsigned v = 0; v < 256; v++)
+		set_gate(v, trap_entries[v], 0);
+	set_gate(VEC_BP, (uintptr_t)bp_entry, 3);                  /* int3 from CPL 3 */
+	set_gate(VEC_INT_ROUNDTRIP, (uintptr_t)int80_fast, 3);
+	set_gate(VEC_USER_EXIT, (uintptr_t)user_exit_entry, 3);
+	struct table_ptr ip = { sizeof(idt) - 1, (uintptr_t)idt };
+	__asm__ volatile("lidt %0" : : "m"(ip));
+}

@@ -1,0 +1,152 @@
+; The 256 trap entry points, the fast CPL 3 entries and the ring-switching run calls of
+; the i686 kernel. SDM Vol. 3A 6.12 (interrupt frames without and with a privilege
+; change), 6.14 is the x86-64 counterpart in arch/x86/entry.asm.
+;
+; Code in .payload is called with the machine's register convention for payloads:
+; EDI = first argument, ESI = second, EDX = third; result in EAX (EDX:EAX for 64 bits);
+; EBX, EBP and ESP preserved. run_cpl0/run_cpl3 are called from C (cdecl).
+bits 32
+%include "abi.inc"
+
+extern trap_dispatch
+
+global trap_entries, int80_fast, bp_entry, bp_fast_resume, user_exit_entry
+global run_cpl0, run_cpl3, run_resume, run_saved_esp
+
+section .text
+; Vectors that push an error code themselves (SDM Vol. 3A Table 6-1).
+%assign i 0
+%rep 256
+align 16
+trap_entry_%[i]:
+%if i == 8 || (i >= 10 && i <= 14) || i == 17 || i == 21 || i == 29 || i == 30
+%else
+	push 0
+%endif
+	push i
+	jmp trap_common
+%assign i i+1
+%endrep
+
+; Frame built here is struct trap_frame (arch/x86/32/trap-frame.h), lowest address first.
+trap_common:
+	push ds
+	push es
+	push fs
+	push gs
+	pushad
+	mov eax, SEL_KDATA
+	mov ds, eax
+	mov es, eax
+	cld
+	mov eax, esp
+	mov ebx, esp
+	and esp, -16
+	sub esp, 12
+	push eax
+	call trap_dispatch
+	mov esp, ebx
+	popad
+	pop gs
+	pop fs
+	pop es
+	pop ds
+	add esp, 8
+	iretd
+
+; INT 0x80 from CPL 3 (the INT n/IRET round-trip benchmark): nothing but IRETD.
+int80_fast:
+	iretd
+
+; #BP: from CPL 3 while a run asked for it (the exception round-trip benchmark), return
+; at once; anything else takes the normal path and is reported. DS may still be the
+; user's flat data segment here: same base, and CPL 0 may read through it.
+bp_entry:
+	test byte [esp + 4], 3
+	jz trap_entry_3
+	cmp byte [ss:bp_fast_resume], 0
+	je trap_entry_3
+	iretd
+
+; INT VEC_USER_EXIT from CPL 3 (user_entry): end the CPL 3 run with EDI as its result.
+; The interrupt gate cleared IF and TF; AC and DF go too.
+user_exit_entry:
+	push RFLAGS_RESERVED1
+	popfd
+	mov eax, edi
+	xor edx, edx
+	jmp run_resume
+
+; uint64_t run_cpl3(eip, esp, a0, a1, a2, eflags): enter ring 3 at eip with the given
+; stack and EFLAGS, a0-a2 in EDI/ESI/EDX. Returns through run_resume.
+run_cpl3:
+	push ebp
+	push ebx
+	push esi
+	push edi
+	mov [run_saved_esp], esp
+	mov eax, [esp + 20]             ; eip
+	mov ecx, [esp + 24]             ; esp
+	mov edi, [esp + 28]
+	mov esi, [esp + 32]
+	mov edx, [esp + 36]
+	mov ebx, [esp + 40]             ; eflags
+	push SEL_UDATA | RPL3
+	push ecx
+	push ebx
+	push SEL_UCODE | RPL3
+	push eax
+	mov eax, SEL_UDATA | RPL3
+	mov ds, eax
+	mov es, eax
+	xor eax, eax
+	mov fs, eax
+	mov gs, eax
+	xor ebx, ebx
+	xor ecx, ecx
+	xor ebp, ebp
+	iretd
+
+; uint64_t run_cpl0(fn, a0, a1, a2): call fn in ring 0 with the payload convention and
+; the same recovery point as run_cpl3, so a fault or the watchdog ends it cleanly.
+run_cpl0:
+	push ebp
+	push ebx
+	push esi
+	push edi
+	mov [run_saved_esp], esp
+	mov eax, [esp + 20]
+	mov edi, [esp + 24]
+	mov esi, [esp + 28]
+	mov edx, [esp + 32]
+	call eax
+	; fall through with the result in EDX:EAX
+
+; Ring 0, EDX:EAX = result. Also the target the trap handler redirects a run to; the
+; data segments may still be the user's (user_exit_entry).
+run_resume:
+	mov ecx, SEL_KDATA
+	mov ds, ecx
+	mov es, ecx
+	mov esp, [ss:run_saved_esp]
+	pop edi
+	pop esi
+	pop ebx
+	pop ebp
+	ret
+
+section .rodata
+align 4
+trap_entries:
+%assign i 0
+%rep 256
+	dd trap_entry_%[i]
+%assign i i+1
+%endrep
+
+section .bss
+align 4
+run_saved_esp: resd 1
+bp_fast_resume: resb 1
+
+section .note.GNU-stack noalloc noexec nowrite progbits

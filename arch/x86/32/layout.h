@@ -1,0 +1,21 @@
+/*
+ * The i686 kernel's virtual layout (arch/x86/32/paging.c builds it), inside 4 GiB:
+ *   0 .. 3 GiB           identity, supervisor (RAM the kernel allocates from, boot
+ *                        information, ACPI); the image at KERNEL_BIOS_PHYS, linked there
+ *   3 GiB .. 3.75 GiB    the user region: payload code alias, user stack, user data
+ *   3.75 GiB .. 4 GiB    identity, supervisor: the MMIO window (local APIC, I/O APIC)
+ * RAM above 3 GiB is not used.
+ */
+#ifndef ARCH_X86_32_LAYOUT_H
+#define ARCH_X86_32_LAYOUT_H
+
+#define IDENTITY_LIMIT    0xc0000000ull
+#define MMIO_WINDOW_BASE  0xf0000000ull
+#define USER_BASE         0xc0000000ull
+#define USER_CODE_BASE    USER_BASE                       /* alias of .payload */
+#define USER_STACK_TOP    (USER_BASE + 0x01000000ull)     /* 16 MiB in */
+#define USER_STACK_SIZE   (64 * 1024ull)
+#define USER_DATA_BASE    (USER_BASE + 0x02000000ull)     /* 32 MiB in */
+#define USER_DATA_MAX     (MMIO_WINDOW_BASE - USER_DATA_BASE)
+
+#endif
