@@ -18,7 +18,7 @@
 
 /* User benchmarks (bench.NAME.KEY=..., lib/bench-config.c, docs/bench.md): machine code
  * the host assembled, carried as hex; the kernel unrolls and loops it. */
-#define CFG_BENCH_MAX        8
+#define CFG_BENCH_MAX        16
 #define CFG_BENCH_NAME_MAX   24         /* bytes with the NUL: 1..23 characters */
 #define CFG_BENCH_CODE_MAX   4096       /* bytes of code (one copy) */
 #define CFG_BENCH_INIT_MAX   1024       /* bytes of init code */

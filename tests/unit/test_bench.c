@@ -104,12 +104,12 @@ static void test_errors(void **state)
 	assert_int_equal(apply(&cfg_a, "bench.new.unroll=0", &m), 1);
 	assert_int_equal(cfg_a.nbench, 0);
 	/* More than CFG_BENCH_MAX benchmarks. */
-	char text[512] = "";
+	char text[1024] = "";
 	for (int i = 0; i <= CFG_BENCH_MAX; i++)
 		snprintf(text + strlen(text), sizeof(text) - strlen(text), "bench.b%d.code=90\n", i);
 	config_defaults(&cfg_a);
 	assert_int_equal(apply(&cfg_a, text, &m), 1);
-	assert_string_equal(m.text[0], "t.cfg line 9: bench.b8: more than 8 benchmarks in one configuration");
+	assert_string_equal(m.text[0], "t.cfg line 17: bench.b16: more than 16 benchmarks in one configuration");
 }
 
 /* Code at the size limit fits; one byte more does not. A source still holds 8191 bytes. */
