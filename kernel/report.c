@@ -274,7 +274,10 @@ void report_payload(const struct payload *pl)
 		payload_json(pl, line, sizeof(line));
 		kprintf("@payload %s\n", line);
 	}
-	if (human())
+	if (human() && pl->user)
+		kprintf("%-16s user benchmark, unroll %u, loop %u, CPL 0,3 %s\n", pl->name,
+			pl->user->unroll, pl->user->loop, pl->desc);
+	else if (human())
 		kprintf("%-16s %3d instructions/iteration, CPL %-3s %s\n", pl->name,
 			pl->insns_per_iter, cpls == (PL_CPL0 | PL_CPL3) ? "0,3" : cpls == PL_CPL3 ? "3" : "0",
 			pl->desc);
