@@ -4,11 +4,12 @@
 #                 (the kernels: x86-64 build/kernel.elf and i686 build/kernel32.elf)
 #   make image    build/bareperf.img (MBR, GRUB for BIOS, one FAT ESP, with bareperf.cfg if
 #                 present), ready for dd; CONFIG=FILE puts another config on it, IMAGE=FILE
-#                 writes elsewhere
+#                 writes elsewhere, BENCH=FILE adds the benchmarks of a bench file
 #   make run      build and boot in QEMU (ARGS='key=value ...' passes a config string;
 #                 QEMU_ARGS='--bios' boots through SeaBIOS instead of OVMF; with a CPU
 #                 without long mode, QEMU_ARGS='--bios --cpu pentium3', GRUB starts the
-#                 i686 kernel)
+#                 i686 kernel; ASM='imul rax, rax' UNROLL=N LOOP=N ASM_INIT=... ASM_NAME=...
+#                 or BENCH=FILE measure user code)
 #   make test     host unit tests + QEMU boots; ends with "N passed, N failed"
 #   make fuzz     each fuzz target for FUZZ_SECONDS (default 60); docs/fuzzing.md
 
@@ -143,7 +144,7 @@ $(B)/BOOTX64.EFI: $(B)/boot/loader.so
 HCFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -I$(B)/gen -DBAREPERF_VERSION='"$(VERSION)"' \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined -MMD -MP
 HOST_ONLY_KERNEL := lib/string.c
-HOST_KERNEL_PURE := kernel/plan.c kernel/result-json.c
+HOST_KERNEL_PURE := kernel/plan.c kernel/result-json.c payloads/userbench-64.c
 HOST_LIB_C   := $(filter-out $(HOST_ONLY_KERNEL),$(wildcard lib/*.c)) $(wildcard arch/x86/pmu/*.c) \
 	$(HOST_KERNEL_PURE)
 HOST_LIB_OBJ := $(HOST_LIB_C:%.c=$(B)/host/obj/%.o) $(PFM_GEN:%=$(B)/host/obj/gen/%.o)
@@ -223,6 +224,20 @@ fuzz: deps fuzz-build
 CONFIG    ?= bareperf.cfg
 IMAGE     ?= $(B)/bareperf.img
 IMAGE_CFG := $(wildcard $(CONFIG))
+
+# BENCH=FILE: the bench file's benchmarks, assembled by scripts/bareperf-asm, after CONFIG's
+# text in one bareperf.cfg. A nasm error stops make. The .src stamp names the inputs, so
+# naming another file rebuilds it as a change inside one does.
+ifneq ($(BENCH),)
+BENCH_CFG  := $(B)/bench.cfg
+CONFIG_CFG := $(IMAGE_CFG)
+$(BENCH_CFG).src: FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s %s\n' '$(BENCH)' '$(CONFIG_CFG)' | cmp -s - $@ || printf '%s %s\n' '$(BENCH)' '$(CONFIG_CFG)' > $@
+$(BENCH_CFG): $(BENCH) $(CONFIG_CFG) $(BENCH_CFG).src scripts/bareperf-asm
+	scripts/bareperf-asm $(if $(CONFIG_CFG),--config-file $(CONFIG_CFG)) --bench $(BENCH) -o $@
+IMAGE_CFG := $(BENCH_CFG)
+endif
 $(IMAGE).config: FORCE
 	@mkdir -p $(dir $@)
 	@printf '%s\n' '$(IMAGE_CFG)' | cmp -s - $@ || printf '%s\n' '$(IMAGE_CFG)' > $@
@@ -255,8 +270,12 @@ image: $(IMAGE)
 deps:
 	scripts/install-deps
 
+# ASM=... runs one user benchmark (scripts/qemu-run --asm); BENCH=FILE is already on the
+# image's bareperf.cfg.
 run: deps image
-	scripts/qemu-run $(if $(ARGS),--config '$(ARGS)') $(QEMU_ARGS)
+	scripts/qemu-run $(if $(ARGS),--config '$(ARGS)') $(if $(ASM),--asm '$(ASM)') \
+		$(if $(ASM_INIT),--asm-init '$(ASM_INIT)') $(if $(UNROLL),--unroll '$(UNROLL)') \
+		$(if $(LOOP),--loop '$(LOOP)') $(if $(ASM_NAME),--name '$(ASM_NAME)') $(QEMU_ARGS)
 
 unit-tests: $(UNIT_TESTS) $(HOST_TOOLS)
 qemu-tests: image $(TEST_IMAGES)

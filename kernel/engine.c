@@ -15,6 +15,7 @@
 #include "kernel/platform.h"
 #include "kernel/pmu.h"
 #include "kernel/result-json.h"
+#include "kernel/userbench.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -53,6 +54,9 @@ extern char bp_harness_cpuid_cpl0[], bp_step[], bp_step_cpl0[];
 extern char __text_start[];
 
 static struct plan plan;
+/* The catalogue, then the configuration's user benchmarks. */
+static struct payload all_payloads[PLAN_MAX_SELECTED];
+static unsigned nall, nuser;
 static struct {
 	unsigned results, faults, timeouts, unexpected;
 } tally;
@@ -90,6 +94,19 @@ static int assign_events(const struct ev_encoding *ev, unsigned n, unsigned *wid
 	return 0;
 }
 
+/* all_payloads: the catalogue and the good user benchmarks; returns the errors found. */
+static unsigned build_payloads(void)
+{
+	unsigned errors;
+	nall = payload_count < PLAN_MAX_SELECTED - CFG_BENCH_MAX ? payload_count
+								 : PLAN_MAX_SELECTED - CFG_BENCH_MAX;
+	memcpy(all_payloads, payload_catalogue, nall * sizeof(all_payloads[0]));
+	nuser = userbench_payloads(&kernel.cfg, payload_catalogue, payload_count,
+				   all_payloads + nall, &errors, report_error);
+	nall += nuser;
+	return errors;
+}
+
 static void make_plan(void)
 {
 	const struct plan_env env = {
@@ -100,11 +117,43 @@ static void make_plan(void)
 		.error = report_error, .note = report_note,
 	};
 	plan_init(&plan);
-	plan_select(&plan, kernel.cfg.payloads, payload_catalogue, payload_count, &env);
+	plan.errors += build_payloads();
+	/* User benchmarks run alone unless payloads= says otherwise. */
+	static char users[CFG_BENCH_MAX * CFG_BENCH_NAME_MAX];
+	const char *list = kernel.cfg.payloads;
+	if (kernel.cfg.nbench && !kernel.cfg.payloads_set) {
+		users[0] = '\0';
+		for (unsigned i = 0; i < nuser; i++)
+			bp_snprintf(users + strlen(users), sizeof(users) - strlen(users), "%s%s",
+				    i ? "," : "", all_payloads[nall - nuser + i].name);
+		list = users;
+	}
+	if (list[0])
+		plan_select(&plan, list, all_payloads, nall, &env);
 	plan_events(&plan, kernel.cfg.events, &env);
 }
 
 /* ------------------------------------------------------------ running */
+
+/* n the harness passes the payload: the iterations, or for a user benchmark 1, which
+ * runs its unrolled code once (2 runs it twice as unrolled). */
+static uint64_t payload_n(const struct payload *pl)
+{
+	return pl->user ? 1 : kernel.cfg.iters;
+}
+
+/* What a sample is divided by: iterations, or copies of a user benchmark's code. */
+static uint64_t per_sample(const struct payload *pl)
+{
+	return pl->user ? userbench_copies(pl) : kernel.cfg.iters;
+}
+
+static uintptr_t payload_entry(const struct payload *pl, unsigned cpl)
+{
+	if (pl->user)
+		return cpl ? pl->user_fn : (uintptr_t)pl->fn;
+	return cpl ? payload_user_alias((uintptr_t)pl->fn) : (uintptr_t)pl->fn;
+}
 
 static void record(const struct payload *pl, uint64_t size, unsigned cpl, const char *event,
 		   unsigned group, enum result_source src, unsigned reps, int64_t *s)
@@ -113,7 +162,7 @@ static void record(const struct payload *pl, uint64_t size, unsigned cpl, const 
 		return;
 	struct result *r = &block[nblock++];
 	*r = (struct result){ .pl = pl, .size = size, .cpl = cpl, .group = group,
-			      .source = src, .reps = reps, .iters = kernel.cfg.iters };
+			      .source = src, .reps = reps, .iters = per_sample(pl) };
 	str_copy(r->event, event, sizeof(r->event));
 	stats_compute(s, reps, kernel.cfg.trim_pct, &r->st);
 	int64_t n = (int64_t)r->iters, m = r->st.median_milli;
@@ -133,8 +182,9 @@ static bool run_failed(const struct payload *pl, uint64_t size, unsigned cpl,
 	if (run->status == RUN_OK)
 		return false;
 	struct fault_result f = { .pl = pl, .size = size, .cpl = cpl, .run = *run,
-				  .budget_ms = kernel.cfg.watchdog_ms,
-				  .fn_addr = cpl ? payload_user_alias((uintptr_t)pl->fn) : (uintptr_t)pl->fn };
+				  .budget_ms = kernel.cfg.watchdog_ms, .fn_addr = payload_entry(pl, cpl) };
+	if (pl->user)
+		userbench_where(pl, run->fault.rip, cpl, f.where, sizeof(f.where), &f.copy);
 	if (pl->flags & PL_FAULT)
 		f.expected = run->status == RUN_TIMEOUT ? pl->expect_vector == NEVER_ENDS
 							: run->fault.vector == pl->expect_vector;
@@ -179,8 +229,8 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 	}
 	user_access_begin();
 	*h = (struct harness){
-		.fn = cpl ? payload_user_alias((uintptr_t)pl->fn) : (uintptr_t)pl->fn,
-		.arg = arg, .n = kernel.cfg.iters, .reps = total, .nctr = nctr, .out = (uintptr_t)out,
+		.fn = payload_entry(pl, cpl),
+		.arg = arg, .n = payload_n(pl), .reps = total, .nctr = nctr, .out = (uintptr_t)out,
 	};
 	for (unsigned i = 0; i < nctr; i++)
 		h->idx[i] = kpmu.st.slot[i].rdpmc_index;
@@ -234,8 +284,8 @@ static void measure_steps(const struct payload *pl, uint64_t size, unsigned cpl,
 		for (int len = 0; len < 2; len++) {
 			user_access_begin();
 			*h = (struct harness){
-				.fn = cpl ? payload_user_alias((uintptr_t)pl->fn) : (uintptr_t)pl->fn,
-				.arg = arg, .n = kernel.cfg.iters << len,
+				.fn = payload_entry(pl, cpl),
+				.arg = arg, .n = payload_n(pl) << len,
 			};
 			user_access_end();
 			struct run_result run;
@@ -293,6 +343,12 @@ static void measure_payload(const struct payload *pl, uint64_t size)
 	nblock = 0;
 	bool ok;
 	uint64_t arg = payload_arg(pl, size, &ok);
+	char why[200];
+	if (pl->user && userbench_prepare(pl, &arg, why, sizeof(why))) {
+		error("payload", "%s: %s", pl->name, why);
+		user_reset();
+		return;
+	}
 	unsigned total = kernel.cfg.warmup + kernel.cfg.reps;
 	struct harness *h = (struct harness *)user_alloc(sizeof(struct harness), 64);
 	uint64_t *out = (uint64_t *)user_alloc((uint64_t)total * 2 * HARNESS_MAX_VALUES * 8,
@@ -363,7 +419,8 @@ int engine_main(void)
 /* mode=list: every payload of the catalogue, one @payload record each, nothing run. */
 int engine_list(void)
 {
-	for (unsigned i = 0; i < payload_count; i++)
-		report_payload(&payload_catalogue[i]);
-	return PLATFORM_EXIT_OK;
+	unsigned errors = build_payloads();
+	for (unsigned i = 0; i < nall; i++)
+		report_payload(&all_payloads[i]);
+	return errors ? PLATFORM_EXIT_FAIL : PLATFORM_EXIT_OK;
 }

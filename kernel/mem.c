@@ -58,13 +58,43 @@ uint64_t mem_free_bytes(void)
 	return total;
 }
 
-uintptr_t user_alloc(uint64_t size, uint64_t align)
+static uint64_t code_phys, code_len;
+
+static void take_snapshot(void)
 {
 	if (!have_snapshot) {
 		for (unsigned i = 0; i < nranges; i++)
 			snapshot[i] = ranges[i].next;
 		have_snapshot = true;
 	}
+}
+
+void *user_code_alloc(uint64_t size)
+{
+	size = (size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	if (code_len || size > BENCH_CODE_MAX)
+		return 0;
+	take_snapshot();
+	code_phys = mem_alloc_phys(size, PAGE_SIZE);
+	if (!code_phys)
+		return 0;
+	code_len = size;
+	return (void *)(uintptr_t)code_phys;        /* identity-mapped, writable, NX */
+}
+
+int user_code_seal(void)
+{
+	if (!code_len)
+		return -1;
+	if (paging_map(USER_BENCH_CODE, code_phys, code_len, MAP_EXEC | MAP_USER) ||
+	    paging_map(KERNEL_BENCH_CODE, code_phys, code_len, MAP_EXEC))
+		return -1;
+	return 0;
+}
+
+uintptr_t user_alloc(uint64_t size, uint64_t align)
+{
+	take_snapshot();
 	if (align < PAGE_SIZE)
 		align = PAGE_SIZE;
 	uint64_t va = (user_next + align - 1) & ~(align - 1);
@@ -82,6 +112,11 @@ void user_reset(void)
 {
 	paging_unmap(USER_DATA_BASE, user_next - USER_DATA_BASE);
 	user_next = USER_DATA_BASE;
+	if (code_len) {
+		paging_unmap(USER_BENCH_CODE, code_len);
+		paging_unmap(KERNEL_BENCH_CODE, code_len);
+		code_len = 0;
+	}
 	if (have_snapshot) {
 		for (unsigned i = 0; i < nranges; i++)
 			ranges[i].next = snapshot[i];

@@ -11,7 +11,13 @@ uint64_t mem_alloc_phys(uint64_t size, uint64_t align);
 uint64_t mem_free_bytes(void);
 /* A user-region block (user RW, NX), physically contiguous; returns its user VA or 0. */
 uintptr_t user_alloc(uint64_t size, uint64_t align);
-/* Release every user_alloc block (the region is reused per benchmark). */
+/* Pages for generated code, zeroed and writable (through the identity map) for the
+ * caller to fill; NULL when none are left. user_code_seal then maps them read-only and
+ * executable at USER_BENCH_CODE and KERNEL_BENCH_CODE (0, or -1). One block at a time,
+ * released with the rest by user_reset. */
+void *user_code_alloc(uint64_t size);
+int user_code_seal(void);
+/* Release every user_alloc and user_code_alloc block (the region is reused per benchmark). */
 void user_reset(void);
 
 #endif

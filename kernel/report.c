@@ -82,6 +82,10 @@ void report_result(const struct result *r)
 /* Where in the payload a fault hit: "fault_div0+0x9" when inside its code. */
 static void fault_place(const struct fault_result *f, char *buf, size_t len)
 {
+	if (f->pl->user) {
+		str_copy(buf, f->where, len);
+		return;
+	}
 	uint64_t base = f->fn_addr;
 	uint64_t rip = f->run.fault.rip;
 	if (rip >= base && rip - base < 4096)
@@ -92,16 +96,27 @@ static void fault_place(const struct fault_result *f, char *buf, size_t len)
 
 void report_fault(const struct fault_result *f)
 {
-	char where[80], sz[24];
+	char where[80], sz[24], copy[48] = "", jcopy[24] = "";
+	if (f->pl->user && f->copy) {
+		bp_snprintf(copy, sizeof(copy), " (copy %u of the unrolled code)", f->copy);
+		bp_snprintf(jcopy, sizeof(jcopy), ",\"copy\":%u", f->copy);
+	}
 	if (f->run.status == RUN_TIMEOUT) {
+		/* A user benchmark's timeout says where its code was when time ran out. */
+		char at[112] = "", jat[112] = "";
+		if (f->pl->user) {
+			fault_place(f, where, sizeof(where));
+			bp_snprintf(at, sizeof(at), ", at %s%s", where, copy);
+			bp_snprintf(jat, sizeof(jat), ",\"where\":\"%s\"%s", where, jcopy);
+		}
 		if (machine())
 			kprintf("@timeout {\"bench\":\"%s\",\"size\":%llu,\"cpl\":%u,\"budget_ms\":%u,"
-				"\"expected\":%s}\n", f->pl->name, (unsigned long long)f->size, f->cpl,
-				f->budget_ms, f->expected ? "true" : "false");
+				"\"expected\":%s%s}\n", f->pl->name, (unsigned long long)f->size, f->cpl,
+				f->budget_ms, f->expected ? "true" : "false", jat);
 		if (human())
-			kprintf("%s%s%s at CPL %u: stopped by the watchdog after %u ms%s\n",
+			kprintf("%s%s%s at CPL %u: stopped by the watchdog after %u ms%s%s\n",
 				f->pl->name, f->size ? " " : "", f->size ? size_text(f->size, sz) : "",
-				f->cpl, f->budget_ms,
+				f->cpl, f->budget_ms, at,
 				f->expected ? " (expected: it never ends)" : " (UNEXPECTED)");
 		return;
 	}
@@ -109,15 +124,15 @@ void report_fault(const struct fault_result *f)
 	fault_place(f, where, sizeof(where));
 	if (machine())
 		kprintf("@fault {\"bench\":\"%s\",\"size\":%llu,\"cpl\":%u,\"vector\":%u,\"name\":\"%s\","
-			"\"error_code\":%llu,\"rip\":\"0x%016llx\",\"where\":\"%s\",\"cr2\":\"0x%llx\","
+			"\"error_code\":%llu,\"rip\":\"0x%016llx\",\"where\":\"%s\"%s,\"cr2\":\"0x%llx\","
 			"\"expected\":%s}\n",
 			f->pl->name, (unsigned long long)f->size, f->cpl, t->vector, vector_name(t->vector),
-			(unsigned long long)t->error, (unsigned long long)t->rip, where, (unsigned long long)t->cr2,
-			f->expected ? "true" : "false");
+			(unsigned long long)t->error, (unsigned long long)t->rip, where, jcopy,
+			(unsigned long long)t->cr2, f->expected ? "true" : "false");
 	if (human())
-		kprintf("%s at CPL %u: %s (vector %u, error 0x%llx) at %s, RIP %016llx%s\n",
+		kprintf("%s at CPL %u: %s (vector %u, error 0x%llx) at %s%s, RIP %016llx%s\n",
 			f->pl->name, f->cpl, vector_name(t->vector), t->vector,
-			(unsigned long long)t->error, where, (unsigned long long)t->rip,
+			(unsigned long long)t->error, where, copy, (unsigned long long)t->rip,
 			f->expected ? " (expected)" : " (UNEXPECTED)");
 }
 
@@ -192,11 +207,28 @@ void report_block(const struct payload *pl, uint64_t size, const struct result *
 	char sz[24], a[64], b[64];
 	kprintf("\n %s%s%s: %s\n", pl->name, size ? " " : "", size ? size_text(size, sz) : "",
 		pl->desc);
-	kprintf("   %d instructions/iteration declared; n=%llu, each sample = count(2n) - count(n); "
-		"%u repetitions after %u warm-up%s\n", pl->insns_per_iter,
-		(unsigned long long)kernel.cfg.iters, kernel.cfg.reps, kernel.cfg.warmup,
-		kernel.cfg.trim_pct ? ", outliers trimmed" : "");
-	kprintf("   %-28s %-13s %22s %22s\n", "per iteration", "source", "CPL 0", "CPL 3");
+	if (pl->user) {
+		const struct cfg_bench *b = pl->user;
+		kprintf("   user benchmark: %u bytes x unroll %u x loop %u = %llu copies; each sample = "
+			"count(2 x unroll) - count(unroll); %u repetitions after %u warm-up%s\n",
+			b->code_len, b->unroll, b->loop, (unsigned long long)rs[0].iters,
+			kernel.cfg.reps, kernel.cfg.warmup, kernel.cfg.trim_pct ? ", outliers trimmed" : "");
+		const struct result *in = find(rs, n, 0, "instructions", SRC_STEP);
+		if (!in)
+			in = find(rs, n, 3, "instructions", SRC_STEP);
+		if (in) {
+			char v[32];
+			kprintf("   instructions per copy, measured by single-step: %s\n",
+				milli(in->per_iter_milli, v));
+		}
+	} else {
+		kprintf("   %d instructions/iteration declared; n=%llu, each sample = count(2n) - "
+			"count(n); %u repetitions after %u warm-up%s\n", pl->insns_per_iter,
+			(unsigned long long)kernel.cfg.iters, kernel.cfg.reps, kernel.cfg.warmup,
+			kernel.cfg.trim_pct ? ", outliers trimmed" : "");
+	}
+	kprintf("   %-28s %-13s %22s %22s\n", pl->user ? "per copy" : "per iteration", "source",
+		"CPL 0", "CPL 3");
 	for (unsigned i = 0; i < n; i++) {
 		const struct result *r = &rs[i];
 		if (find(rs, i, 0, r->event, r->source) || find(rs, i, 3, r->event, r->source))
@@ -242,7 +274,10 @@ void report_payload(const struct payload *pl)
 		payload_json(pl, line, sizeof(line));
 		kprintf("@payload %s\n", line);
 	}
-	if (human())
+	if (human() && pl->user)
+		kprintf("%-16s user benchmark, unroll %u, loop %u, CPL 0,3 %s\n", pl->name,
+			pl->user->unroll, pl->user->loop, pl->desc);
+	else if (human())
 		kprintf("%-16s %3d instructions/iteration, CPL %-3s %s\n", pl->name,
 			pl->insns_per_iter, cpls == (PL_CPL0 | PL_CPL3) ? "0,3" : cpls == PL_CPL3 ? "3" : "0",
 			pl->desc);

@@ -107,10 +107,14 @@ int result_json(const struct result *r, char *buf, size_t len)
 	put_str(&j, r->pl->name);
 	put(&j, ",\"size\":%llu,\"cpl\":%u,\"event\":", (unsigned long long)r->size, r->cpl);
 	put_str(&j, r->event);
-	put(&j, ",\"group\":%u,\"source\":\"%s\",\"unit\":\"%s\",\"reps\":%u,\"iters\":%llu,"
-		"\"insns_per_iter\":%d,\"min\":%lld,\"median\":", r->group,
-	    result_source_name(r->source), result_unit_name(r->source), r->reps,
-	    (unsigned long long)r->iters, r->pl->insns_per_iter, (long long)r->st.min);
+	put(&j, ",\"group\":%u,\"source\":\"%s\",\"unit\":\"%s\",\"reps\":%u,\"iters\":%llu,",
+	    r->group, result_source_name(r->source), result_unit_name(r->source), r->reps,
+	    (unsigned long long)r->iters);
+	/* A user benchmark: iters counts copies of its code, unroll x max(loop, 1). */
+	if (r->pl->user)
+		put(&j, "\"unroll\":%u,\"loop\":%u,", r->pl->user->unroll, r->pl->user->loop);
+	put(&j, "\"insns_per_iter\":%d,\"min\":%lld,\"median\":", r->pl->insns_per_iter,
+	    (long long)r->st.min);
 	put_milli(&j, r->st.median_milli);
 	put(&j, ",\"mean\":");
 	put_milli(&j, r->st.mean_milli);
@@ -153,6 +157,9 @@ int payload_json(const struct payload *pl, char *buf, size_t len)
 		first = false;
 	}
 	put(&j, "]");
+	if (pl->user)
+		put(&j, ",\"user\":true,\"unroll\":%u,\"loop\":%u", pl->user->unroll,
+		    pl->user->loop);
 	/* Test payloads only: what they must do. */
 	if ((pl->flags & PL_FAULT) && pl->expect_vector == ~0u)
 		put(&j, ",\"expect\":\"timeout\"");

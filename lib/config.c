@@ -254,6 +254,16 @@ static int parse_list(const struct cfg_key *k, struct bp_config *cfg, const char
 	return 0;
 }
 
+/* payloads=: a list; once given, the user benchmarks no longer run alone by default. */
+static int parse_payloads(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+			  size_t len, char *why, size_t whylen)
+{
+	if (parse_list(k, cfg, v, len, why, whylen) != 0)
+		return -1;
+	cfg->payloads_set = true;
+	return 0;
+}
+
 /* A name such as a libpfm4 PMU model: letters, digits, '_' and '-', fitting the field. */
 static int parse_name(const struct cfg_key *k, struct bp_config *cfg, const char *v,
 		      size_t len, char *why, size_t whylen)
@@ -293,8 +303,7 @@ static void show_list(const struct cfg_key *k, const struct bp_config *cfg, char
 	bp_snprintf(buf, buflen, quote ? "\"%s\"" : "%s", s);
 }
 
-/* One size: a number with an optional K, M or G suffix (powers of 1024). */
-static int parse_one_size(const char *v, size_t len, uint64_t *out)
+int config_parse_size(const char *v, size_t len, uint64_t *out)
 {
 	uint64_t unit = 1, n;
 
@@ -339,7 +348,7 @@ static int parse_sizes(const struct cfg_key *k, struct bp_config *cfg, const cha
 				    k->name, excerpt(v, len, ex, sizeof(ex)));
 			return -1;
 		}
-		int r = parse_one_size(item, ilen, &bytes);
+		int r = config_parse_size(item, ilen, &bytes);
 		if (r < 0) {
 			bp_snprintf(why, whylen,
 				    "%s=%s: '%s' is not a size (a number with optional K, M or G suffix)",
@@ -501,7 +510,7 @@ static const struct cfg_word yes_no_words[] = {
 
 static const struct cfg_key cfg_keys[] = {
 	{ .name = "mode",            FIELD(mode),           WORDS(mode_words) },
-	{ .name = "payloads",        FIELD(payloads),       .parse = parse_list, .show = show_list },
+	{ .name = "payloads",        FIELD(payloads),       .parse = parse_payloads, .show = show_list },
 	{ .name = "events",          FIELD(events),         .parse = parse_list, .show = show_list },
 	{ .name = "cpl",             FIELD(cpls),           WORDS(cpl_words) },
 	{ .name = "reps",            FIELD(reps),           NUMBER(1, 100000) },
@@ -609,9 +618,10 @@ static void unknown_key(struct cfg_parser *p, unsigned line, const char *key, si
 	report(p, line, why);
 }
 
+/* v holds the whole value (a source is at most CFG_SOURCE_MAX bytes); only bench.*
+ * values may be longer than CFG_LIST_MAX. */
 static void apply_entry(struct cfg_parser *p, struct bp_config *cfg, unsigned line,
-			const char *key, size_t klen, bool has_eq, const char *v, size_t vlen,
-			bool too_long)
+			const char *key, size_t klen, bool has_eq, const char *v, size_t vlen)
 {
 	char why[CFG_MSG_MAX], ex[CFG_EXCERPT + 4];
 
@@ -619,6 +629,16 @@ static void apply_entry(struct cfg_parser *p, struct bp_config *cfg, unsigned li
 		bp_snprintf(why, sizeof(why), "'=%s' has no key (key=value)",
 			    excerpt(v, vlen, ex, sizeof(ex)));
 		report(p, line, why);
+		return;
+	}
+	if (klen > 6 && strncmp(key, "bench.", 6) == 0) {
+		if (!has_eq || vlen == 0) {
+			bp_snprintf(why, sizeof(why), "'%s' needs a value (key=value)",
+				    excerpt(key, klen, ex, sizeof(ex)));
+			report(p, line, why);
+		} else if (bench_config_entry(cfg, key + 6, klen - 6, v, vlen, why, sizeof(why))) {
+			report(p, line, why);
+		}
 		return;
 	}
 	const struct cfg_key *k = find_key(key, klen);
@@ -631,7 +651,7 @@ static void apply_entry(struct cfg_parser *p, struct bp_config *cfg, unsigned li
 		report(p, line, why);
 		return;
 	}
-	if (too_long) {
+	if (vlen > CFG_LIST_MAX) {
 		bp_snprintf(why, sizeof(why), "'%s' value is too long (more than %u characters)",
 			    k->name, CFG_LIST_MAX);
 		report(p, line, why);
@@ -721,7 +741,7 @@ int config_apply(struct bp_config *cfg, const char *origin, const char *text, si
 		 config_error_fn err, void *ctx)
 {
 	struct cfg_parser p = { .origin = origin ? origin : "config", .err = err, .ctx = ctx };
-	char value[CFG_LIST_MAX + 1];
+	char value[CFG_SOURCE_MAX + 1];
 	unsigned line = 1;
 	size_t i = 0;
 
@@ -764,7 +784,7 @@ int config_apply(struct bp_config *cfg, const char *origin, const char *text, si
 		while (j < len && is_blank(text[j]))
 			j++;
 		bool has_eq = j < len && text[j] == '=';
-		size_t vlen = 0, vtotal = 0;
+		size_t vlen = 0;
 		bool quoted = false;
 		if (has_eq) {
 			i = j + 1;
@@ -776,9 +796,7 @@ int config_apply(struct bp_config *cfg, const char *origin, const char *text, si
 				if (text[i] == '"') {
 					quoted = !quoted;
 				} else {
-					if (vtotal < CFG_LIST_MAX)
-						value[vlen++] = text[i];
-					vtotal++;
+					value[vlen++] = text[i];     /* len <= CFG_SOURCE_MAX */
 				}
 				i++;
 			}
@@ -791,7 +809,7 @@ int config_apply(struct bp_config *cfg, const char *origin, const char *text, si
 			continue;
 		}
 		value[vlen] = '\0';
-		apply_entry(&p, cfg, line, key, klen, has_eq, value, vlen, vtotal > vlen);
+		apply_entry(&p, cfg, line, key, klen, has_eq, value, vlen);
 	}
 	return p.errors;
 }
@@ -808,4 +826,6 @@ void config_report(const struct bp_config *cfg, void (*emit)(void *ctx, const ch
 		bp_snprintf(line, sizeof(line), "cfg.%s=%s", k->name, value);
 		emit(ctx, line);
 	}
+	for (unsigned i = 0; i < cfg->nbench && i < CFG_BENCH_MAX; i++)
+		bench_config_report(&cfg->bench[i], emit, ctx);
 }

@@ -16,6 +16,35 @@
 #define CFG_SIZES_MAX  32
 #define CFG_PAYLOADS_DEFAULT "*"    /* every payload in the catalogue */
 
+/* User benchmarks (bench.NAME.KEY=..., lib/bench-config.c, docs/bench.md): machine code
+ * the host assembled, carried as hex; the kernel unrolls and loops it. */
+#define CFG_BENCH_MAX        16
+#define CFG_BENCH_NAME_MAX   24         /* bytes with the NUL: 1..23 characters */
+#define CFG_BENCH_CODE_MAX   4096       /* bytes of code (one copy) */
+#define CFG_BENCH_INIT_MAX   1024       /* bytes of init code */
+#define CFG_BENCH_TEXT_MAX   160        /* the source text, shown as the description */
+#define CFG_BENCH_UNROLLED_MAX (256u * 1024)   /* code x unroll, checked by the kernel */
+#define CFG_BENCH_LOOP_MAX   0x7fffffffu       /* loop counter is set by mov r15, imm32 */
+#define CFG_BENCH_UNROLL_DEFAULT 100
+
+enum cfg_fill { CFG_FILL_ZERO = 0, CFG_FILL_RANDOM, CFG_FILL_CHASE };
+
+struct cfg_bench {
+	char name[CFG_BENCH_NAME_MAX];
+	uint8_t code[CFG_BENCH_CODE_MAX];
+	uint32_t code_len;              /* 0: not given yet (an error when the plan is made) */
+	uint8_t init[CFG_BENCH_INIT_MAX];
+	uint32_t init_len;
+	uint32_t unroll;                /* copies of the code back to back, >= 1 */
+	uint32_t loop;                  /* iterations of the unrolled copies; 0: no loop */
+	uint32_t align, offset;         /* the first copy sits at align * k + offset */
+	uint64_t buffer;                /* bytes of the memory buffer (R14), 0: none */
+	uint64_t buffer_align;
+	unsigned fill;                  /* enum cfg_fill */
+	uint32_t stride;                /* fill=chase: bytes between the chained words */
+	char text[CFG_BENCH_TEXT_MAX];  /* the assembly it came from, for people */
+};
+
 /* crashtest: fault in the kernel on purpose, to check the fatal-error path (report, exit 2).
  * list: print the payload catalogue (@payload records) and stop. */
 enum cfg_mode { CFG_MODE_RUN = 0, CFG_MODE_SELFTEST, CFG_MODE_DETECT, CFG_MODE_CRASHTEST,
@@ -52,6 +81,9 @@ struct bp_config {
 	bool exit_when_done;            /* exit=yes|no  leave QEMU via isa-debug-exit */
 	char pmu[32];                   /* pmu=auto|<libpfm4 PMU name>: model to program, overriding
 	                                   detection (e.g. to trace=msr a PMU QEMU does not have) */
+	bool payloads_set;              /* payloads= was given (else user benchmarks run alone) */
+	unsigned nbench;                /* bench.NAME.*: user benchmarks, in order of appearance */
+	struct cfg_bench bench[CFG_BENCH_MAX];
 };
 
 /* Defaults: mode run, default catalogue, events "cycles,instructions", both CPLs,
@@ -74,8 +106,21 @@ int config_apply(struct bp_config *cfg, const char *origin, const char *text, si
 int config_refuse(const char *origin, uint64_t size, uint64_t max, config_error_fn err,
 		  void *ctx);
 
-/* Emit the effective configuration as "cfg.key=value" lines. */
+/* Emit the effective configuration as "cfg.key=value" lines (user benchmarks last). */
 void config_report(const struct bp_config *cfg, void (*emit)(void *ctx, const char *line),
 		   void *ctx);
+
+/* A size: a number with an optional K, M or G suffix (powers of 1024). 0; -1 when it is
+ * not written as a size; 1 when it overflows. */
+int config_parse_size(const char *v, size_t len, uint64_t *out);
+
+/* bench.NAME.KEY=VALUE (lib/bench-config.c): key is the text after "bench.". 0, or -1
+ * with the reason in why. */
+int bench_config_entry(struct bp_config *cfg, const char *key, size_t klen, const char *v,
+		       size_t vlen, char *why, size_t whylen);
+/* The benchmark's keys as "cfg.bench.NAME.KEY=VALUE" lines. */
+void bench_config_report(const struct cfg_bench *b, void (*emit)(void *ctx, const char *line),
+			 void *ctx);
+const char *bench_fill_name(unsigned fill);
 
 #endif

@@ -116,8 +116,25 @@ static uint64_t xorshift(uint64_t *s)
  */
 void payload_build_chase(uintptr_t buf, uint64_t size)
 {
-	const uintptr_t stride = LINE / sizeof(uintptr_t);
-	uintptr_t lines = size / LINE;
+	payload_build_chase_stride(buf, size, LINE);
+}
+
+void payload_fill_random(uintptr_t buf, uint64_t size)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ull ^ size;
+	volatile uint64_t *w = (volatile uint64_t *)buf;
+	user_access_begin();
+	for (uint64_t i = 0; i < size / sizeof(uint64_t); i++)
+		w[i] = xorshift(&seed);
+	user_access_end();
+}
+
+void payload_build_chase_stride(uintptr_t buf, uint64_t size, uint64_t line)
+{
+	const uintptr_t stride = (uintptr_t)(line / sizeof(uintptr_t));
+	uintptr_t lines = (uintptr_t)size / (uintptr_t)line;      /* both at most 1 GiB */
+	if (lines == 0)
+		return;
 	uint64_t seed = 0x2545f4914f6cdd1dull ^ size;
 	volatile uintptr_t *w = (volatile uintptr_t *)buf;
 	user_access_begin();
@@ -131,6 +148,6 @@ void payload_build_chase(uintptr_t buf, uint64_t size)
 		w[j * stride] = t;
 	}
 	for (uintptr_t i = 0; i < lines; i++)
-		w[i * stride] = buf + w[i * stride] * LINE;
+		w[i * stride] = buf + w[i * stride] * (uintptr_t)line;
 	user_access_end();
 }

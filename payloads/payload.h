@@ -6,7 +6,9 @@
 #define PAYLOADS_PAYLOAD_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "lib/config.h"
 #include "lib/cpuinfo.h"
+#include "payloads/userbench.h"
 
 #define PL_CPL0          0x001u   /* may run at CPL 0 */
 #define PL_CPL3          0x002u   /* may run at CPL 3 */
@@ -36,6 +38,11 @@ struct payload {
 	unsigned flags;
 	enum payload_arg arg;
 	unsigned expect_vector;   /* PL_FAULT: the exception it raises, or NEVER_ENDS */
+	/* A user benchmark (bench.NAME.* in the configuration): its code is generated at run
+	 * time, fn is its supervisor alias, user_fn the user one; layout says where what is. */
+	const struct cfg_bench *user;
+	uintptr_t user_fn;
+	const struct userbench_layout *layout;
 };
 
 extern const struct payload payload_catalogue[];
@@ -50,5 +57,10 @@ const char *payload_unsupported(const struct payload *p, const struct cpu_info *
 /* Fill buf (user VA, `size` bytes) with a random cyclic chain of cache lines: each
  * line's first machine word points to the next. Same permutation for a given size. */
 void payload_build_chase(uintptr_t buf, uint64_t size);
+/* The same with `stride` bytes between the chained words (a multiple of the word size):
+ * the cycle visits size / stride words in random order, starting at buf. */
+void payload_build_chase_stride(uintptr_t buf, uint64_t size, uint64_t stride);
+/* Fill buf with pseudo-random words (the same for a given size). */
+void payload_fill_random(uintptr_t buf, uint64_t size);
 
 #endif

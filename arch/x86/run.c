@@ -109,8 +109,12 @@ bool run_handle_trap(struct trap_frame *f)
 		return true;
 	}
 	if (watchdog && f->vector == watchdog->vector) {
-		if (!watchdog->spent || watchdog->spent())
+		if (!watchdog->spent || watchdog->spent()) {
+			/* Where the code was when time ran out: its loop, usually. */
+			cur.res->fault = (struct run_fault){ .vector = f->vector, .rip = f->rip,
+							     .rsp = f->rsp, .cpl = cpl };
 			abort_run(f, RUN_TIMEOUT);
+		}
 		return false;     /* the timer driver still needs to EOI */
 	}
 	if (f->vector < 32 && f->vector != VEC_NMI && f->vector != VEC_MC && f->vector != VEC_DF) {

@@ -20,7 +20,7 @@ struct run_fault {
 struct run_result {
 	enum run_status status;
 	uint64_t value;            /* what the function returned (RUN_OK) */
-	struct run_fault fault;    /* RUN_FAULT */
+	struct run_fault fault;    /* RUN_FAULT; RUN_TIMEOUT: rip, rsp and cpl where it stopped */
 	uint64_t steps;            /* single-step #DB traps counted during the run */
 };
 

@@ -2,7 +2,8 @@
  * The i686 kernel's virtual layout (arch/x86/32/paging.c builds it), inside 4 GiB:
  *   0 .. 3 GiB           identity, supervisor (RAM the kernel allocates from, boot
  *                        information, ACPI); the image at KERNEL_BIOS_PHYS, linked there
- *   3 GiB .. 3.75 GiB    the user region: payload code alias, user stack, user data
+ *   3 GiB .. 3.75 GiB    the user region: payload code alias, user benchmark code (a
+ *                        user and a supervisor-only alias), user stack, user data
  *   3.75 GiB .. 4 GiB    identity, supervisor: the MMIO window (local APIC, I/O APIC)
  * RAM above 3 GiB is not used.
  */
@@ -17,5 +18,10 @@
 #define USER_STACK_SIZE   (64 * 1024ull)
 #define USER_DATA_BASE    (USER_BASE + 0x02000000ull)     /* 32 MiB in */
 #define USER_DATA_MAX     (MMIO_WINDOW_BASE - USER_DATA_BASE)
+/* A user benchmark's generated code (payloads/userbench.h): user-accessible at
+ * USER_BENCH_CODE, supervisor-only (for SMEP) at KERNEL_BENCH_CODE, both below the stack. */
+#define BENCH_CODE_MAX    (4ull << 20)
+#define USER_BENCH_CODE   (USER_BASE + 0x00400000ull)     /* 4 MiB in */
+#define KERNEL_BENCH_CODE (USER_BENCH_CODE + BENCH_CODE_MAX) /* 8 MiB in */
 
 #endif
