@@ -54,16 +54,37 @@ static struct result doc_result(void)
 	return r;
 }
 
+/* The docs' user-benchmark @result: add rax, 1 unrolled 100 times in a loop of 10, CPL 3,
+ * 3 samples of 32000 ticks for 1000 copies. */
+static struct result doc_user_result(void)
+{
+	static const struct cfg_bench asm_bench = { .unroll = 100, .loop = 10 };
+	static const struct payload asm_payload = {
+		.name = "asm", .flags = PL_CPL0 | PL_CPL3, .user = &asm_bench,
+	};
+	struct result r = {
+		.pl = &asm_payload, .size = 0, .cpl = 3, .group = 0, .source = SRC_TSC,
+		.reps = 3, .iters = 1000,
+		.st = { .n = 3, .trimmed = 0, .min = 32000, .max = 32000, .median_milli = 32000000,
+			.mean_milli = 32000000, .stddev_milli = 0 },
+		.per_iter_milli = 32000,
+	};
+	strcpy(r.event, "tsc");
+	return r;
+}
+
 static void test_result_matches_docs(void **state)
 {
 	(void)state;
 	static char want[4][1024];
-	assert_int_equal(doc_examples("result", want, 4), 1);
-	struct result r = doc_result();
-	char buf[RESULT_JSON_MAX];
-	int n = result_json(&r, buf, sizeof(buf));
-	assert_string_equal(buf, want[0]);
-	assert_int_equal(n, (int)strlen(want[0]));
+	assert_int_equal(doc_examples("result", want, 4), 2);
+	struct result r[2] = { doc_result(), doc_user_result() };
+	for (unsigned i = 0; i < 2; i++) {
+		char buf[RESULT_JSON_MAX];
+		int n = result_json(&r[i], buf, sizeof(buf));
+		assert_string_equal(buf, want[i]);
+		assert_int_equal(n, (int)strlen(want[i]));
+	}
 }
 
 static void test_result_fields(void **state)
