@@ -563,6 +563,16 @@ CASES += [
                 r'^@result \{"bench":"asm","size":0,"cpl":3,"event":"tsc",.*"iters":1000,"unroll":100,"loop":10,'
                 r'.*"per_iter":32\.000,'],
          absent=NO_FAIL),
+    # The same through the BIOS path: GRUB, the Multiboot2 entry, the same kernel.
+    dict(name="bios-user-asm-icount-exact", args=["--bios", "--cpu", "qemu64", "--icount", "--asm",
+                                                   "add rax, 1", "--unroll", "100", "--loop", "10"],
+         config="reps=3 warmup=1", timeout=120,
+         lines=["boot.firmware=bios"],
+         match=[r'^@result \{"bench":"asm","size":0,"cpl":3,"event":"tsc",.*"iters":1000,"unroll":100,"loop":10,'
+                r'.*"stddev":0\.000,.*"per_iter":32\.000,',
+                r'^@result \{"bench":"asm","size":0,"cpl":0,"event":"tsc",.*"iters":1000,"unroll":100,"loop":10,'
+                r'.*"stddev":0\.000,.*"per_iter":32\.000,'],
+         absent=NO_FAIL),
     # ud2 after an add, a load from address 0 in the init code, a jump to itself, then a good one.
     dict(name="user-asm-faults", args=["--cpu", "max", "--asm", "nop", "--name", "after", "--unroll", "5"],
          config="bench.ud.code=4883c0010f0b bench.ud.unroll=3 bench.ld.code=90 "
