@@ -499,7 +499,7 @@ CASES += [
 # scripts/qemu-run --asm assembles on the host (scripts/bareperf-asm); the kernel unrolls,
 # loops and runs the code like a payload. Under --icount every copy of a one-instruction
 # snippet is 1 instruction and 32 ticks, exactly, at both CPLs (docs/bench.md).
-EXAMPLES = sorted(os.path.join("examples", "bench", f) for f in os.listdir(os.path.join(ROOT, "examples", "bench"))
+EXAMPLES = sorted(os.path.join("docs", "bench-examples", f) for f in os.listdir(os.path.join(ROOT, "docs", "bench-examples"))
                   if f.endswith(".bench"))
 
 
