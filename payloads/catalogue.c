@@ -38,9 +38,9 @@ const struct payload payload_catalogue[] = {
 	{ .name = "popcnt_indep", .desc = "8 POPCNT r64 into 4 registers", .fn = pl_popcnt_indep,
 	  .insns_per_iter = 10, .flags = BOTH | PL_NEEDS_POPCNT, .arg = ARG_NONZERO },
 	{ .name = "fp_chain", .desc = "8 dependent ADDSD (SSE2): FP add latency", .fn = pl_fp_chain,
-	  .insns_per_iter = 10, .flags = BOTH },
+	  .insns_per_iter = 10, .flags = BOTH | PL_NEEDS_SSE2 },
 	{ .name = "fp_indep", .desc = "8 ADDSD over 4 accumulators: FP add throughput", .fn = pl_fp_indep,
-	  .insns_per_iter = 10, .flags = BOTH },
+	  .insns_per_iter = 10, .flags = BOTH | PL_NEEDS_SSE2 },
 	{ .name = "mem_chase", .desc = "pointer chase over a random cycle of cache lines: load latency", .fn = pl_mem_chase,
 	  .insns_per_iter = 3, .flags = BOTH | PL_SIZES, .arg = ARG_CHASE },
 	{ .name = "mem_seq_read", .desc = "sequential read, one 64-byte line per iteration: bandwidth", .fn = pl_mem_seq_read,
@@ -66,9 +66,9 @@ const struct payload payload_catalogue[] = {
 	{ .name = "cost_cpuid", .desc = "2 CPUID leaf 0 (with 2 register clears each)", .fn = pl_cost_cpuid,
 	  .insns_per_iter = 8, .flags = BOTH },
 	{ .name = "cost_lfence", .desc = "4 LFENCE", .fn = pl_cost_lfence,
-	  .insns_per_iter = 6, .flags = BOTH },
+	  .insns_per_iter = 6, .flags = BOTH | PL_NEEDS_SSE2 },
 	{ .name = "cost_mfence", .desc = "4 MFENCE", .fn = pl_cost_mfence,
-	  .insns_per_iter = 6, .flags = BOTH },
+	  .insns_per_iter = 6, .flags = BOTH | PL_NEEDS_SSE2 },
 	{ .name = "cost_rdmsr", .desc = "4 RDMSR of IA32_TIME_STAMP_COUNTER", .fn = pl_cost_rdmsr,
 	  .insns_per_iter = 6, .flags = PL_CPL0 },
 	{ .name = "fault_priv", .desc = "test: HLT at CPL 3 (#GP)", .fn = pl_fault_priv,
@@ -91,6 +91,8 @@ const char *payload_unsupported(const struct payload *p, const struct cpu_info *
 		return "CPU has no RDTSCP";
 	if ((p->flags & PL_NEEDS_POPCNT) && !ci->popcnt)
 		return "CPU has no POPCNT";
+	if ((p->flags & PL_NEEDS_SSE2) && !ci->sse2)
+		return "CPU has no SSE2 (CPUID.01H:EDX[26] is clear)";
 	if ((p->flags & PL_NEEDS_SYSCALL) && !ci->syscall)
 		return CPU_NO_SYSCALL;
 	if ((p->flags & PL_NEEDS_RDPMC) && !pmu_functional)
