@@ -93,8 +93,15 @@ const char *payload_unsupported(const struct payload *p, const struct cpu_info *
 		return "CPU has no POPCNT";
 	if ((p->flags & PL_NEEDS_SSE2) && !ci->sse2)
 		return "CPU has no SSE2 (CPUID.01H:EDX[26] is clear)";
+	if ((p->flags & PL_NEEDS_SYSCALL) && sizeof(void *) == 4)
+		return "SYSCALL is for long mode here: the i686 kernel runs in protected mode "
+		       "(where Intel CPUs have no SYSCALL) and does not set it up";
 	if ((p->flags & PL_NEEDS_SYSCALL) && !ci->syscall)
 		return CPU_NO_SYSCALL;
+	if (p->user && sizeof(void *) == 4)
+		return "a user benchmark is x86-64 code (scripts/bareperf-asm assembles for 64-bit "
+		       "mode and payloads/userbench-64.c wraps it in 64-bit code): the i686 "
+		       "kernel cannot run it";
 	if ((p->flags & PL_NEEDS_RDPMC) && !pmu_functional)
 		return "no working PMU: RDPMC has nothing to read";
 	return 0;
