@@ -14,28 +14,41 @@ extern char pl_fault_priv[], pl_fault_kaddr[], pl_fault_div0[], pl_fault_ud[], p
 
 #define BOTH (PL_CPL0 | PL_CPL3)
 
+/* The i686 kernel runs the bodies of payloads/32/ under the same names and with the same
+ * instruction counts: they use 32-bit registers where the x86-64 ones use 64-bit ones,
+ * and IRETD where those return with IRETQ. Only the descriptions say so. */
+#ifdef __x86_64__
+#define WORD "64"
+#define IRET "IRETQ"
+#define IRET_LC "iretq"
+#else
+#define WORD "32"
+#define IRET "IRETD"
+#define IRET_LC "iretd"
+#endif
+
 const struct payload payload_catalogue[] = {
 	{ .name = "empty", .desc = "the loop alone (dec; jnz): calibration", .fn = pl_empty,
 	  .insns_per_iter = 2, .flags = BOTH },
-	{ .name = "add_chain", .desc = "8 dependent 64-bit ADDs: ADD latency", .fn = pl_add_chain,
+	{ .name = "add_chain", .desc = "8 dependent " WORD "-bit ADDs: ADD latency", .fn = pl_add_chain,
 	  .insns_per_iter = 10, .flags = BOTH },
 	{ .name = "add_indep", .desc = "8 ADDs over 4 registers: ADD throughput", .fn = pl_add_indep,
 	  .insns_per_iter = 10, .flags = BOTH },
-	{ .name = "imul_chain", .desc = "8 dependent IMUL r64: IMUL latency", .fn = pl_imul_chain,
+	{ .name = "imul_chain", .desc = "8 dependent IMUL r" WORD ": IMUL latency", .fn = pl_imul_chain,
 	  .insns_per_iter = 10, .flags = BOTH },
-	{ .name = "imul_indep", .desc = "8 IMUL r64 over 4 registers: IMUL throughput", .fn = pl_imul_indep,
+	{ .name = "imul_indep", .desc = "8 IMUL r" WORD " over 4 registers: IMUL throughput", .fn = pl_imul_indep,
 	  .insns_per_iter = 10, .flags = BOTH },
-	{ .name = "div_chain", .desc = "4 dependent DIV r64 (xor edx; div): DIV latency", .fn = pl_div_chain,
+	{ .name = "div_chain", .desc = "4 dependent DIV r" WORD " (xor edx; div): DIV latency", .fn = pl_div_chain,
 	  .insns_per_iter = 10, .flags = BOTH },
-	{ .name = "div_indep", .desc = "4 independent DIV r64: DIV throughput", .fn = pl_div_indep,
+	{ .name = "div_indep", .desc = "4 independent DIV r" WORD ": DIV throughput", .fn = pl_div_indep,
 	  .insns_per_iter = 14, .flags = BOTH },
 	{ .name = "lea_chain", .desc = "8 dependent 3-component LEAs: LEA latency", .fn = pl_lea_chain,
 	  .insns_per_iter = 10, .flags = BOTH },
 	{ .name = "lea_indep", .desc = "8 independent 3-component LEAs", .fn = pl_lea_indep,
 	  .insns_per_iter = 10, .flags = BOTH },
-	{ .name = "popcnt_chain", .desc = "8 dependent POPCNT r64", .fn = pl_popcnt_chain,
+	{ .name = "popcnt_chain", .desc = "8 dependent POPCNT r" WORD, .fn = pl_popcnt_chain,
 	  .insns_per_iter = 10, .flags = BOTH | PL_NEEDS_POPCNT, .arg = ARG_NONZERO },
-	{ .name = "popcnt_indep", .desc = "8 POPCNT r64 into 4 registers", .fn = pl_popcnt_indep,
+	{ .name = "popcnt_indep", .desc = "8 POPCNT r" WORD " into 4 registers", .fn = pl_popcnt_indep,
 	  .insns_per_iter = 10, .flags = BOTH | PL_NEEDS_POPCNT, .arg = ARG_NONZERO },
 	{ .name = "fp_chain", .desc = "8 dependent ADDSD (SSE2): FP add latency", .fn = pl_fp_chain,
 	  .insns_per_iter = 10, .flags = BOTH | PL_NEEDS_SSE2 },
@@ -53,9 +66,9 @@ const struct payload payload_catalogue[] = {
 	  .insns_per_iter = 15, .flags = BOTH },
 	{ .name = "sys_syscall", .desc = "SYSCALL/SYSRET round trip (kernel side: cmp, jne, sysret)", .fn = pl_sys_syscall,
 	  .insns_per_iter = 4, .flags = PL_CPL3 | PL_KERNEL_CODE | PL_NEEDS_SYSCALL },
-	{ .name = "sys_int80", .desc = "INT 0x80/IRETQ round trip (kernel side: iretq)", .fn = pl_sys_int80,
+	{ .name = "sys_int80", .desc = "INT 0x80/" IRET " round trip (kernel side: " IRET_LC ")", .fn = pl_sys_int80,
 	  .insns_per_iter = 3, .flags = PL_CPL3 | PL_KERNEL_CODE },
-	{ .name = "sys_int3", .desc = "#BP exception round trip (kernel side: test, jz, cmp, je, iretq)", .fn = pl_sys_int3,
+	{ .name = "sys_int3", .desc = "#BP exception round trip (kernel side: test, jz, cmp, je, " IRET_LC ")", .fn = pl_sys_int3,
 	  .insns_per_iter = 3, .flags = PL_CPL3 | PL_KERNEL_CODE | PL_INT3_RESUME },
 	{ .name = "cost_rdtsc", .desc = "4 RDTSC", .fn = pl_cost_rdtsc,
 	  .insns_per_iter = 6, .flags = BOTH },

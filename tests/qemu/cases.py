@@ -65,14 +65,20 @@ def catalogue(listing):
     return {p["name"]: p for p in tagged(listing, "payload")}
 
 
-def icount_exact(out, listing):
+def icount_exact(out, listing, min_results=100, skips=None):
     """Under -icount shift=5 every instruction is 32 TSC ticks: each payload's TSC figure
     must equal 32 x its declared instructions (from the mode=list boot), with zero spread,
-    the same at CPL 0 and 3; single-stepped instruction counts must equal the declaration."""
+    the same at CPL 0 and 3; single-stepped instruction counts must equal the declaration.
+    skips, when given: exactly the payloads the CPU lacks something for, each with a reason."""
     problems = []
     cat = catalogue(listing)
     results = tagged(out, "result")
     skipped = {s["bench"] for s in tagged(out, "skip")}
+    for s in tagged(out, "skip"):
+        if not s.get("reason"):
+            problems.append("@skip without a reason: %s" % s)
+    if skips is not None and skipped != set(skips):
+        problems.append("skipped %s, expected %s" % (sorted(skipped), sorted(skips)))
     seen = {r["bench"] for r in results}
     for name, p in cat.items():
         if p["fault"] or name in skipped:
@@ -104,7 +110,7 @@ def icount_exact(out, listing):
     done = tagged(out, "done")
     if not done or done[0]["errors"] or done[0]["faults"] or done[0]["timeouts"]:
         problems.append("@done: %s" % done)
-    if len(results) < 100:
+    if len(results) < min_results:
         problems.append("only %d results" % len(results))
     return problems
 
@@ -473,13 +479,10 @@ CASES += [
          ["pmu.gp_counters=2", "pmu.gp_width=40", "bareperf: stopped (exit code 0)"],
          absent=[r"^FATAL", r"^config error"]),
     dict(name="i686-list-athlon", args=["--bios", "--cpu", "athlon"], config="mode=list", timeout=60,
-         check=listing_complete, lines=BIOS32 + ["bareperf: stopped (exit code 0)"],
-         match=[r"^note: the i686 kernel lists the catalogue"], absent=[r"^@result", r"^FATAL"]),
-    # Not there yet: said in one line, with a failing exit status.
-    dict(name="i686-run-refused", args=["--bios", "--cpu", "pentium3"], config="payloads=empty", exit=1,
-         timeout=60, lines=BIOS32 + ["error: mode=run is not available in the i686 kernel yet: its harness "
-                                     "and payloads are not written in 32-bit form (mode=detect, list and "
-                                     "selftest work)"], absent=[r"^@result", r"^FATAL"]),
+         check=listing_complete, lines=BIOS32 + ["bareperf: stopped (exit code 0)",
+               '@payload {"name":"add_chain","insns_per_iter":10,"cpls":"0,3","sizes":false,"kernel_code":false,'
+               '"fault":false,"needs":[],"desc":"8 dependent 32-bit ADDs: ADD latency"}'],
+         absent=[r"^@result", r"^FATAL"]),
     dict(name="i686-crashtest-fatal-report", args=["--bios", "--cpu", "kvm32"], config="mode=crashtest",
          exit=2, timeout=60,
          match=[r"^FATAL: unexpected exception in the kernel$", r"^exception #PF \(vector 14\) error=0x2 cpl=0$",
@@ -494,6 +497,20 @@ CASES += [
                 "far (two-level paging is not written yet). Stopped."],
          absent=[r"^bareperf [0-9a-f]{7}", r"^FATAL"]),
 ]
+
+# The i686 catalogue (payloads/32/) under --icount: exact at both CPLs, as on x86-64. What
+# the CPU lacks is skipped with a reason: the Pentium III has SSE but not SSE2 (so no ADDSD,
+# LFENCE, MFENCE; the harness serialises with CPUID), QEMU's Athlon reports SSE2.
+I686_SKIPS = ["popcnt_chain", "popcnt_indep", "sys_syscall", "cost_rdtscp", "cost_rdpmc"]
+for _cpu, _skips, _ser, _min in [
+        ("pentium3", I686_SKIPS + ["fp_chain", "fp_indep", "cost_lfence", "cost_mfence"], "cpuid", 84),
+        ("athlon", I686_SKIPS, "cpuid", 100)]:
+    CASES.append(dict(name="i686-icount-exact-catalogue-" + _cpu, args=["--bios", "--cpu", _cpu, "--icount"],
+                      timeout=120, prelude=dict(args=["--bios", "--cpu", _cpu], config="mode=list"),
+                      config="reps=4 warmup=1 iters=64 sizes=4K,64K,1M cpl=both events=cycles,instructions",
+                      check=lambda out, pre, _s=_skips, _m=_min: icount_exact(out, pre, _m, _s),
+                      lines=BIOS32 + ["pmu.serialize=" + _ser, "bareperf: stopped (exit code 0)"],
+                      absent=NO_FAIL))
 
 # ---------------------------------------------------------------- user benchmarks
 # scripts/qemu-run --asm assembles on the host (scripts/bareperf-asm); the kernel unrolls,
