@@ -512,6 +512,32 @@ for _cpu, _skips, _ser, _min in [
                       lines=BIOS32 + ["pmu.serialize=" + _ser, "bareperf: stopped (exit code 0)"],
                       absent=NO_FAIL))
 
+# The default run (the whole catalogue, default sizes) on a 32-bit NetBurst and a Core Duo:
+# it finishes, measures at both CPLs, and only what the CPU lacks is skipped.
+I686_SYSCALL_SKIP = ('@skip {"bench":"sys_syscall","reason":"SYSCALL is for long mode here: the i686 kernel '
+                     'runs in protected mode (where Intel CPUs have no SYSCALL) and does not set it up"}')
+for _cpu, _kind in [("kvm32", "intel-netburst"), ("coreduo", "none")]:
+    CASES.append(dict(name="i686-run-default-" + _cpu, args=["--bios", "--cpu", _cpu], timeout=120,
+                      lines=BIOS32 + ["pmu.kind=" + _kind, "pmu.serialize=lfence", I686_SYSCALL_SKIP,
+                                      "bareperf: stopped (exit code 0)"],
+                      match=[r'^@done \{"results":\d{3},"faults":0,"timeouts":0,"errors":0\}$',
+                             r'^@result \{"bench":"fp_indep","size":0,"cpl":3,"event":"tsc"',
+                             r'^@result \{"bench":"mem_seq_read","size":\d+,"cpl":0,"event":"tsc"',
+                             r'^@result \{"bench":"sys_int3","size":0,"cpl":3,"event":"tsc"'],
+                      absent=NO_FAIL + [r'^@skip \{"bench":"(fp_|cost_lfence|cost_mfence|mem_|br_)']))
+CASES += [
+    # User benchmarks are x86-64 code: the i686 kernel says so rather than run them.
+    dict(name="i686-user-bench-skipped", args=["--bios", "--cpu", "pentium3", "--asm", "add rax, 1"], timeout=60,
+         lines=BIOS32 + ['@skip {"bench":"asm","reason":"a user benchmark is x86-64 code (scripts/bareperf-asm '
+                         'assembles for 64-bit mode and payloads/userbench-64.c wraps it in 64-bit code): the '
+                         'i686 kernel cannot run it"}'], absent=[r"^@result", r"^FATAL"]),
+    # The 32-bit loops count in ESI, and the harness runs 2 x iters.
+    dict(name="i686-iters-limit", args=["--bios", "--cpu", "pentium3"], config="payloads=empty iters=2147483648",
+         exit=1, timeout=60,
+         lines=["error: iters=2147483648 is more than the i686 kernel's 32-bit payload loops count (at most "
+                "2147483647, so that 2 x iters fits): lower iters"], absent=[r"^@result", r"^FATAL"]),
+]
+
 # ---------------------------------------------------------------- user benchmarks
 # scripts/qemu-run --asm assembles on the host (scripts/bareperf-asm); the kernel unrolls,
 # loops and runs the code like a payload. Under --icount every copy of a one-instruction
