@@ -512,6 +512,60 @@ for _cpu, _skips, _ser, _min in [
                       lines=BIOS32 + ["pmu.serialize=" + _ser, "bareperf: stopped (exit code 0)"],
                       absent=NO_FAIL))
 
+# trace=msr in the i686 kernel: the whole programming sequence, in order (the PMU self-check
+# first, then the measurement).
+def msr_trace_is(want):
+    def check(out):
+        got = [l for l in out.split("\n") if l.startswith("wrmsr ")]
+        if got == want:
+            return []
+        return ["wrmsr trace differs; got:"] + got + ["expected:"] + want
+    return check
+
+
+# P6 (SDM Vol. 3B 21.6.x): EN exists only in PERFEVTSEL0 and gates both counters, so it
+# is set there last and cleared there first; PERFEVTSEL1 never carries it.
+P6_SEQ = ["wrmsr PERFEVTSEL0 0x186 <- 0x00030079 event=0x79 umask=0x00 usr os",
+          "wrmsr PERFEVTSEL1 0x187 <- 0x000300c0 event=0xc0 umask=0x00 usr os",
+          "wrmsr PMC0 0xc1 <- 0x00000000",
+          "wrmsr PMC1 0xc2 <- 0x00000000",
+          "wrmsr PERFEVTSEL0 0x186 <- 0x00430079 event=0x79 umask=0x00 usr os en",
+          "wrmsr PERFEVTSEL0 0x186 <- 0x00030079 event=0x79 umask=0x00 usr os",
+          "wrmsr PERFEVTSEL0 0x186 <- 0x00000000 event=0x00 umask=0x00",
+          "wrmsr PERFEVTSEL1 0x187 <- 0x00000000 event=0x00 umask=0x00"]
+# K7 (AMD 22007, Athlon x86 Code Optimization Guide, "Performance Counter Usage"): four PerfEvtSel/PerfCtr
+# pairs at 0xC0010000/4, EN per counter.
+def k7_sel(n, value, event, umask, mode, en):
+    return "wrmsr K7_EVNTSEL%d 0xc001000%d <- 0x%08x event=0x%03x umask=0x%02x%s%s" % (
+        n, n, value, event, umask, mode, " en" if en else "")
+K7_OFF = [k7_sel(n, 0, 0, 0, "", False) for n in range(4)]
+K7_SELFCHECK = [k7_sel(0, 0x30076, 0x76, 0, " usr os", False), k7_sel(1, 0x300c0, 0xc0, 0, " usr os", False),
+                "wrmsr K7_PERFCTR0 0xc0010004 <- 0x00000000", "wrmsr K7_PERFCTR1 0xc0010005 <- 0x00000000",
+                k7_sel(0, 0x430076, 0x76, 0, " usr os", True), k7_sel(1, 0x4300c0, 0xc0, 0, " usr os", True),
+                k7_sel(0, 0x30076, 0x76, 0, " usr os", False), k7_sel(1, 0x300c0, 0xc0, 0, " usr os", False)] + K7_OFF
+K7_MEASURE = [k7_sel(0, 0x30076, 0x76, 0, " usr os", False), k7_sel(1, 0x300c0, 0xc0, 0, " usr os", False),
+              k7_sel(2, 0x200c2, 0xc2, 0, " os", False), k7_sel(3, 0x10242, 0x42, 2, " usr", False)] + \
+             ["wrmsr K7_PERFCTR%d 0xc001000%d <- 0x00000000" % (n, n + 4) for n in range(4)] + \
+             [k7_sel(0, 0x430076, 0x76, 0, " usr os", True), k7_sel(1, 0x4300c0, 0xc0, 0, " usr os", True),
+              k7_sel(2, 0x4200c2, 0xc2, 0, " os", True), k7_sel(3, 0x410242, 0x42, 2, " usr", True),
+              k7_sel(0, 0x30076, 0x76, 0, " usr os", False), k7_sel(1, 0x300c0, 0xc0, 0, " usr os", False),
+              k7_sel(2, 0x200c2, 0xc2, 0, " os", False), k7_sel(3, 0x10242, 0x42, 2, " usr", False)] + K7_OFF
+TRACE32 = "trace=msr payloads=empty reps=1 iters=10 cpl=3 events=cycles,instructions"
+CASES += [
+    # QEMU's pentium3 shows no PMU under the hypervisor bit: pmu=p6 forces the P6 model...
+    dict(name="i686-trace-msr-p6-forced", args=["--bios", "--cpu", "pentium3"], config="pmu=p6 " + TRACE32,
+         timeout=60, check=msr_trace_is(P6_SEQ * 2), lines=BIOS32 + ["pmu.model=p6 (forced by pmu=)"],
+         absent=NO_FAIL),
+    # ...and without the bit it is detected as what it is.
+    dict(name="i686-trace-msr-p6-detected", args=["--bios", "--cpu", "pentium3,hypervisor=off"], config=TRACE32,
+         timeout=60, check=msr_trace_is(P6_SEQ * 2), lines=BIOS32 + ["pmu.kind=intel-p6", "pmu.model=p6"],
+         absent=NO_FAIL),
+    dict(name="i686-trace-msr-k7", args=["--bios", "--cpu", "athlon"],
+         config=TRACE32 + ",amd64_k7::RETIRED_BRANCH_INSTRUCTIONS:k,amd64_k7::DATA_CACHE_REFILLS:L2_SHARED:u",
+         timeout=60, check=msr_trace_is(K7_SELFCHECK + K7_MEASURE),
+         lines=BIOS32 + ["pmu.kind=amd-legacy", "pmu.model=amd64_k7"], absent=NO_FAIL),
+]
+
 # The default run (the whole catalogue, default sizes) on a 32-bit NetBurst and a Core Duo:
 # it finishes, measures at both CPLs, and only what the CPU lacks is skipped.
 I686_SYSCALL_SKIP = ('@skip {"bench":"sys_syscall","reason":"SYSCALL is for long mode here: the i686 kernel '
