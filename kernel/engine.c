@@ -384,6 +384,14 @@ int engine_main(void)
 	kpmu_init();
 	report_meta();
 	make_plan();
+	/* The i686 payloads count iterations in ESI, and the harness doubles n. */
+	if (sizeof(void *) == 4 && kernel.cfg.iters > 0x7fffffffull) {
+		error("config", "iters=%llu is more than the i686 kernel's 32-bit payload loops "
+		      "count (at most 2147483647, so that 2 x iters fits): lower iters",
+		      (unsigned long long)kernel.cfg.iters);
+		report_done(0, 0, 0, plan.errors + kernel.config_errors);
+		return PLATFORM_EXIT_FAIL;
+	}
 	if (plan.nsel == 0) {
 		error("config", "payloads=%s selects nothing: no payload to run",
 		      kernel.cfg.payloads);

@@ -195,21 +195,9 @@ static int run_mode(enum cfg_mode mode)
 		code = PLATFORM_EXIT_FAIL;
 		break;
 	case CFG_MODE_RUN:
-		/* The i686 kernel has no 32-bit harness or payload bodies yet
-		 * (payloads/32/missing.asm): say so rather than run placeholders. */
-		if (sizeof(void *) == 4) {
-			kprintf("error: mode=run is not available in the i686 kernel yet: its harness "
-				"and payloads are not written in 32-bit form (mode=detect, list and "
-				"selftest work)\n");
-			code = PLATFORM_EXIT_FAIL;
-			break;
-		}
 		code = engine_main();
 		break;
 	case CFG_MODE_LIST:
-		if (sizeof(void *) == 4)
-			kprintf("note: the i686 kernel lists the catalogue its engine is to run; the "
-				"32-bit payload bodies are not written yet (mode=run refuses)\n");
 		code = engine_list();
 		break;
 	}

@@ -128,12 +128,14 @@ int result_json(const struct result *r, char *buf, size_t len)
 
 int payload_json(const struct payload *pl, char *buf, size_t len)
 {
-	/* What the payload needs beyond an x86-64 CPU: CPUID features, a working PMU. */
+	/* What the payload needs beyond the CPU the kernel requires: CPUID features, a
+	 * working PMU. SSE2 every x86-64 CPU has; an i686 one may not. */
 	static const struct { unsigned flag; const char *name; } needs[] = {
 		{ PL_NEEDS_RDTSCP, "rdtscp" },          /* CPUID.80000001H:EDX[27] */
 		{ PL_NEEDS_POPCNT, "popcnt" },          /* CPUID.01H:ECX[23] */
 		{ PL_NEEDS_RDPMC, "pmu" },              /* counters that count, read by RDPMC */
 		{ PL_NEEDS_SYSCALL, "syscall" },        /* CPUID.80000001H:EDX[11] */
+		{ PL_NEEDS_SSE2, "sse2" },              /* CPUID.01H:EDX[26] */
 	};
 	struct json_out j = { buf, len, 0, len == 0 };
 	unsigned cpls = pl->flags & (PL_CPL0 | PL_CPL3);

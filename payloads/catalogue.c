@@ -14,33 +14,46 @@ extern char pl_fault_priv[], pl_fault_kaddr[], pl_fault_div0[], pl_fault_ud[], p
 
 #define BOTH (PL_CPL0 | PL_CPL3)
 
+/* The i686 kernel runs the bodies of payloads/32/ under the same names and with the same
+ * instruction counts: they use 32-bit registers where the x86-64 ones use 64-bit ones,
+ * and IRETD where those return with IRETQ. Only the descriptions say so. */
+#ifdef __x86_64__
+#define WORD "64"
+#define IRET "IRETQ"
+#define IRET_LC "iretq"
+#else
+#define WORD "32"
+#define IRET "IRETD"
+#define IRET_LC "iretd"
+#endif
+
 const struct payload payload_catalogue[] = {
 	{ .name = "empty", .desc = "the loop alone (dec; jnz): calibration", .fn = pl_empty,
 	  .insns_per_iter = 2, .flags = BOTH },
-	{ .name = "add_chain", .desc = "8 dependent 64-bit ADDs: ADD latency", .fn = pl_add_chain,
+	{ .name = "add_chain", .desc = "8 dependent " WORD "-bit ADDs: ADD latency", .fn = pl_add_chain,
 	  .insns_per_iter = 10, .flags = BOTH },
 	{ .name = "add_indep", .desc = "8 ADDs over 4 registers: ADD throughput", .fn = pl_add_indep,
 	  .insns_per_iter = 10, .flags = BOTH },
-	{ .name = "imul_chain", .desc = "8 dependent IMUL r64: IMUL latency", .fn = pl_imul_chain,
+	{ .name = "imul_chain", .desc = "8 dependent IMUL r" WORD ": IMUL latency", .fn = pl_imul_chain,
 	  .insns_per_iter = 10, .flags = BOTH },
-	{ .name = "imul_indep", .desc = "8 IMUL r64 over 4 registers: IMUL throughput", .fn = pl_imul_indep,
+	{ .name = "imul_indep", .desc = "8 IMUL r" WORD " over 4 registers: IMUL throughput", .fn = pl_imul_indep,
 	  .insns_per_iter = 10, .flags = BOTH },
-	{ .name = "div_chain", .desc = "4 dependent DIV r64 (xor edx; div): DIV latency", .fn = pl_div_chain,
+	{ .name = "div_chain", .desc = "4 dependent DIV r" WORD " (xor edx; div): DIV latency", .fn = pl_div_chain,
 	  .insns_per_iter = 10, .flags = BOTH },
-	{ .name = "div_indep", .desc = "4 independent DIV r64: DIV throughput", .fn = pl_div_indep,
+	{ .name = "div_indep", .desc = "4 independent DIV r" WORD ": DIV throughput", .fn = pl_div_indep,
 	  .insns_per_iter = 14, .flags = BOTH },
 	{ .name = "lea_chain", .desc = "8 dependent 3-component LEAs: LEA latency", .fn = pl_lea_chain,
 	  .insns_per_iter = 10, .flags = BOTH },
 	{ .name = "lea_indep", .desc = "8 independent 3-component LEAs", .fn = pl_lea_indep,
 	  .insns_per_iter = 10, .flags = BOTH },
-	{ .name = "popcnt_chain", .desc = "8 dependent POPCNT r64", .fn = pl_popcnt_chain,
+	{ .name = "popcnt_chain", .desc = "8 dependent POPCNT r" WORD, .fn = pl_popcnt_chain,
 	  .insns_per_iter = 10, .flags = BOTH | PL_NEEDS_POPCNT, .arg = ARG_NONZERO },
-	{ .name = "popcnt_indep", .desc = "8 POPCNT r64 into 4 registers", .fn = pl_popcnt_indep,
+	{ .name = "popcnt_indep", .desc = "8 POPCNT r" WORD " into 4 registers", .fn = pl_popcnt_indep,
 	  .insns_per_iter = 10, .flags = BOTH | PL_NEEDS_POPCNT, .arg = ARG_NONZERO },
 	{ .name = "fp_chain", .desc = "8 dependent ADDSD (SSE2): FP add latency", .fn = pl_fp_chain,
-	  .insns_per_iter = 10, .flags = BOTH },
+	  .insns_per_iter = 10, .flags = BOTH | PL_NEEDS_SSE2 },
 	{ .name = "fp_indep", .desc = "8 ADDSD over 4 accumulators: FP add throughput", .fn = pl_fp_indep,
-	  .insns_per_iter = 10, .flags = BOTH },
+	  .insns_per_iter = 10, .flags = BOTH | PL_NEEDS_SSE2 },
 	{ .name = "mem_chase", .desc = "pointer chase over a random cycle of cache lines: load latency", .fn = pl_mem_chase,
 	  .insns_per_iter = 3, .flags = BOTH | PL_SIZES, .arg = ARG_CHASE },
 	{ .name = "mem_seq_read", .desc = "sequential read, one 64-byte line per iteration: bandwidth", .fn = pl_mem_seq_read,
@@ -53,9 +66,9 @@ const struct payload payload_catalogue[] = {
 	  .insns_per_iter = 15, .flags = BOTH },
 	{ .name = "sys_syscall", .desc = "SYSCALL/SYSRET round trip (kernel side: cmp, jne, sysret)", .fn = pl_sys_syscall,
 	  .insns_per_iter = 4, .flags = PL_CPL3 | PL_KERNEL_CODE | PL_NEEDS_SYSCALL },
-	{ .name = "sys_int80", .desc = "INT 0x80/IRETQ round trip (kernel side: iretq)", .fn = pl_sys_int80,
+	{ .name = "sys_int80", .desc = "INT 0x80/" IRET " round trip (kernel side: " IRET_LC ")", .fn = pl_sys_int80,
 	  .insns_per_iter = 3, .flags = PL_CPL3 | PL_KERNEL_CODE },
-	{ .name = "sys_int3", .desc = "#BP exception round trip (kernel side: test, jz, cmp, je, iretq)", .fn = pl_sys_int3,
+	{ .name = "sys_int3", .desc = "#BP exception round trip (kernel side: test, jz, cmp, je, " IRET_LC ")", .fn = pl_sys_int3,
 	  .insns_per_iter = 3, .flags = PL_CPL3 | PL_KERNEL_CODE | PL_INT3_RESUME },
 	{ .name = "cost_rdtsc", .desc = "4 RDTSC", .fn = pl_cost_rdtsc,
 	  .insns_per_iter = 6, .flags = BOTH },
@@ -66,9 +79,9 @@ const struct payload payload_catalogue[] = {
 	{ .name = "cost_cpuid", .desc = "2 CPUID leaf 0 (with 2 register clears each)", .fn = pl_cost_cpuid,
 	  .insns_per_iter = 8, .flags = BOTH },
 	{ .name = "cost_lfence", .desc = "4 LFENCE", .fn = pl_cost_lfence,
-	  .insns_per_iter = 6, .flags = BOTH },
+	  .insns_per_iter = 6, .flags = BOTH | PL_NEEDS_SSE2 },
 	{ .name = "cost_mfence", .desc = "4 MFENCE", .fn = pl_cost_mfence,
-	  .insns_per_iter = 6, .flags = BOTH },
+	  .insns_per_iter = 6, .flags = BOTH | PL_NEEDS_SSE2 },
 	{ .name = "cost_rdmsr", .desc = "4 RDMSR of IA32_TIME_STAMP_COUNTER", .fn = pl_cost_rdmsr,
 	  .insns_per_iter = 6, .flags = PL_CPL0 },
 	{ .name = "fault_priv", .desc = "test: HLT at CPL 3 (#GP)", .fn = pl_fault_priv,
@@ -91,8 +104,17 @@ const char *payload_unsupported(const struct payload *p, const struct cpu_info *
 		return "CPU has no RDTSCP";
 	if ((p->flags & PL_NEEDS_POPCNT) && !ci->popcnt)
 		return "CPU has no POPCNT";
+	if ((p->flags & PL_NEEDS_SSE2) && !ci->sse2)
+		return "CPU has no SSE2 (CPUID.01H:EDX[26] is clear)";
+	if ((p->flags & PL_NEEDS_SYSCALL) && sizeof(void *) == 4)
+		return "SYSCALL is for long mode here: the i686 kernel runs in protected mode "
+		       "(where Intel CPUs have no SYSCALL) and does not set it up";
 	if ((p->flags & PL_NEEDS_SYSCALL) && !ci->syscall)
 		return CPU_NO_SYSCALL;
+	if (p->user && sizeof(void *) == 4)
+		return "a user benchmark is x86-64 code (scripts/bareperf-asm assembles for 64-bit "
+		       "mode and payloads/userbench-64.c wraps it in 64-bit code): the i686 "
+		       "kernel cannot run it";
 	if ((p->flags & PL_NEEDS_RDPMC) && !pmu_functional)
 		return "no working PMU: RDPMC has nothing to read";
 	return 0;

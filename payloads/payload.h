@@ -19,7 +19,8 @@
 #define PL_NEEDS_RDPMC   0x040u   /* needs a working PMU and RDPMC */
 #define PL_NEEDS_RDTSCP  0x080u
 #define PL_NEEDS_POPCNT  0x100u
-#define PL_NEEDS_SYSCALL 0x200u   /* executes SYSCALL itself */
+#define PL_NEEDS_SYSCALL 0x200u   /* executes SYSCALL itself (never in the i686 kernel) */
+#define PL_NEEDS_SSE2    0x400u   /* SSE2 instructions (LFENCE, MFENCE too): all x86-64 CPUs */
 
 enum payload_arg {
 	ARG_NONE = 0,

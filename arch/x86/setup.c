@@ -44,6 +44,10 @@ uint64_t cpu_lapic_enable(const struct cpu_info *ci)
 
 bool cpu_lfence_serializing(const struct cpu_info *ci)
 {
+	/* LFENCE came with SSE2 and is #UD without it (SDM Vol. 2A LFENCE): Pentium II/III,
+	 * Athlon. Every x86-64 CPU has SSE2. */
+	if (!ci->sse2)
+		return false;
 	if (ci->vendor == VENDOR_INTEL)
 		return true;
 	if (ci->vendor != VENDOR_AMD && ci->vendor != VENDOR_HYGON)

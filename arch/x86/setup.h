@@ -16,5 +16,6 @@ uint64_t cpu_lapic_enable(const struct cpu_info *ci);
 
 /* Whether LFENCE is dispatch-serialising here, so it can order counter reads: always on
  * Intel; on AMD families 0Fh/11h always, on others when DE_CFG (MSR C001_1029) bit 1
- * is set (AMD "Software techniques for managing speculation", 2018). Else use CPUID. */
+ * is set (AMD "Software techniques for managing speculation", 2018); never without
+ * SSE2, where LFENCE is #UD. Else use CPUID. */
 bool cpu_lfence_serializing(const struct cpu_info *ci);

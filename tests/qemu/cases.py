@@ -65,14 +65,20 @@ def catalogue(listing):
     return {p["name"]: p for p in tagged(listing, "payload")}
 
 
-def icount_exact(out, listing):
+def icount_exact(out, listing, min_results=100, skips=None):
     """Under -icount shift=5 every instruction is 32 TSC ticks: each payload's TSC figure
     must equal 32 x its declared instructions (from the mode=list boot), with zero spread,
-    the same at CPL 0 and 3; single-stepped instruction counts must equal the declaration."""
+    the same at CPL 0 and 3; single-stepped instruction counts must equal the declaration.
+    skips, when given: exactly the payloads the CPU lacks something for, each with a reason."""
     problems = []
     cat = catalogue(listing)
     results = tagged(out, "result")
     skipped = {s["bench"] for s in tagged(out, "skip")}
+    for s in tagged(out, "skip"):
+        if not s.get("reason"):
+            problems.append("@skip without a reason: %s" % s)
+    if skips is not None and skipped != set(skips):
+        problems.append("skipped %s, expected %s" % (sorted(skipped), sorted(skips)))
     seen = {r["bench"] for r in results}
     for name, p in cat.items():
         if p["fault"] or name in skipped:
@@ -104,7 +110,7 @@ def icount_exact(out, listing):
     done = tagged(out, "done")
     if not done or done[0]["errors"] or done[0]["faults"] or done[0]["timeouts"]:
         problems.append("@done: %s" % done)
-    if len(results) < 100:
+    if len(results) < min_results:
         problems.append("only %d results" % len(results))
     return problems
 
@@ -473,13 +479,10 @@ CASES += [
          ["pmu.gp_counters=2", "pmu.gp_width=40", "bareperf: stopped (exit code 0)"],
          absent=[r"^FATAL", r"^config error"]),
     dict(name="i686-list-athlon", args=["--bios", "--cpu", "athlon"], config="mode=list", timeout=60,
-         check=listing_complete, lines=BIOS32 + ["bareperf: stopped (exit code 0)"],
-         match=[r"^note: the i686 kernel lists the catalogue"], absent=[r"^@result", r"^FATAL"]),
-    # Not there yet: said in one line, with a failing exit status.
-    dict(name="i686-run-refused", args=["--bios", "--cpu", "pentium3"], config="payloads=empty", exit=1,
-         timeout=60, lines=BIOS32 + ["error: mode=run is not available in the i686 kernel yet: its harness "
-                                     "and payloads are not written in 32-bit form (mode=detect, list and "
-                                     "selftest work)"], absent=[r"^@result", r"^FATAL"]),
+         check=listing_complete, lines=BIOS32 + ["bareperf: stopped (exit code 0)",
+               '@payload {"name":"add_chain","insns_per_iter":10,"cpls":"0,3","sizes":false,"kernel_code":false,'
+               '"fault":false,"needs":[],"desc":"8 dependent 32-bit ADDs: ADD latency"}'],
+         absent=[r"^@result", r"^FATAL"]),
     dict(name="i686-crashtest-fatal-report", args=["--bios", "--cpu", "kvm32"], config="mode=crashtest",
          exit=2, timeout=60,
          match=[r"^FATAL: unexpected exception in the kernel$", r"^exception #PF \(vector 14\) error=0x2 cpl=0$",
@@ -493,6 +496,100 @@ CASES += [
          lines=["bareperf: this CPU has no PAE (CPUID.1:EDX bit 6); the i686 kernel pages with PAE only so "
                 "far (two-level paging is not written yet). Stopped."],
          absent=[r"^bareperf [0-9a-f]{7}", r"^FATAL"]),
+]
+
+# The i686 catalogue (payloads/32/) under --icount: exact at both CPLs, as on x86-64. What
+# the CPU lacks is skipped with a reason: the Pentium III has SSE but not SSE2 (so no ADDSD,
+# LFENCE, MFENCE; the harness serialises with CPUID), QEMU's Athlon reports SSE2.
+I686_SKIPS = ["popcnt_chain", "popcnt_indep", "sys_syscall", "cost_rdtscp", "cost_rdpmc"]
+for _cpu, _skips, _ser, _min in [
+        ("pentium3", I686_SKIPS + ["fp_chain", "fp_indep", "cost_lfence", "cost_mfence"], "cpuid", 84),
+        ("athlon", I686_SKIPS, "cpuid", 100)]:
+    CASES.append(dict(name="i686-icount-exact-catalogue-" + _cpu, args=["--bios", "--cpu", _cpu, "--icount"],
+                      timeout=120, prelude=dict(args=["--bios", "--cpu", _cpu], config="mode=list"),
+                      config="reps=4 warmup=1 iters=64 sizes=4K,64K,1M cpl=both events=cycles,instructions",
+                      check=lambda out, pre, _s=_skips, _m=_min: icount_exact(out, pre, _m, _s),
+                      lines=BIOS32 + ["pmu.serialize=" + _ser, "bareperf: stopped (exit code 0)"],
+                      absent=NO_FAIL))
+
+# trace=msr in the i686 kernel: the whole programming sequence, in order (the PMU self-check
+# first, then the measurement).
+def msr_trace_is(want):
+    def check(out):
+        got = [l for l in out.split("\n") if l.startswith("wrmsr ")]
+        if got == want:
+            return []
+        return ["wrmsr trace differs; got:"] + got + ["expected:"] + want
+    return check
+
+
+# P6 (SDM Vol. 3B 21.6.x): EN exists only in PERFEVTSEL0 and gates both counters, so it
+# is set there last and cleared there first; PERFEVTSEL1 never carries it.
+P6_SEQ = ["wrmsr PERFEVTSEL0 0x186 <- 0x00030079 event=0x79 umask=0x00 usr os",
+          "wrmsr PERFEVTSEL1 0x187 <- 0x000300c0 event=0xc0 umask=0x00 usr os",
+          "wrmsr PMC0 0xc1 <- 0x00000000",
+          "wrmsr PMC1 0xc2 <- 0x00000000",
+          "wrmsr PERFEVTSEL0 0x186 <- 0x00430079 event=0x79 umask=0x00 usr os en",
+          "wrmsr PERFEVTSEL0 0x186 <- 0x00030079 event=0x79 umask=0x00 usr os",
+          "wrmsr PERFEVTSEL0 0x186 <- 0x00000000 event=0x00 umask=0x00",
+          "wrmsr PERFEVTSEL1 0x187 <- 0x00000000 event=0x00 umask=0x00"]
+# K7 (AMD 22007, Athlon x86 Code Optimization Guide, "Performance Counter Usage"): four PerfEvtSel/PerfCtr
+# pairs at 0xC0010000/4, EN per counter.
+def k7_sel(n, value, event, umask, mode, en):
+    return "wrmsr K7_EVNTSEL%d 0xc001000%d <- 0x%08x event=0x%03x umask=0x%02x%s%s" % (
+        n, n, value, event, umask, mode, " en" if en else "")
+K7_OFF = [k7_sel(n, 0, 0, 0, "", False) for n in range(4)]
+K7_SELFCHECK = [k7_sel(0, 0x30076, 0x76, 0, " usr os", False), k7_sel(1, 0x300c0, 0xc0, 0, " usr os", False),
+                "wrmsr K7_PERFCTR0 0xc0010004 <- 0x00000000", "wrmsr K7_PERFCTR1 0xc0010005 <- 0x00000000",
+                k7_sel(0, 0x430076, 0x76, 0, " usr os", True), k7_sel(1, 0x4300c0, 0xc0, 0, " usr os", True),
+                k7_sel(0, 0x30076, 0x76, 0, " usr os", False), k7_sel(1, 0x300c0, 0xc0, 0, " usr os", False)] + K7_OFF
+K7_MEASURE = [k7_sel(0, 0x30076, 0x76, 0, " usr os", False), k7_sel(1, 0x300c0, 0xc0, 0, " usr os", False),
+              k7_sel(2, 0x200c2, 0xc2, 0, " os", False), k7_sel(3, 0x10242, 0x42, 2, " usr", False)] + \
+             ["wrmsr K7_PERFCTR%d 0xc001000%d <- 0x00000000" % (n, n + 4) for n in range(4)] + \
+             [k7_sel(0, 0x430076, 0x76, 0, " usr os", True), k7_sel(1, 0x4300c0, 0xc0, 0, " usr os", True),
+              k7_sel(2, 0x4200c2, 0xc2, 0, " os", True), k7_sel(3, 0x410242, 0x42, 2, " usr", True),
+              k7_sel(0, 0x30076, 0x76, 0, " usr os", False), k7_sel(1, 0x300c0, 0xc0, 0, " usr os", False),
+              k7_sel(2, 0x200c2, 0xc2, 0, " os", False), k7_sel(3, 0x10242, 0x42, 2, " usr", False)] + K7_OFF
+TRACE32 = "trace=msr payloads=empty reps=1 iters=10 cpl=3 events=cycles,instructions"
+CASES += [
+    # QEMU's pentium3 shows no PMU under the hypervisor bit: pmu=p6 forces the P6 model...
+    dict(name="i686-trace-msr-p6-forced", args=["--bios", "--cpu", "pentium3"], config="pmu=p6 " + TRACE32,
+         timeout=60, check=msr_trace_is(P6_SEQ * 2), lines=BIOS32 + ["pmu.model=p6 (forced by pmu=)"],
+         absent=NO_FAIL),
+    # ...and without the bit it is detected as what it is.
+    dict(name="i686-trace-msr-p6-detected", args=["--bios", "--cpu", "pentium3,hypervisor=off"], config=TRACE32,
+         timeout=60, check=msr_trace_is(P6_SEQ * 2), lines=BIOS32 + ["pmu.kind=intel-p6", "pmu.model=p6"],
+         absent=NO_FAIL),
+    dict(name="i686-trace-msr-k7", args=["--bios", "--cpu", "athlon"],
+         config=TRACE32 + ",amd64_k7::RETIRED_BRANCH_INSTRUCTIONS:k,amd64_k7::DATA_CACHE_REFILLS:L2_SHARED:u",
+         timeout=60, check=msr_trace_is(K7_SELFCHECK + K7_MEASURE),
+         lines=BIOS32 + ["pmu.kind=amd-legacy", "pmu.model=amd64_k7"], absent=NO_FAIL),
+]
+
+# The default run (the whole catalogue, default sizes) on a 32-bit NetBurst and a Core Duo:
+# it finishes, measures at both CPLs, and only what the CPU lacks is skipped.
+I686_SYSCALL_SKIP = ('@skip {"bench":"sys_syscall","reason":"SYSCALL is for long mode here: the i686 kernel '
+                     'runs in protected mode (where Intel CPUs have no SYSCALL) and does not set it up"}')
+for _cpu, _kind in [("kvm32", "intel-netburst"), ("coreduo", "none")]:
+    CASES.append(dict(name="i686-run-default-" + _cpu, args=["--bios", "--cpu", _cpu], timeout=120,
+                      lines=BIOS32 + ["pmu.kind=" + _kind, "pmu.serialize=lfence", I686_SYSCALL_SKIP,
+                                      "bareperf: stopped (exit code 0)"],
+                      match=[r'^@done \{"results":\d{3},"faults":0,"timeouts":0,"errors":0\}$',
+                             r'^@result \{"bench":"fp_indep","size":0,"cpl":3,"event":"tsc"',
+                             r'^@result \{"bench":"mem_seq_read","size":\d+,"cpl":0,"event":"tsc"',
+                             r'^@result \{"bench":"sys_int3","size":0,"cpl":3,"event":"tsc"'],
+                      absent=NO_FAIL + [r'^@skip \{"bench":"(fp_|cost_lfence|cost_mfence|mem_|br_)']))
+CASES += [
+    # User benchmarks are x86-64 code: the i686 kernel says so rather than run them.
+    dict(name="i686-user-bench-skipped", args=["--bios", "--cpu", "pentium3", "--asm", "add rax, 1"], timeout=60,
+         lines=BIOS32 + ['@skip {"bench":"asm","reason":"a user benchmark is x86-64 code (scripts/bareperf-asm '
+                         'assembles for 64-bit mode and payloads/userbench-64.c wraps it in 64-bit code): the '
+                         'i686 kernel cannot run it"}'], absent=[r"^@result", r"^FATAL"]),
+    # The 32-bit loops count in ESI, and the harness runs 2 x iters.
+    dict(name="i686-iters-limit", args=["--bios", "--cpu", "pentium3"], config="payloads=empty iters=2147483648",
+         exit=1, timeout=60,
+         lines=["error: iters=2147483648 is more than the i686 kernel's 32-bit payload loops count (at most "
+                "2147483647, so that 2 x iters fits): lower iters"], absent=[r"^@result", r"^FATAL"]),
 ]
 
 # ---------------------------------------------------------------- user benchmarks

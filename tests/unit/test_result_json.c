@@ -273,12 +273,12 @@ static void test_payload_flags(void **state)
 	const struct payload all = {
 		.name = "x", .desc = "say \"hi\"", .insns_per_iter = 7,
 		.flags = PL_CPL0 | PL_SIZES | PL_NEEDS_RDTSCP | PL_NEEDS_POPCNT | PL_NEEDS_RDPMC |
-			 PL_NEEDS_SYSCALL,
+			 PL_NEEDS_SYSCALL | PL_NEEDS_SSE2,
 	};
 	payload_json(&all, buf, sizeof(buf));
 	assert_string_equal(buf, "{\"name\":\"x\",\"insns_per_iter\":7,\"cpls\":\"0\",\"sizes\":true,"
 			    "\"kernel_code\":false,\"fault\":false,"
-			    "\"needs\":[\"rdtscp\",\"popcnt\",\"pmu\",\"syscall\"],\"desc\":\"say \\\"hi\\\"\"}");
+			    "\"needs\":[\"rdtscp\",\"popcnt\",\"pmu\",\"syscall\",\"sse2\"],\"desc\":\"say \\\"hi\\\"\"}");
 	const struct payload div0 = { .name = "fault_div0", .insns_per_iter = 5,
 				      .flags = PL_CPL0 | PL_CPL3 | PL_FAULT, .expect_vector = 0 };
 	payload_json(&div0, buf, sizeof(buf));
