@@ -167,7 +167,8 @@ static void report_system(const struct boot_info *bi)
 	kprintf("boot.exit_tries=%u\n", bi->exit_tries);
 	cpuinfo_report(&kernel.cpu, &kernel.pmu, console_line, 0);
 	kprintf("sys.smep=%s\nsys.smap=%s\nsys.umip=%s\nsys.nx=%s\n", paging.smep ? "on" : "off",
-		paging.smap ? "on" : "off", paging.umip ? "on" : "off", paging.nx ? "on" : "off");
+		paging.smap ? "on" : "off", paging.umip ? "on" : "off",
+		paging.nx ? "on" : paging.two_level ? "off (no PAE)" : "off");
 	config_report(&kernel.cfg, console_line, 0);
 }
 

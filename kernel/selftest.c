@@ -248,7 +248,8 @@ static void test_protection(void)
 		      "nx.kernel_data_not_executable", "status %d vector %u error 0x%llx",
 		      r.status, r.fault.vector, (unsigned long long)r.fault.error);
 	} else {
-		check_skip("nx.kernel_data_not_executable", "CPU has no NX");
+		check_skip("nx.kernel_data_not_executable", paging.two_level ?
+			   "no PAE: two-level page tables have no NX bit" : "CPU has no NX");
 	}
 	int vec = kernel_store((uintptr_t)__text_start, 0x90);
 	check(vec == VEC_PF, "wp.kernel_text_read_only", "vector %d, expected #PF", vec);

@@ -14,6 +14,7 @@
 #define CR0_PG   (1ull << 31)
 
 #define CR4_TSD        (1ull << 2)
+#define CR4_PSE        (1ull << 4)
 #define CR4_PAE        (1ull << 5)
 #define CR4_PGE        (1ull << 7)
 #define CR4_PCE        (1ull << 8)

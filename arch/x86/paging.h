@@ -29,6 +29,7 @@
 
 struct paging_state {
 	bool nx, smep, smap, umip;
+	bool two_level;             /* i686 without PAE: 32-bit entries, which have no NX bit */
 	uint64_t identity_limit;
 };
 extern struct paging_state paging;

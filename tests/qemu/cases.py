@@ -492,10 +492,41 @@ CASES += [
          lines=["bareperf: this CPU has no time-stamp counter or no MSRs (CPUID.1:EDX bits 4 and 5); "
                 "bareperf needs RDTSC and RDMSR. Stopped."],
          absent=[r"^bareperf [0-9a-f]{7}", r"^FATAL"]),
-    dict(name="i686-refuses-pentium-no-pae", args=["--bios", "--cpu", "pentium"], timeout=60, exit=2,
-         lines=["bareperf: this CPU has no PAE (CPUID.1:EDX bit 6); the i686 kernel pages with PAE only so "
-                "far (two-level paging is not written yet). Stopped."],
+    dict(name="i686-refuses-pentium-p5", args=["--bios", "--cpu", "pentium"], timeout=60, exit=2,
+         lines=["bareperf: this CPU has no CMOV (CPUID.1:EDX bit 15): it is older than the P6 (a Pentium/P5 has "
+                "neither RDPMC at CPL 3 nor the P6 counter MSRs); the i686 kernel is built for the Pentium Pro and "
+                "later. Stopped."],
          absent=[r"^bareperf [0-9a-f]{7}", r"^FATAL"]),
+    dict(name="i686-refuses-no-pae-no-pse", args=["--bios", "--cpu", "pentium3,-pae,-pse"], timeout=60, exit=2,
+         lines=["bareperf: this CPU has neither PAE nor 4 MiB pages (CPUID.1:EDX bits 6 and 3); the i686 kernel "
+                "needs one of them to map memory. Stopped."],
+         absent=[r"^bareperf [0-9a-f]{7}", r"^FATAL"]),
+]
+
+# Without PAE (the Pentium M "Banias" hides it) the i686 kernel pages with classic two-level
+# tables and 4 MiB pages: the same layout and rights, but no NX, which needs PAE's entries.
+NO_PAE_PAYLOADS = ["empty", "add_chain", "mem_seq_read", "mem_chase", "sys_int3"]
+
+
+def icount_exact_subset(out, listing):
+    """icount_exact for a run of NO_PAE_PAYLOADS only: the rest of the catalogue is not run."""
+    return [p for p in icount_exact(out, listing, min_results=30, skips=[])
+            if not (p.startswith("no result for payload ") and p.split()[-1] not in NO_PAE_PAYLOADS)]
+
+
+CASES += [
+    dict(name="i686-selftest-no-pae", args=["--bios", "--cpu", "pentium3,-pae"], config="mode=selftest",
+         timeout=90, lines=BIOS32 + ["sys.nx=off (no PAE)", "PASS: wp.kernel_text_read_only",
+                                     "PASS: paging.stack_guard_page", "PASS: paging.user_region_tables_reused",
+                                     "SKIP: nx.kernel_data_not_executable (no PAE: two-level page tables have "
+                                     "no NX bit)"],
+         match=SELFTEST_OK, absent=NO_FAIL),
+    dict(name="i686-icount-exact-no-pae", args=["--bios", "--cpu", "pentium3,-pae", "--icount"], timeout=120,
+         prelude=dict(args=["--bios", "--cpu", "pentium3,-pae"], config="mode=list"),
+         config="payloads=" + ",".join(NO_PAE_PAYLOADS) +
+         " reps=4 warmup=1 iters=64 sizes=4K,1M,8M cpl=both events=cycles,instructions",
+         check=icount_exact_subset, lines=BIOS32 + ["sys.nx=off (no PAE)", "bareperf: stopped (exit code 0)"],
+         absent=NO_FAIL),
 ]
 
 # The i686 catalogue (payloads/32/) under --icount: exact at both CPLs, as on x86-64. What

@@ -15,7 +15,9 @@
 #define VGA_TEXT     0xb8000u     /* colour text mode, 80x25: GRUB leaves it on */
 #define CPUID1_EDX_TSC (1u << 4)
 #define CPUID1_EDX_MSR (1u << 5)
-#define CPUID1_EDX_PAE (1u << 6)
+#define CPUID1_EDX_PSE  (1u << 3)
+#define CPUID1_EDX_PAE  (1u << 6)
+#define CPUID1_EDX_CMOV (1u << 15)
 
 extern char __kernel_start[], __kernel_end[];
 void kernel_main(struct boot_info *bi) __attribute__((noreturn));
@@ -93,9 +95,13 @@ static void check_cpu(void)
 	if (!(edx1 & CPUID1_EDX_TSC) || !(edx1 & CPUID1_EDX_MSR))
 		refuse("this CPU has no time-stamp counter or no MSRs (CPUID.1:EDX bits 4 and 5); "
 		       "bareperf needs RDTSC and RDMSR.");
-	if (!(edx1 & CPUID1_EDX_PAE))
-		refuse("this CPU has no PAE (CPUID.1:EDX bit 6); the i686 kernel pages with PAE "
-		       "only so far (two-level paging is not written yet).");
+	if (!(edx1 & CPUID1_EDX_CMOV))
+		refuse("this CPU has no CMOV (CPUID.1:EDX bit 15): it is older than the P6 (a "
+		       "Pentium/P5 has neither RDPMC at CPL 3 nor the P6 counter MSRs); the i686 "
+		       "kernel is built for the Pentium Pro and later.");
+	if (!(edx1 & CPUID1_EDX_PAE) && !(edx1 & CPUID1_EDX_PSE))
+		refuse("this CPU has neither PAE nor 4 MiB pages (CPUID.1:EDX bits 6 and 3); "
+		       "the i686 kernel needs one of them to map memory.");
 }
 
 void mb2_boot(uint32_t magic, uint32_t mbi_phys)

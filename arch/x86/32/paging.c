@@ -2,10 +2,11 @@
  * The i686 kernel's page tables: PAE paging (SDM Vol. 3A 4.4): a 4-entry PDPT, page
  * directories of 2 MiB pages or page tables of 4 KiB pages, 64-bit entries with NX (bit
  * 63) where the CPU has it. The layout is arch/x86/32/layout.h. CPUs without PAE (the
- * Pentium M "Banias", P5) would need classic two-level paging: not written yet, and
- * mb2_boot refuses them before this runs.
+ * Pentium M "Banias") get classic two-level paging (arch/x86/32/paging-2level.c), chosen
+ * here at boot by CPUID.1:EDX[6].
  */
 #include "arch/x86/paging.h"
+#include "arch/x86/32/paging-2level.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/stacks.h"
@@ -22,6 +23,7 @@ static uint64_t pool[TABLE_POOL_PAGES][512] __attribute__((aligned(PAGE_SIZE)));
 static unsigned pool_used;
 static uint64_t *pool_free[TABLE_POOL_PAGES];
 static unsigned nfree;
+static bool two_level;      /* no PAE: every paging_* call goes to paging-2level.c */
 
 extern char __kernel_start[], __text_end[], __payload_start[], __payload_end[];
 extern char __rodata_end[], __kernel_end[];
@@ -91,6 +93,8 @@ static uint64_t leaf_flags(unsigned flags)
 
 int paging_map(uint64_t va, uint64_t pa, uint64_t len, unsigned flags)
 {
+	if (two_level)
+		return paging_2level_map(va, pa, len, flags);
 	uint64_t end = va + len;
 	if (end > (1ull << 32) || end < va)
 		return -1;
@@ -133,6 +137,10 @@ static uint64_t *lookup(uint32_t va, int *level)
 
 void paging_unmap(uint64_t va, uint64_t len)
 {
+	if (two_level) {
+		paging_2level_unmap(va, len);
+		return;
+	}
 	uint64_t end = va + len;
 	while (va < end && va < (1ull << 32)) {
 		int level = 1;
@@ -157,16 +165,13 @@ static unsigned image_flags(const char *p)
 	return p < __payload_end ? MAP_EXEC : p < __rodata_end ? 0 : MAP_WRITE;
 }
 
-void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
+static void pae_init(void)
 {
-	(void)bi;
-	paging.nx = ci->nx;
 	for (int i = 0; i < 4; i++)
 		pdpt[i] = (uintptr_t)new_table() | PDPTE_P;
 
 	/* Identity below the user region, 4 KiB pages in the 2 MiB blocks that hold page 0
 	 * (left unmapped: a NULL dereference faults) or the image (per-section rights). */
-	paging.identity_limit = IDENTITY_LIMIT;
 	uint32_t img_lo = (uintptr_t)__kernel_start & ~(uint32_t)(LARGE_PAGE_SIZE - 1);
 	uint32_t img_hi = ((uintptr_t)__kernel_end + LARGE_PAGE_SIZE - 1) &
 			  ~(uint32_t)(LARGE_PAGE_SIZE - 1);
@@ -194,6 +199,19 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 	write_cr4(read_cr4() | CR4_PAE);
 	write_cr3((uintptr_t)pdpt);
 	write_cr0(read_cr0() | CR0_PG | CR0_WP);
+}
+
+void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
+{
+	(void)bi;
+	paging.identity_limit = IDENTITY_LIMIT;
+	two_level = !ci->pae;
+	paging.two_level = two_level;
+	paging.nx = ci->nx && !two_level;     /* NX is bit 63 of a PAE entry */
+	if (two_level)
+		paging_2level_init();
+	else
+		pae_init();
 
 	uintptr_t cr4 = read_cr4();
 	paging.smep = ci->smep;
@@ -211,5 +229,5 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 
 unsigned paging_tables_in_use(void)
 {
-	return pool_used - nfree;
+	return two_level ? paging_2level_tables_in_use() : pool_used - nfree;
 }
