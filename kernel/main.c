@@ -195,6 +195,13 @@ static int run_mode(enum cfg_mode mode)
 		kprintf("crashtest: FAIL: the write did not fault\n");
 		code = PLATFORM_EXIT_FAIL;
 		break;
+	case CFG_MODE_CRASHSTACK:
+		/* Push until the guard page below the kernel stack: the #PF cannot be delivered
+		 * on that stack, so it becomes a #DF, which has a stack of its own (an IST stack
+		 * on x86-64, a task gate on i686). */
+		kprintf("crashtest: overflowing the kernel stack into its guard page\n");
+		__asm__ volatile("1: push %0\n\t jmp 1b" : : "r"((uintptr_t)0) : "memory");
+		break;
 	case CFG_MODE_RUN:
 		code = engine_main();
 		break;

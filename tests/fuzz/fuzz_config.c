@@ -67,7 +67,7 @@ static void check_ranges(const struct bp_config *c)
 	check_string(c->payloads, sizeof(c->payloads), "payloads");
 	check_string(c->events, sizeof(c->events), "events");
 	check_string(c->pmu, sizeof(c->pmu), "pmu");
-	if (c->mode > CFG_MODE_LIST || c->format > CFG_FORMAT_MACHINE)
+	if (c->mode > CFG_MODE_CRASHSTACK || c->format > CFG_FORMAT_MACHINE)
 		fail("mode or format out of its enum", NULL);
 	if (c->cpls == 0 || (c->cpls & ~(CFG_CPL0 | CFG_CPL3)))
 		fail("cpl out of range", NULL);

@@ -487,6 +487,13 @@ CASES += [
          exit=2, timeout=60,
          match=[r"^FATAL: unexpected exception in the kernel$", r"^exception #PF \(vector 14\) error=0x2 cpl=0$",
                 r"^  EIP=002\w{5} CS=0008 EFLAGS=", r"CR2=00000000 ", r"^bareperf: stopped \(exit code 2\)$"]),
+    # A kernel stack overflow: the #PF on the guard page cannot be delivered on that stack,
+    # so it becomes a #DF, which the IST gives a stack of its own and a report.
+    dict(name="bios-crashstack-df-ist", args=["--bios", "--cpu", "qemu64"], config="mode=crashstack",
+         exit=2, timeout=60,
+         lines=["exception #DF (vector 8) error=0x0 cpl=0",
+                "  CR2 is in the guard page of the kernel stack: stack overflow",
+                "bareperf: stopped (exit code 2)"]),
     # A CPU that lacks what bareperf needs: one line, a clean stop (isa-debug-exit 2).
     dict(name="i686-refuses-486", args=["--bios", "--cpu", "486"], timeout=60, exit=2,
          lines=["bareperf: this CPU has no time-stamp counter or no MSRs (CPUID.1:EDX bits 4 and 5); "

@@ -15,7 +15,7 @@ void trap_dump(const struct trap_frame *f)
 	trap_printf("  R9 =%016lx R10=%016lx R11=%016lx R12=%016lx\n", f->r9, f->r10, f->r11, f->r12);
 	trap_printf("  R13=%016lx R14=%016lx R15=%016lx CR3=%016lx\n", f->r13, f->r14, f->r15,
 		read_cr3());
-	if (f->vector == VEC_PF) {
+	if (f->vector == VEC_PF || f->vector == VEC_DF) {
 		int s = stack_guard_hit(read_cr2());
 		if (s >= 0)
 			trap_printf("  CR2 is in the guard page of the %s stack: stack overflow\n",
