@@ -27,6 +27,10 @@
 
 void desc_init(void);
 void tss_set_rsp0(uint64_t rsp0);
+#ifndef __x86_64__
+/* The page directory the i686 #DF task runs with (a task switch loads CR3 from its TSS). */
+void desc_set_df_task_cr3(uintptr_t cr3);
+#endif
 const char *vector_name(unsigned vec);   /* "#GP" */
 
 #endif

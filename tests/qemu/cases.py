@@ -488,7 +488,14 @@ CASES += [
          match=[r"^FATAL: unexpected exception in the kernel$", r"^exception #PF \(vector 14\) error=0x2 cpl=0$",
                 r"^  EIP=002\w{5} CS=0008 EFLAGS=", r"CR2=00000000 ", r"^bareperf: stopped \(exit code 2\)$"]),
     # A kernel stack overflow: the #PF on the guard page cannot be delivered on that stack,
-    # so it becomes a #DF, which the IST gives a stack of its own and a report.
+    # so it becomes a #DF, which the task gate takes to a stack of its own and a report.
+    dict(name="i686-crashstack-df-task", args=["--bios", "--cpu", "pentium3"], config="mode=crashstack",
+         exit=2, timeout=60,
+         lines=["FATAL: double fault (through the #DF task gate)",
+                "  CR2 is in the guard page of the kernel stack: stack overflow",
+                "bareperf: stopped (exit code 2)"],
+         match=[r"^exception #DF \(vector 8\) error=0x0 cpl=0$", r"^  EIP=002\w{5} CS=0008 EFLAGS=",
+                r"^  ESP=\w{8} SS=0010 CR2=\w{8} "]),
     dict(name="bios-crashstack-df-ist", args=["--bios", "--cpu", "qemu64"], config="mode=crashstack",
          exit=2, timeout=60,
          lines=["exception #DF (vector 8) error=0x0 cpl=0",

@@ -2,7 +2,9 @@
  * (32-bit TSS), 6.11 (IDT gate descriptors). */
 #include <stddef.h>
 #include "arch/x86/desc.h"
+#include "arch/x86/cpu.h"
 #include "arch/x86/stacks.h"
+#include "arch/x86/traps.h"
 #include "lib/str.h"
 
 /* Segment descriptor bits (SDM Vol. 3A Figure 3-8). */
@@ -16,6 +18,10 @@
 #define SEG_G         (1ull << 55)
 #define SEG_LIMIT_MAX (0xffffull | (0xfull << 48))
 #define SEG_TSS_AVAIL (0x9ull << 40)
+
+/* i686 only: the #DF task's TSS. In the x86-64 GDT this slot holds the upper half of the
+ * 16-byte TSS descriptor at SEL_TSS. */
+#define SEL_TSS_DF    0x38
 
 struct tss32 {
 	uint16_t link, reserved0;
@@ -39,6 +45,7 @@ struct idt_gate {
 _Static_assert(sizeof(struct idt_gate) == 8, "32-bit IDT gate is 8 bytes");
 
 #define GATE_INTERRUPT 0x8e         /* P, DPL 0, 32-bit interrupt gate */
+#define GATE_TASK      0x85         /* P, DPL 0, task gate (SDM Vol. 3A 7.2.5) */
 #define GATE_DPL3      0x60
 
 struct table_ptr {
@@ -48,6 +55,7 @@ struct table_ptr {
 
 static uint64_t gdt[8] __attribute__((aligned(16)));
 static struct tss32 tss __attribute__((aligned(16)));
+static struct tss32 df_tss __attribute__((aligned(16)));
 static struct idt_gate idt[256] __attribute__((aligned(16)));
 extern const uint32_t trap_entries[256];   /* arch/x86/32/entry.asm */
 extern char int80_fast[], bp_entry[], user_exit_entry[];
@@ -71,6 +79,35 @@ void tss_set_rsp0(uint64_t rsp0)
 	tss.esp0 = (uint32_t)rsp0;
 }
 
+static uint64_t tss_descriptor(const struct tss32 *t)
+{
+	uint64_t base = (uintptr_t)t, limit = sizeof(*t) - 1;
+	return (limit & 0xffff) | ((base & 0xffffff) << 16) | SEG_TSS_AVAIL | SEG_P |
+	       (((base >> 24) & 0xff) << 56);
+}
+
+/*
+ * The #DF task (SDM Vol. 3A 6.15, interrupt 8): protected mode has no IST, so a double
+ * fault from a kernel stack overflow (a #PF on the guard page, whose delivery pushes onto
+ * the same guard page) would fault a third time. The task gate switches to df_tss and
+ * its own stack; the CPU saved what ran before in `tss`. Never returns.
+ */
+static __attribute__((noreturn, used)) void df_task(void)
+{
+	struct trap_frame f = {
+		.edi = tss.edi, .esi = tss.esi, .ebp = tss.ebp, .ebx = tss.ebx, .edx = tss.edx,
+		.ecx = tss.ecx, .eax = tss.eax, .gs = tss.gs, .fs = tss.fs, .es = tss.es,
+		.ds = tss.ds, .vector = VEC_DF, .error = 0, .eip = tss.eip, .cs = tss.cs,
+		.eflags = tss.eflags, .esp = tss.esp, .ss = tss.ss,
+	};
+	trap_fatal(&f, "double fault (through the #DF task gate)");
+}
+
+void desc_set_df_task_cr3(uintptr_t cr3)
+{
+	df_tss.cr3 = (uint32_t)cr3;
+}
+
 static void set_gate(unsigned vec, uint32_t handler, unsigned dpl)
 {
 	idt[vec] = (struct idt_gate){
@@ -84,11 +121,9 @@ static void set_gate(unsigned vec, uint32_t handler, unsigned dpl)
 /*
  * The same selectors as the x86-64 GDT (arch/x86/abi.h), all flat 4 GiB segments:
  * SEL_UCODE is the 32-bit user code segment here, and SEL_UCODE32 (which exists in the
- * x86-64 GDT only for SYSRET's selector arithmetic) is the same descriptor.
- *
- * Not yet: #DF, NMI and #MC go through interrupt gates on the current stack, since
- * protected mode has no IST. A kernel stack overflow (#PF on the guard page) therefore
- * ends in a triple fault instead of a report; a task gate for #DF would fix that.
+ * x86-64 GDT only for SYSRET's selector arithmetic) is the same descriptor. #DF goes
+ * through a task gate to df_task; NMI and #MC use interrupt gates on the current stack,
+ * since protected mode has no IST.
  */
 void desc_init(void)
 {
@@ -107,9 +142,18 @@ void desc_init(void)
 	tss.esp0 = stack_top(STACK_TRAP);
 	tss.ss0 = SEL_KDATA;
 	tss.iomap_base = sizeof(tss);   /* no I/O bitmap: CPL 3 I/O always #GPs */
-	uint64_t base = (uintptr_t)&tss, limit = sizeof(tss) - 1;
-	gdt[SEL_TSS / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) | SEG_TSS_AVAIL | SEG_P |
-			   (((base >> 24) & 0xff) << 56);
+	gdt[SEL_TSS / 8] = tss_descriptor(&tss);
+
+	/* CR3 is filled in by paging_init (desc_set_df_task_cr3): a task switch loads it. */
+	memset(&df_tss, 0, sizeof(df_tss));
+	df_tss.eip = (uintptr_t)df_task;
+	df_tss.esp = stack_top(STACK_DF);
+	df_tss.eflags = RFLAGS_RESERVED1;     /* IF clear */
+	df_tss.cs = SEL_KCODE;
+	df_tss.ss = df_tss.ds = df_tss.es = SEL_KDATA;
+	df_tss.cr3 = (uint32_t)read_cr3();
+	df_tss.iomap_base = sizeof(df_tss);
+	gdt[SEL_TSS_DF / 8] = tss_descriptor(&df_tss);
 
 	struct table_ptr gp = { sizeof(gdt) - 1, (uintptr_t)gdt };
 	__asm__ volatile(
@@ -123,6 +167,7 @@ void desc_init(void)
 
 	for (unsigned v = 0; v < 256; v++)
 		set_gate(v, trap_entries[v], 0);
+	idt[VEC_DF] = (struct idt_gate){ .sel = SEL_TSS_DF, .type_attr = GATE_TASK };
 	set_gate(VEC_BP, (uintptr_t)bp_entry, 3);                  /* int3 from CPL 3 */
 	set_gate(VEC_INT_ROUNDTRIP, (uintptr_t)int80_fast, 3);
 	set_gate(VEC_USER_EXIT, (uintptr_t)user_exit_entry, 3);

@@ -8,6 +8,7 @@
 #include "arch/x86/paging.h"
 #include "arch/x86/32/paging-2level.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/desc.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/stacks.h"
 #include "lib/str.h"
@@ -225,6 +226,7 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 		cr4 |= CR4_UMIP;
 	write_cr4(cr4);
 	uaccess_smap = paging.smap;
+	desc_set_df_task_cr3(read_cr3());
 }
 
 unsigned paging_tables_in_use(void)
