@@ -3,18 +3,12 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/stacks.h"
+#include "arch/x86/pt-pool.h"
 #include "lib/str.h"
-
-#define TABLE_POOL_PAGES 128
 
 struct paging_state paging;
 bool uaccess_smap;
 
-static uint64_t pool[TABLE_POOL_PAGES][512] __attribute__((aligned(PAGE_SIZE)));
-static unsigned pool_used;
-/* Tables given back (a 2 MiB page replacing a page table), reused before new ones. */
-static uint64_t *pool_free[TABLE_POOL_PAGES];
-static unsigned nfree;
 static uint64_t *pml4;
 static uint64_t kernel_phys;
 
@@ -32,25 +26,6 @@ static uint64_t *table_virt(uint64_t entry)
 	return (uint64_t *)((entry & PTE_ADDR) - kernel_phys + KERNEL_VBASE);
 }
 
-static uint64_t *new_table(void)
-{
-	uint64_t *t;
-	if (nfree)
-		t = pool_free[--nfree];
-	else if (pool_used < TABLE_POOL_PAGES)
-		t = pool[pool_used++];
-	else
-		return 0;
-	memset(t, 0, PAGE_SIZE);
-	return t;
-}
-
-static void free_table(uint64_t *t)
-{
-	if (nfree < TABLE_POOL_PAGES)
-		pool_free[nfree++] = t;
-}
-
 /* Entry for va at `level` (1 = PT ... 4 = PML4), creating tables on the way. */
 static uint64_t *walk(uint64_t va, int level, bool user)
 {
@@ -58,7 +33,7 @@ static uint64_t *walk(uint64_t va, int level, bool user)
 	for (int l = 4; l > level; l--) {
 		uint64_t *e = &t[(va >> (12 + 9 * (l - 1))) & 511];
 		if (!(*e & PTE_P)) {
-			uint64_t *n = new_table();
+			uint64_t *n = pt_pool_alloc();
 			if (!n)
 				return 0;
 			*e = kernel_virt_to_phys((uint64_t)n) | PTE_P | PTE_W;
@@ -101,7 +76,7 @@ int paging_map(uint64_t va, uint64_t pa, uint64_t len, unsigned flags)
 		invlpg(va);
 		if (replaced) {
 			write_cr3(read_cr3());
-			free_table(old);
+			pt_pool_free(old);
 		}
 		va += large ? LARGE_PAGE_SIZE : PAGE_SIZE;
 		pa += large ? LARGE_PAGE_SIZE : PAGE_SIZE;
@@ -151,7 +126,7 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 {
 	kernel_phys = bi->kernel_phys;
 	paging.nx = ci->nx;
-	pml4 = new_table();
+	pml4 = pt_pool_alloc();
 
 	/* Identity 0..4 GiB for boot-info, ACPI, MMIO; 4 KiB pages in the first 2 MiB so
 	 * that page 0 stays unmapped and a NULL dereference faults. */
@@ -195,5 +170,5 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 
 unsigned paging_tables_in_use(void)
 {
-	return pool_used - nfree;
+	return pt_pool_in_use();
 }

@@ -9,17 +9,13 @@
 #include "arch/x86/32/paging-2level.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/stacks.h"
+#include "arch/x86/pt-pool.h"
 #include "lib/str.h"
 
-#define TABLE_POOL_PAGES  64
 #define PSE_PAGE_SIZE     (4u << 20)
 #define PDE32_ADDR        0xfffff000u
 
 static uint32_t pgdir[1024] __attribute__((aligned(PAGE_SIZE)));
-static uint32_t pool[TABLE_POOL_PAGES][1024] __attribute__((aligned(PAGE_SIZE)));
-static unsigned pool_used;
-static uint32_t *pool_free[TABLE_POOL_PAGES];
-static unsigned nfree;
 
 extern char __kernel_start[], __payload_start[], __payload_end[];
 extern char __rodata_end[], __kernel_end[];
@@ -27,25 +23,6 @@ extern char __rodata_end[], __kernel_end[];
 static uint32_t *table_virt(uint32_t entry)
 {
 	return (uint32_t *)(uintptr_t)(entry & PDE32_ADDR);
-}
-
-static uint32_t *new_table(void)
-{
-	uint32_t *t;
-	if (nfree)
-		t = pool_free[--nfree];
-	else if (pool_used < TABLE_POOL_PAGES)
-		t = pool[pool_used++];
-	else
-		return 0;
-	memset(t, 0, PAGE_SIZE);
-	return t;
-}
-
-static void free_table(uint32_t *t)
-{
-	if (nfree < TABLE_POOL_PAGES)
-		pool_free[nfree++] = t;
 }
 
 /* Entry for va at `level` (1 = PTE, 2 = PDE), creating a page table on the way. */
@@ -57,7 +34,7 @@ static uint32_t *walk(uint32_t va, int level, bool user)
 	if (level == 2)
 		return pde;
 	if (!(*pde & PTE_P)) {
-		uint32_t *n = new_table();
+		uint32_t *n = pt_pool_alloc();
 		if (!n)
 			return 0;
 		*pde = (uintptr_t)n | PTE_P | PTE_W | (user ? PTE_U : 0);
@@ -96,7 +73,7 @@ int paging_2level_map(uint64_t va, uint64_t pa, uint64_t len, unsigned flags)
 		invlpg((uintptr_t)va);
 		if (replaced) {
 			write_cr3(read_cr3());
-			free_table(old);
+			pt_pool_free(old);
 		}
 		va += large ? PSE_PAGE_SIZE : PAGE_SIZE;
 		pa += large ? PSE_PAGE_SIZE : PAGE_SIZE;
@@ -170,7 +147,3 @@ void paging_2level_init(void)
 	write_cr0(read_cr0() | CR0_PG | CR0_WP);
 }
 
-unsigned paging_2level_tables_in_use(void)
-{
-	return pool_used - nfree;
-}

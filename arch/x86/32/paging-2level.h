@@ -7,6 +7,5 @@
 void paging_2level_init(void);
 int paging_2level_map(uint64_t va, uint64_t pa, uint64_t len, unsigned flags);
 void paging_2level_unmap(uint64_t va, uint64_t len);
-unsigned paging_2level_tables_in_use(void);
 
 #endif

@@ -11,19 +11,15 @@
 #include "arch/x86/desc.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/stacks.h"
+#include "arch/x86/pt-pool.h"
 #include "lib/str.h"
 
-#define TABLE_POOL_PAGES 64
 #define PDPTE_P          PTE_P      /* PDPTEs have no R/W, U/S or NX: those bits are reserved */
 
 struct paging_state paging;
 bool uaccess_smap;
 
 static uint64_t pdpt[4] __attribute__((aligned(32)));
-static uint64_t pool[TABLE_POOL_PAGES][512] __attribute__((aligned(PAGE_SIZE)));
-static unsigned pool_used;
-static uint64_t *pool_free[TABLE_POOL_PAGES];
-static unsigned nfree;
 static bool two_level;      /* no PAE: every paging_* call goes to paging-2level.c */
 
 extern char __kernel_start[], __text_end[], __payload_start[], __payload_end[];
@@ -40,25 +36,6 @@ static uint64_t *table_virt(uint64_t entry)
 	return (uint64_t *)(uintptr_t)(entry & PTE_ADDR);
 }
 
-static uint64_t *new_table(void)
-{
-	uint64_t *t;
-	if (nfree)
-		t = pool_free[--nfree];
-	else if (pool_used < TABLE_POOL_PAGES)
-		t = pool[pool_used++];
-	else
-		return 0;
-	memset(t, 0, PAGE_SIZE);
-	return t;
-}
-
-static void free_table(uint64_t *t)
-{
-	if (nfree < TABLE_POOL_PAGES)
-		pool_free[nfree++] = t;
-}
-
 /* Entry for va at `level` (1 = PT, 2 = PD), creating tables on the way. The page
  * directories exist from paging_init on, one per PDPT entry. */
 static uint64_t *walk(uint32_t va, int level, bool user)
@@ -70,7 +47,7 @@ static uint64_t *walk(uint32_t va, int level, bool user)
 	if (level == 2)
 		return pde;
 	if (!(*pde & PTE_P)) {
-		uint64_t *n = new_table();
+		uint64_t *n = pt_pool_alloc();
 		if (!n)
 			return 0;
 		*pde = (uintptr_t)n | PTE_P | PTE_W | (user ? PTE_U : 0);
@@ -113,7 +90,7 @@ int paging_map(uint64_t va, uint64_t pa, uint64_t len, unsigned flags)
 		invlpg((uintptr_t)va);
 		if (replaced) {
 			write_cr3(read_cr3());
-			free_table(old);
+			pt_pool_free(old);
 		}
 		va += large ? LARGE_PAGE_SIZE : PAGE_SIZE;
 		pa += large ? LARGE_PAGE_SIZE : PAGE_SIZE;
@@ -169,7 +146,7 @@ static unsigned image_flags(const char *p)
 static void pae_init(void)
 {
 	for (int i = 0; i < 4; i++)
-		pdpt[i] = (uintptr_t)new_table() | PDPTE_P;
+		pdpt[i] = (uintptr_t)pt_pool_alloc() | PDPTE_P;
 
 	/* Identity below the user region, 4 KiB pages in the 2 MiB blocks that hold page 0
 	 * (left unmapped: a NULL dereference faults) or the image (per-section rights). */
@@ -231,5 +208,5 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 
 unsigned paging_tables_in_use(void)
 {
-	return two_level ? paging_2level_tables_in_use() : pool_used - nfree;
+	return pt_pool_in_use();
 }
