@@ -358,9 +358,25 @@ bool msr_model_counting(const struct msr_model *m, uint32_t msr)
 	}
 }
 
+/* A counter that wraps sets its bit in the global overflow status, where the generation
+ * has one: Intel IA32_PERF_GLOBAL_STATUS (GP i -> bit i, fixed j -> bit 32 + j, SDM
+ * 20.2.2), AMD PerfMonV2 PerfCntrGlobalStatus (GP i -> bit i, APM 13.2.2). */
+static void set_overflow(struct msr_model *m, const struct msr_def *d)
+{
+	uint32_t status = m->kind == PMU_INTEL_ARCH ? 0x38e : m->kind == PMU_AMD_PERFMON_V2 ? 0xc0000300 : 0;
+	int s = status ? msr_model_find(m, status) : -1;
+	if (s >= 0)
+		m->value[s] |= BIT(d->index + (d->role == MSR_ROLE_FIXED_CTR ? 32 : 0));
+}
+
 void msr_model_advance(struct msr_model *m, uint64_t n)
 {
-	for (unsigned i = 0; i < m->ndefs; i++)
-		if (msr_model_counting(m, m->defs[i].msr))
-			m->value[i] = (m->value[i] + n) & width_mask(m->defs[i].width);
+	for (unsigned i = 0; i < m->ndefs; i++) {
+		if (!msr_model_counting(m, m->defs[i].msr))
+			continue;
+		uint64_t mask = width_mask(m->defs[i].width), old = m->value[i];
+		m->value[i] = (old + n) & mask;
+		if (n > mask - old)     /* passed the top: at least one wrap */
+			set_overflow(m, &m->defs[i]);
+	}
 }

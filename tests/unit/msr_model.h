@@ -67,7 +67,8 @@ void msr_model_init_opts(struct msr_model *m, enum pmu_kind kind, const struct p
  * has EN and USR or OS (P6: EN of PERFEVTSEL0), fixed field has OS or USR, and on
  * Intel v2+/PerfMonV2 its global-control bit is set. Always false for NetBurst. */
 bool msr_model_counting(const struct msr_model *m, uint32_t msr);
-/* Advance every counting counter by n events, wrapping at its width, as hardware would. */
+/* Advance every counting counter by n events, wrapping at its width, as hardware would;
+ * a wrap sets the counter's bit in the global overflow status (Intel v2+, PerfMonV2). */
 void msr_model_advance(struct msr_model *m, uint64_t n);
 /* Index in defs[] of msr, or -1. */
 int msr_model_find(const struct msr_model *m, uint32_t msr);

@@ -1,0 +1,37 @@
+/*
+ * Every logical processor: bring-up from the ACPI MADT (INIT-SIPI-SIPI through a real-mode
+ * trampoline), then parked in a loop the boot CPU commands. CPU numbers are bareperf's
+ * own: 0 is the boot CPU, then the started APs in MADT order.
+ */
+#ifndef KERNEL_SMP_H
+#define KERNEL_SMP_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "lib/topology.h"
+
+#define SMP_MAX_CPUS 64
+#define SMP_NONE     (~0u)
+
+struct smp_cpu {
+	unsigned index;             /* bareperf CPU number */
+	uint32_t apic_id;
+	struct cpu_position pos;
+	bool online;                /* answered and parked (the boot CPU: always) */
+};
+
+/* Find the APs, start them, report sys.cpus and one line per CPU. */
+void smp_init(void);
+unsigned smp_count(void);                       /* online CPUs, the boot CPU included */
+const struct smp_cpu *smp_cpu(unsigned index);  /* NULL past smp_count() */
+unsigned smp_self(void);                        /* the CPU running the caller */
+unsigned smp_sibling_of(unsigned index);        /* an SMT sibling of index, or SMP_NONE */
+
+/* Make parked CPU index run fn(arg) and park again. Returns at once: 0, or -1 when the
+ * CPU is not online or busy. */
+typedef void (*smp_fn)(void *arg);
+int smp_call_async(unsigned index, smp_fn fn, void *arg);
+/* Wait for the call to finish: 0, or -1 after timeout_ms (the CPU is then marked lost
+ * and never commanded again). */
+int smp_wait(unsigned index, uint32_t timeout_ms);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * The ACPI tables bareperf reads: RSDP -> RSDT/XSDT -> MADT, for the processors' local
+ * APIC IDs. ACPI 6.5: 5.2.5 (RSDP), 5.2.7 (RSDT), 5.2.8 (XSDT), 5.2.12 (MADT),
+ * 5.2.12.2 (Processor Local APIC), 5.2.12.8 (Local APIC Address Override),
+ * 5.2.12.12 (Processor Local x2APIC). Tables are read through a callback, so the same
+ * parser runs in the kernel (physical memory, identity-mapped) and on the host (bytes).
+ * Every length, checksum and count is checked; a bad table is an error, never a crash.
+ */
+#ifndef LIB_ACPI_H
+#define LIB_ACPI_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Copy len bytes at physical address phys into buf; false when it cannot be read. */
+typedef bool (*acpi_read_fn)(void *ctx, uint64_t phys, void *buf, uint32_t len);
+
+#define ACPI_MAX_CPUS 64
+
+struct acpi_cpu {
+	uint32_t apic_id;           /* local APIC ID (xAPIC: 0..254) or x2APIC ID */
+	uint32_t uid;               /* ACPI processor UID */
+	bool x2apic_entry;          /* came from a Processor Local x2APIC structure */
+	bool enabled;               /* flags bit 0 */
+	bool online_capable;        /* flags bit 1 (MADT revision >= 5): may be enabled later */
+};
+
+struct acpi_madt_info {
+	uint64_t lapic_phys;        /* MADT Local Interrupt Controller Address, or the 64-bit override */
+	bool pcat_compat;           /* MADT flags bit 0: 8259 PICs present */
+	unsigned ncpus;             /* entries in cpu[], enabled or not, in table order, duplicates dropped */
+	struct acpi_cpu cpu[ACPI_MAX_CPUS];
+	unsigned dropped;           /* processor entries past ACPI_MAX_CPUS (reported, not used) */
+};
+
+/* Find and parse the MADT from the RSDP at rsdp (revision as in boot_info: 0 = ACPI 1.0,
+ * 2 = 2.0+, which prefers the XSDT). 0, or -1 with a reason in err. */
+int acpi_read_madt(acpi_read_fn rd, void *ctx, uint64_t rsdp, unsigned rsdp_revision,
+		   struct acpi_madt_info *out, char *err, size_t errlen);
+
+#endif
