@@ -1,0 +1,354 @@
+/*
+ * RSDP -> RSDT/XSDT -> MADT, read through a callback (lib/acpi.h). ACPI 6.5: 5.2.5.3
+ * (RSDP structure), 5.2.6 (system description table header), 5.2.7 (RSDT), 5.2.8
+ * (XSDT), 5.2.12 (MADT), 5.2.12.2 (Processor Local APIC), 5.2.12.8 (Local APIC Address
+ * Override), 5.2.12.12 (Processor Local x2APIC). Nothing here trusts a length or an
+ * address it has not checked: the firmware's tables are outside input.
+ */
+#include "lib/acpi.h"
+#include "lib/format.h"
+#include "lib/str.h"
+#include "lib/util.h"
+
+/* 5.2.5.3 RSDP structure: the checksum covers the first 20 bytes (the ACPI 1.0 part),
+ * the extended checksum the whole `length` bytes (revision 2 and later). */
+#define ACPI_RSDP_SIGNATURE      "RSD PTR "
+#define ACPI_RSDP_V1_LEN         20
+#define ACPI_RSDP_V2_LEN         36
+#define ACPI_RSDP_OFF_REVISION   15
+#define ACPI_RSDP_OFF_RSDT       16      /* 32-bit physical address */
+#define ACPI_RSDP_OFF_LENGTH     20
+#define ACPI_RSDP_OFF_XSDT       24      /* 64-bit physical address */
+#define ACPI_RSDP_REV_XSDT       2       /* revision from which length and XSDT exist */
+
+/* 5.2.6 system description table header, common to every SDT. */
+#define ACPI_SDT_HEADER_LEN      36
+#define ACPI_SDT_OFF_LENGTH      4
+#define ACPI_SDT_OFF_REVISION    8
+/* No table bareperf reads comes near this; a larger length is a corrupt header. */
+#define ACPI_SDT_MAX_LEN         0x100000u
+
+/* 5.2.12 MADT: after the header, the Local Interrupt Controller Address and Flags,
+ * then the interrupt controller structures, each starting with type and length. */
+#define ACPI_MADT_OFF_LAPIC_ADDR 36
+#define ACPI_MADT_OFF_FLAGS      40
+#define ACPI_MADT_OFF_ENTRIES    44
+#define ACPI_MADT_PCAT_COMPAT    (1u << 0)
+
+#define MADT_TYPE_LOCAL_APIC     0       /* 5.2.12.2, length 8 */
+#define MADT_TYPE_LAPIC_OVERRIDE 5       /* 5.2.12.8, length 12 */
+#define MADT_TYPE_LOCAL_X2APIC   9       /* 5.2.12.12, length 16 */
+#define MADT_LOCAL_APIC_LEN      8       /* UID at 2, APIC ID at 3, flags at 4 */
+#define MADT_LAPIC_OVERRIDE_LEN  12      /* 64-bit address at 4 */
+#define MADT_LOCAL_X2APIC_LEN    16      /* x2APIC ID at 4, flags at 8, UID at 12 */
+#define MADT_ENTRY_MAX_LEN       255     /* the length field is one byte */
+
+/* 5.2.12.2 Local APIC Flags (also used by the x2APIC structure). Online Capable came
+ * with MADT revision 5 (ACPI 6.3) and means something only while Enabled is clear. */
+#define ACPI_LAPIC_ENABLED        (1u << 0)
+#define ACPI_LAPIC_ONLINE_CAPABLE (1u << 1)
+#define ACPI_MADT_REV_ONLINE_CAPABLE 5
+
+#define CHECKSUM_CHUNK 64
+
+struct acpi_src {
+	acpi_read_fn rd;
+	void *ctx;
+};
+
+/* A signature byte fit for a message. */
+static char printable(uint8_t c)
+{
+	return c >= 0x20 && c < 0x7F ? (char)c : '?';
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+/* A read that never asks for a range wrapping past the top of the address space. */
+static bool src_read(const struct acpi_src *s, uint64_t phys, void *buf, uint32_t len)
+{
+	if (phys > UINT64_MAX - len)
+		return false;
+	return s->rd(s->ctx, phys, buf, len);
+}
+
+/* Sum of len bytes at phys, read in chunks (the kernel has no room for a whole table). */
+static bool sum_bytes(const struct acpi_src *s, uint64_t phys, uint32_t len, uint8_t *sum)
+{
+	uint8_t chunk[CHECKSUM_CHUNK];
+	uint8_t acc = 0;
+
+	for (uint32_t done = 0; done < len;) {
+		uint32_t n = len - done < CHECKSUM_CHUNK ? len - done : CHECKSUM_CHUNK;
+		if (!src_read(s, phys + done, chunk, n))
+			return false;
+		for (uint32_t i = 0; i < n; i++)
+			acc = (uint8_t)(acc + chunk[i]);
+		done += n;
+	}
+	*sum = acc;
+	return true;
+}
+
+/* Which root table the RSDP names: the XSDT (8-byte entries) or the RSDT (4-byte). */
+struct acpi_root {
+	uint64_t xsdt, rsdt;            /* 0 when not usable */
+};
+
+static int read_rsdp(const struct acpi_src *s, uint64_t rsdp, unsigned rsdp_revision,
+		     struct acpi_root *root, char *err, size_t errlen)
+{
+	uint8_t b[ACPI_RSDP_V2_LEN];
+	uint8_t sum;
+
+	if (rsdp == 0)
+		return fmt_error(err, errlen, "no RSDP: the loader found no ACPI tables");
+	if (!src_read(s, rsdp, b, ACPI_RSDP_V1_LEN))
+		return fmt_error(err, errlen, "RSDP at 0x%llx cannot be read", (unsigned long long)rsdp);
+	if (memcmp(b, ACPI_RSDP_SIGNATURE, 8) != 0)
+		return fmt_error(err, errlen, "RSDP at 0x%llx has no \"RSD PTR \" signature",
+				 (unsigned long long)rsdp);
+	sum = 0;
+	for (unsigned i = 0; i < ACPI_RSDP_V1_LEN; i++)
+		sum = (uint8_t)(sum + b[i]);
+	if (sum != 0)
+		return fmt_error(err, errlen, "RSDP checksum 0x%02x wrong: the first %u bytes sum "
+				 "to 0x%02x, not 0", b[8], ACPI_RSDP_V1_LEN, sum);
+	root->rsdt = get_u32(b + ACPI_RSDP_OFF_RSDT);
+	root->xsdt = 0;
+
+	/* The 2.0 fields exist only where both the loader and the RSDP itself say so. */
+	if (rsdp_revision >= ACPI_RSDP_REV_XSDT && b[ACPI_RSDP_OFF_REVISION] >= ACPI_RSDP_REV_XSDT) {
+		uint32_t len;
+		if (!src_read(s, rsdp + ACPI_RSDP_V1_LEN, b + ACPI_RSDP_V1_LEN,
+			      ACPI_RSDP_V2_LEN - ACPI_RSDP_V1_LEN))
+			return fmt_error(err, errlen, "RSDP at 0x%llx: revision %u fields cannot be read",
+					 (unsigned long long)rsdp, b[ACPI_RSDP_OFF_REVISION]);
+		len = get_u32(b + ACPI_RSDP_OFF_LENGTH);
+		if (len < ACPI_RSDP_V2_LEN || len > ACPI_SDT_MAX_LEN)
+			return fmt_error(err, errlen, "RSDP length %u out of range (%u..%u)",
+					 len, ACPI_RSDP_V2_LEN, ACPI_SDT_MAX_LEN);
+		if (!sum_bytes(s, rsdp, len, &sum))
+			return fmt_error(err, errlen, "RSDP at 0x%llx: its %u bytes cannot be read",
+					 (unsigned long long)rsdp, len);
+		if (sum != 0)
+			return fmt_error(err, errlen, "RSDP extended checksum 0x%02x wrong: the %u "
+					 "bytes sum to 0x%02x, not 0", b[32], len, sum);
+		root->xsdt = get_u64(b + ACPI_RSDP_OFF_XSDT);
+	}
+	if (root->xsdt == 0 && root->rsdt == 0)
+		return fmt_error(err, errlen, "RSDP names neither an RSDT nor an XSDT");
+	return 0;
+}
+
+/* Check the header at phys: signature sig, a length from 36 to 1 MiB, a zero checksum
+ * over that length. The header goes to hdr, the length to *len. Messages call the
+ * table name ("MADT" for the table signed "APIC"). */
+static int check_sdt(const struct acpi_src *s, uint64_t phys, const char *name, const char *sig,
+		     uint8_t hdr[ACPI_SDT_HEADER_LEN], uint32_t *len, char *err, size_t errlen)
+{
+	uint8_t sum;
+
+	if (!src_read(s, phys, hdr, ACPI_SDT_HEADER_LEN))
+		return fmt_error(err, errlen, "%s at 0x%llx cannot be read", name,
+				 (unsigned long long)phys);
+	if (memcmp(hdr, sig, 4) != 0)
+		return fmt_error(err, errlen, "%s at 0x%llx has signature \"%c%c%c%c\"", name,
+				 (unsigned long long)phys, printable(hdr[0]), printable(hdr[1]),
+				 printable(hdr[2]), printable(hdr[3]));
+	*len = get_u32(hdr + ACPI_SDT_OFF_LENGTH);
+	if (*len < ACPI_SDT_HEADER_LEN || *len > ACPI_SDT_MAX_LEN)
+		return fmt_error(err, errlen, "%s at 0x%llx: length 0x%x out of range (0x%x..0x%x)",
+				 name, (unsigned long long)phys, *len, ACPI_SDT_HEADER_LEN,
+				 ACPI_SDT_MAX_LEN);
+	if (!sum_bytes(s, phys, *len, &sum))
+		return fmt_error(err, errlen, "%s at 0x%llx: its 0x%x bytes cannot be read", name,
+				 (unsigned long long)phys, *len);
+	if (sum != 0)
+		return fmt_error(err, errlen, "%s at 0x%llx: checksum 0x%02x wrong (the 0x%x bytes "
+				 "sum to 0x%02x, not 0)", name, (unsigned long long)phys, hdr[9],
+				 *len, sum);
+	return 0;
+}
+
+/* Walk the root table (RSDT or XSDT) at phys for the first table signed "APIC". Entries
+ * that cannot be read or carry another signature are skipped; the MADT found must then
+ * pass check_sdt itself. */
+static int find_madt(const struct acpi_src *s, uint64_t phys, bool xsdt, uint64_t *madt,
+		     char *err, size_t errlen)
+{
+	const char *name = xsdt ? "XSDT" : "RSDT";
+	const uint32_t entry_len = xsdt ? 8 : 4;
+	uint8_t hdr[ACPI_SDT_HEADER_LEN];
+	uint32_t len, count;
+
+	if (check_sdt(s, phys, name, name, hdr, &len, err, errlen) != 0)
+		return -1;
+	/* A partial entry at the end (a length not a multiple of entry_len) is not read. */
+	count = (len - ACPI_SDT_HEADER_LEN) / entry_len;
+	for (uint32_t i = 0; i < count; i++) {
+		uint8_t e[8], sig[4];
+		uint64_t table;
+
+		if (!src_read(s, phys + ACPI_SDT_HEADER_LEN + (uint64_t)i * entry_len, e, entry_len))
+			return fmt_error(err, errlen, "%s at 0x%llx: entry %u cannot be read", name,
+					 (unsigned long long)phys, i);
+		table = xsdt ? get_u64(e) : get_u32(e);
+		if (table == 0 || !src_read(s, table, sig, sizeof(sig)))
+			continue;
+		if (memcmp(sig, "APIC", 4) == 0) {
+			*madt = table;
+			return 0;
+		}
+	}
+	return fmt_error(err, errlen, "no MADT (\"APIC\") among the %u entries of the %s at 0x%llx",
+			 count, name, (unsigned long long)phys);
+}
+
+/* Add a processor unless its APIC ID is already listed (firmware may describe one CPU
+ * by both a Local APIC and a Local x2APIC structure: the first one wins). */
+static void add_cpu(struct acpi_madt_info *out, const struct acpi_cpu *c)
+{
+	for (unsigned i = 0; i < out->ncpus; i++)
+		if (out->cpu[i].apic_id == c->apic_id)
+			return;
+	if (out->ncpus == ACPI_MAX_CPUS) {
+		out->dropped++;
+		return;
+	}
+	out->cpu[out->ncpus++] = *c;
+}
+
+static void set_flags(struct acpi_cpu *c, uint32_t flags, unsigned madt_revision)
+{
+	c->enabled = (flags & ACPI_LAPIC_ENABLED) != 0;
+	c->online_capable = !c->enabled && madt_revision >= ACPI_MADT_REV_ONLINE_CAPABLE &&
+			    (flags & ACPI_LAPIC_ONLINE_CAPABLE) != 0;
+}
+
+/* The structure types bareperf reads, with the length each must have at least. */
+static const struct { uint8_t type, min_len; const char *name; } madt_types[] = {
+	{ MADT_TYPE_LOCAL_APIC, MADT_LOCAL_APIC_LEN, "Processor Local APIC" },
+	{ MADT_TYPE_LAPIC_OVERRIDE, MADT_LAPIC_OVERRIDE_LEN, "Local APIC Address Override" },
+	{ MADT_TYPE_LOCAL_X2APIC, MADT_LOCAL_X2APIC_LEN, "Processor Local x2APIC" },
+};
+
+/* One interrupt controller structure, e[0..len), at offset off of the MADT. */
+static int madt_entry(const uint8_t *e, uint32_t off, unsigned madt_revision,
+		      struct acpi_madt_info *out, char *err, size_t errlen)
+{
+	struct acpi_cpu c = { 0 };
+
+	for (unsigned i = 0; i < ARRAY_SIZE(madt_types); i++)
+		if (madt_types[i].type == e[0] && e[1] < madt_types[i].min_len)
+			return fmt_error(err, errlen, "MADT %s at offset 0x%x has length %u, "
+					 "expected %u", madt_types[i].name, off, e[1],
+					 madt_types[i].min_len);
+	switch (e[0]) {
+	case MADT_TYPE_LOCAL_APIC:
+		c.uid = e[2];
+		c.apic_id = e[3];
+		set_flags(&c, get_u32(e + 4), madt_revision);
+		add_cpu(out, &c);
+		break;
+	case MADT_TYPE_LOCAL_X2APIC:
+		c.apic_id = get_u32(e + 4);
+		set_flags(&c, get_u32(e + 8), madt_revision);
+		c.uid = get_u32(e + 12);
+		c.x2apic_entry = true;
+		add_cpu(out, &c);
+		break;
+	case MADT_TYPE_LAPIC_OVERRIDE:
+		out->lapic_phys = get_u64(e + 4);
+		break;
+	default:
+		break;          /* I/O APICs, NMIs, overrides of ISA IRQs: not ours */
+	}
+	return 0;
+}
+
+/* The MADT at phys, checked, into out. */
+static int parse_madt(const struct acpi_src *s, uint64_t phys, struct acpi_madt_info *out,
+		      char *err, size_t errlen)
+{
+	uint8_t hdr[ACPI_SDT_HEADER_LEN], fixed[8], e[MADT_ENTRY_MAX_LEN];
+	uint32_t len, off, e_len;
+
+	if (check_sdt(s, phys, "MADT", "APIC", hdr, &len, err, errlen) != 0)
+		return -1;
+	if (len < ACPI_MADT_OFF_ENTRIES)
+		return fmt_error(err, errlen, "MADT length 0x%x too short for its fixed fields "
+				 "(0x%x)", len, ACPI_MADT_OFF_ENTRIES);
+	if (!src_read(s, phys + ACPI_MADT_OFF_LAPIC_ADDR, fixed, sizeof(fixed)))
+		return fmt_error(err, errlen, "MADT at 0x%llx: fixed fields cannot be read",
+				 (unsigned long long)phys);
+	out->lapic_phys = get_u32(fixed);
+	out->pcat_compat = (get_u32(fixed + 4) & ACPI_MADT_PCAT_COMPAT) != 0;
+
+	for (off = ACPI_MADT_OFF_ENTRIES; off < len; off += e_len) {
+		if (len - off < 2)
+			return fmt_error(err, errlen, "MADT entry at offset 0x%x: its type and length "
+					 "run past the table end (0x%x)", off, len);
+		if (!src_read(s, phys + off, e, 2))
+			return fmt_error(err, errlen, "MADT entry at offset 0x%x cannot be read", off);
+		e_len = e[1];
+		if (e_len < 2)
+			return fmt_error(err, errlen, "MADT entry at offset 0x%x has length %u",
+					 off, e_len);
+		if (e_len > len - off)
+			return fmt_error(err, errlen, "MADT entry at offset 0x%x (type %u, length %u) "
+					 "runs past the table end (0x%x)", off, e[0], e_len, len);
+		if (!src_read(s, phys + off, e, e_len))
+			return fmt_error(err, errlen, "MADT entry at offset 0x%x cannot be read", off);
+		e[1] = (uint8_t)e_len;  /* what was checked, whatever a second read said */
+		if (madt_entry(e, off, hdr[ACPI_SDT_OFF_REVISION], out, err, errlen) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int madt_from_root(const struct acpi_src *s, uint64_t root, bool xsdt,
+			  struct acpi_madt_info *out, char *err, size_t errlen)
+{
+	uint64_t madt;
+
+	if (find_madt(s, root, xsdt, &madt, err, errlen) != 0)
+		return -1;
+	return parse_madt(s, madt, out, err, errlen);
+}
+
+int acpi_read_madt(acpi_read_fn rd, void *ctx, uint64_t rsdp, unsigned rsdp_revision,
+		   struct acpi_madt_info *out, char *err, size_t errlen)
+{
+	const struct acpi_src s = { rd, ctx };
+	struct acpi_root root = { 0, 0 };
+	char xsdt_err[160];
+
+	memset(out, 0, sizeof(*out));
+	if (read_rsdp(&s, rsdp, rsdp_revision, &root, err, errlen) != 0)
+		return -1;
+	if (root.xsdt != 0) {
+		if (madt_from_root(&s, root.xsdt, true, out, xsdt_err, sizeof(xsdt_err)) == 0)
+			return 0;
+		/* A broken XSDT with a usable RSDT beside it: ACPICA falls back too. */
+		if (root.rsdt == 0)
+			return fmt_error(err, errlen, "%s", xsdt_err);
+		memset(out, 0, sizeof(*out));
+		if (madt_from_root(&s, root.rsdt, false, out, err, errlen) == 0)
+			return 0;
+		memset(out, 0, sizeof(*out));
+		return fmt_error(err, errlen, "%s; the RSDT fails too", xsdt_err);
+	}
+	if (madt_from_root(&s, root.rsdt, false, out, err, errlen) == 0)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	return -1;
+}
