@@ -339,9 +339,9 @@ int acpi_read_madt(acpi_read_fn rd, void *ctx, uint64_t rsdp, unsigned rsdp_revi
 		if (madt_from_root(&s, root.xsdt, true, out, xsdt_err, sizeof(xsdt_err)) == 0)
 			return 0;
 		/* A broken XSDT with a usable RSDT beside it: ACPICA falls back too. */
+		memset(out, 0, sizeof(*out));
 		if (root.rsdt == 0)
 			return fmt_error(err, errlen, "%s", xsdt_err);
-		memset(out, 0, sizeof(*out));
 		if (madt_from_root(&s, root.rsdt, false, out, err, errlen) == 0)
 			return 0;
 		memset(out, 0, sizeof(*out));

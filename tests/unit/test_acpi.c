@@ -506,6 +506,16 @@ static void test_bad_root_tables(void **state)
 	expect_err(m, 2, "XSDT at 0xe2000: checksum");
 	expect_err(m, 2, "the RSDT fails too");
 	assert_int_equal(info.ncpus, 0);             /* nothing half-filled is left */
+
+	/* The XSDT's MADT fails after its first CPU, and there is no RSDT to fall back to:
+	 * the CPU read before the error is not left in the result. */
+	fix_checksum(m, XSDT_AT);
+	memset(at(m, MADT2_AT + 52), 0, 2);
+	put32(at(m, MADT2_AT + 4), 54);
+	fix_checksum(m, MADT2_AT);
+	rsdp(m, 2, 0, XSDT_AT);
+	expect_err(m, 2, "MADT entry at offset 0x34 has length 0");
+	assert_int_equal(info.ncpus, 0);
 }
 
 static void test_bad_lengths(void **state)
