@@ -15,6 +15,7 @@
 
 #include "arch/x86/msr-index.h"
 #include "arch/x86/pmu/pmu.h"
+#include "kernel/sample-hist.h"
 #include "lib/netburst.h"
 #include "lib/p4-regs.h"
 #include "tests/unit/msr_model.h"
@@ -345,6 +346,45 @@ static void test_widening_p6(void **state)
 	rig_done(r);
 }
 
+/* ---------------------------------------------------------------- the histogram */
+
+static void test_sample_hist(void **state)
+{
+	(void)state;
+	struct sample_hist h;
+	sample_hist_reset(&h, 0x401000);
+	static const uintptr_t ips[] = { 0x401004, 0x401010, 0x401004, 0x400fff, 0x401010,
+					 0x401004, 0x411000, 0x401008 };
+	for (unsigned i = 0; i < sizeof(ips) / sizeof(ips[0]); i++)
+		sample_hist_add(&h, ips[i]);
+	sample_hist_sort(&h);
+	assert_int_equal(h.total, 8);
+	assert_int_equal(h.outside, 2);         /* before the entry, and 64 KiB past it */
+	assert_int_equal(h.n, 3);
+	assert_int_equal(h.bin[0].offset, 4);
+	assert_int_equal(h.bin[0].count, 3);
+	assert_int_equal(h.bin[1].offset, 0x10);
+	assert_int_equal(h.bin[2].offset, 8);
+
+	struct sample_run run = { .bench = "add_chain", .size = 0, .cpl = 3,
+				  .event = "instructions", .period = 5000, .events = 41234 };
+	char buf[512];
+	int n = sample_json(&run, &h, buf, sizeof(buf));
+	assert_string_equal(buf, "{\"bench\":\"add_chain\",\"size\":0,\"cpl\":3,\"event\":"
+			    "\"instructions\",\"period\":5000,\"events\":41234,\"samples\":8,"
+			    "\"outside\":2,\"unbinned\":0,\"offsets\":[[4,3],[16,2],[8,1]]}");
+	assert_int_equal(n, (int)strlen(buf));
+	assert_int_equal(sample_json(&run, &h, buf, 40), -1);
+
+	/* More distinct offsets than bins: counted, never lost. */
+	sample_hist_reset(&h, 0x1000);
+	for (unsigned i = 0; i < SAMPLE_HIST_BINS + 5; i++)
+		sample_hist_add(&h, 0x1000 + i);
+	assert_int_equal(h.n, SAMPLE_HIST_BINS);
+	assert_int_equal(h.unbinned, 5);
+	assert_int_equal(h.total, SAMPLE_HIST_BINS + 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_perfmon_v2_status),
 		cmocka_unit_test(test_netburst_cccr),
 		cmocka_unit_test(test_widening_p6),
+		cmocka_unit_test(test_sample_hist),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -260,8 +260,8 @@ int pmu_check_class(const char *pmu_name, const struct ev_encoding *e,
 	}
 	/* INT is bit 20 in Intel's and AMD's event-select layouts alike. */
 	if (e->cls == EV_CLASS_GP && (e->evtsel & ARCH_PERFMON_EVENTSEL_INT)) {
-		bp_snprintf(err, errlen, "event '%s': INT (bit 20) is set, but bareperf has no "
-			    "PMI handler", e->name);
+		bp_snprintf(err, errlen, "event '%s': INT (bit 20) is set; counters interrupt "
+			    "only when the kernel arms them (sample.event=)", e->name);
 		return -1;
 	}
 	return 0;
