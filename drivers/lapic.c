@@ -137,3 +137,57 @@ bool lapic_send_nmi_to_self(void)
 			return true;
 	return false;
 }
+
+/* ---------------------------------------------------------------- performance-counter interrupt */
+
+/* LVT performance-counter register (SDM Vol. 3A 11.5.1, Figure 11-8): vector 7:0,
+ * delivery mode 10:8 (fixed, SMI or NMI), mask 16. The local APIC sets the mask bit
+ * when it handles a performance-counter interrupt (same section), so the handler
+ * unmasks it again. */
+#define LVT_DELIVERY_FIXED  (0u << 8)
+#define LVT_DELIVERY_NMI    (4u << 8)
+#define ICR_DELIVERY_FIXED  (0u << 8)
+#define ICR_SELF            (1u << 18)
+
+bool lapic_pmi_route(bool nmi)
+{
+	if (!regs)
+		return false;
+	wr(LAPIC_LVT_PERF, LVT_MASKED | (nmi ? LVT_DELIVERY_NMI : LVT_DELIVERY_FIXED | VEC_PMI));
+	return true;
+}
+
+void lapic_pmi_unmask(void)
+{
+	if (regs)
+		wr(LAPIC_LVT_PERF, rd(LAPIC_LVT_PERF) & ~LVT_MASKED);
+}
+
+void lapic_pmi_mask(void)
+{
+	if (regs)
+		wr(LAPIC_LVT_PERF, rd(LAPIC_LVT_PERF) | LVT_MASKED);
+}
+
+bool lapic_pmi_masked(void)
+{
+	return !regs || (rd(LAPIC_LVT_PERF) & LVT_MASKED);
+}
+
+void lapic_eoi(void)
+{
+	if (regs)
+		wr(LAPIC_EOI, 0);
+}
+
+bool lapic_send_ipi_to_self(uint8_t vector)
+{
+	if (!regs || vector < 32)
+		return false;
+	wr(LAPIC_ICR_HI, 0);
+	wr(LAPIC_ICR_LO, ICR_SELF | ICR_LEVEL_ASSERT | ICR_DELIVERY_FIXED | vector);
+	for (int i = 0; i < 1000000; i++)
+		if (!(rd(LAPIC_ICR_LO) & ICR_DELIVERY_PENDING))
+			return true;
+	return false;
+}

@@ -15,6 +15,7 @@
 #include "kernel/platform.h"
 #include "kernel/pmu.h"
 #include "kernel/result-json.h"
+#include "kernel/sample.h"
 #include "kernel/userbench.h"
 #include "lib/format.h"
 #include "lib/str.h"
@@ -373,6 +374,8 @@ static void measure_payload(const struct payload *pl, uint64_t size)
 			went_on = measure_group(pl, size, cpl, arg, h, out, g);
 		if (went_on && plan.step && !(pl->flags & (PL_KERNEL_CODE | PL_FAULT)))
 			measure_steps(pl, size, cpl, arg, h);
+		if (went_on)
+			sample_payload(pl, size, cpl, arg, payload_n(pl));
 	}
 	if (nblock)
 		report_block(pl, size, block, nblock);
@@ -384,6 +387,7 @@ int engine_main(void)
 	kpmu_init();
 	report_meta();
 	make_plan();
+	sample_init();
 	/* The i686 payloads count iterations in ESI, and the harness doubles n. */
 	if (sizeof(void *) == 4 && kernel.cfg.iters > 0x7fffffffull) {
 		error("config", "iters=%llu is more than the i686 kernel's 32-bit payload loops "

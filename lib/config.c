@@ -290,6 +290,34 @@ static int parse_name(const struct cfg_key *k, struct bp_config *cfg, const char
 	return 0;
 }
 
+/* sample.event=: one event in the events= language (checked when the PMU is known), or
+ * "none" to turn sampling off. */
+static int parse_sample_event(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+			      size_t len, char *why, size_t whylen)
+{
+	char ex[CFG_EXCERPT + 4];
+	char *dst = (char *)cfg + k->offset;
+	if (len == 0 || len >= k->width) {
+		bp_snprintf(why, whylen, "%s=%s: one event of 1 to %u characters is expected",
+			    k->name, excerpt(v, len, ex, sizeof(ex)), k->width - 1);
+		return -1;
+	}
+	if (len == 4 && !memcmp(v, "none", 4)) {
+		dst[0] = '\0';
+		return 0;
+	}
+	memcpy(dst, v, len);
+	dst[len] = '\0';
+	return 0;
+}
+
+static void show_sample_event(const struct cfg_key *k, const struct bp_config *cfg, char *buf,
+			      size_t buflen)
+{
+	const char *s = (const char *)cfg + k->offset;
+	bp_snprintf(buf, buflen, "%s", *s ? s : "none");
+}
+
 /* A value that contains a separator is quoted so the report reads back as the same value. */
 static void show_list(const struct cfg_key *k, const struct bp_config *cfg, char *buf,
 		      size_t buflen)
@@ -502,6 +530,9 @@ static const struct cfg_word thread_words[] = {
 	{ "auto", CFG_NB_AUTO }, { "0", CFG_NB_T0 }, { "1", CFG_NB_T1 }, { "both", CFG_NB_BOTH },
 	{ NULL, 0 },
 };
+static const struct cfg_word delivery_words[] = {
+	{ "vector", false }, { "nmi", true }, { NULL, 0 },
+};
 static const struct cfg_word yes_no_words[] = {
 	{ "yes", true }, { "no", false }, { NULL, 0 },
 };
@@ -530,6 +561,10 @@ static const struct cfg_key cfg_keys[] = {
 	{ .name = "netburst.thread", FIELD(nb_thread),      WORDS(thread_words) },
 	{ .name = "exit",            FIELD(exit_when_done), WORDS(yes_no_words) },
 	{ .name = "pmu",             FIELD(pmu),            .parse = parse_name, .show = show_list },
+	{ .name = "sample.event",    FIELD(sample_event),   .parse = parse_sample_event,
+	  .show = show_sample_event },
+	{ .name = "sample.period",   FIELD(sample_period),  NUMBER(1, 1ull << 47) },
+	{ .name = "sample.delivery", FIELD(sample_nmi),     WORDS(delivery_words) },
 };
 #define CFG_NKEYS (ARRAY_SIZE(cfg_keys))
 
@@ -560,6 +595,7 @@ void config_defaults(struct bp_config *cfg)
 	cfg->nb_thread = CFG_NB_AUTO;
 	cfg->exit_when_done = true;
 	str_copy(cfg->pmu, "auto", sizeof(cfg->pmu));
+	cfg->sample_period = 100000;
 }
 
 /* ------------------------------------------------------------ the parser */

@@ -82,6 +82,9 @@ struct bp_config {
 	bool exit_when_done;            /* exit=yes|no  leave QEMU via isa-debug-exit */
 	char pmu[32];                   /* pmu=auto|<libpfm4 PMU name>: model to program, overriding
 	                                   detection (e.g. to trace=msr a PMU QEMU does not have) */
+	char sample_event[128];         /* sample.event=EVENT: sample the payload RIP ("" = off) */
+	uint64_t sample_period;         /* sample.period=N events between samples */
+	bool sample_nmi;                /* sample.delivery=vector|nmi: how the PMI arrives */
 	bool payloads_set;              /* payloads= was given (else user benchmarks run alone) */
 	unsigned nbench;                /* bench.NAME.*: user benchmarks, in order of appearance */
 	struct cfg_bench bench[CFG_BENCH_MAX];
@@ -89,7 +92,8 @@ struct bp_config {
 
 /* Defaults: mode run, default catalogue, events "cycles,instructions", both CPLs,
  * reps 11, warmup 2, iters 1000, sizes 4K..64M powers of 4, format both, COM1 115200,
- * no trace, trim 0, watchdog 2000 ms, insn_count step, netburst.thread 0, exit yes. */
+ * no trace, trim 0, watchdog 2000 ms, insn_count step, netburst.thread 0, exit yes,
+ * no sampling (sample.period 100000, sample.delivery vector). */
 void config_defaults(struct bp_config *cfg);
 
 typedef void (*config_error_fn)(void *ctx, const char *msg);

@@ -23,6 +23,7 @@
 #define VEC_PIC_BASE       0x20     /* 8259 IRQ0-15 (drivers/i8259.c), no local APIC only */
 #define VEC_PIT            (VEC_PIC_BASE + 0)
 #define VEC_APIC_TIMER     0xf0
+#define VEC_PMI            0xf1     /* LVT performance-counter entry, fixed delivery */
 #define VEC_APIC_SPURIOUS  0xff
 
 void desc_init(void);

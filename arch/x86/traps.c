@@ -74,6 +74,8 @@ void trap_dispatch(struct trap_frame *f)
 	/* An NMI (a platform watchdog, a BMC, a memory error report) is not ours to handle;
 	 * say that it came, since it may have disturbed a measurement, and go on. */
 	if (f->vector == VEC_NMI) {
+		if (irq_handlers[VEC_NMI] && irq_handlers[VEC_NMI](f))
+			return;
 		nmi_count++;
 		trap_printf("note: NMI received (%llu so far); a measurement in progress may include "
 			"its handling\n", (unsigned long long)nmi_count);

@@ -23,7 +23,9 @@ struct trap_hooks {
 };
 void trap_set_hooks(const struct trap_hooks *hooks);
 
-/* Interrupt handlers registered by drivers (APIC timer, ...). Return true if handled. */
+/* Interrupt handlers registered by drivers and the kernel (APIC timer, PMI, ...). Return
+ * true if handled. A handler for VEC_NMI is asked first on every NMI (a PMI delivered as
+ * NMI): true means it was its own; otherwise the NMI is noted as foreign. */
 typedef bool (*irq_handler_fn)(struct trap_frame *f);
 void trap_set_irq_handler(unsigned vector, irq_handler_fn fn);
 

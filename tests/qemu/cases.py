@@ -738,3 +738,27 @@ CASES += [
          match=[r"^error: mem: not enough memory below 4 GiB for its 1048576 KiB buffer aligned to 4096 \(\d+ KiB free\)"],
          absent=[r"^FATAL", r'"bench":"(nocode|big|off|x)"']),
 ]
+
+# Counter-overflow interrupts (kernel/sample.c). TCG never raises a PMI: the selftests
+# reach the handler by a self-IPI on its vector (x86-64 and i686), and sample.event= says
+# once why it cannot sample while the run goes on; a bad sample.event= is a config error.
+PMI_SELFTEST = ["PASS: pmi.self_ipi_handler", "PASS: pmi.nmi_hook_passes_foreign_nmi"]
+CASES += [
+    dict(name="pmi-selftest-netburst", args=["--cpu", "kvm64"], config="mode=selftest",
+         lines=["pmu.kind=intel-netburst"] + PMI_SELFTEST, match=SELFTEST_OK, absent=NO_FAIL),
+    dict(name="i686-pmi-selftest-athlon", args=["--bios", "--cpu", "athlon"], config="mode=selftest",
+         timeout=90, lines=BIOS32 + ["pmu.kind=amd-legacy"] + PMI_SELFTEST, match=SELFTEST_OK,
+         absent=NO_FAIL),
+    dict(name="sample-tcg-note", args=["--cpu", "qemu64"],
+         config="payloads=add_chain reps=3 sample.event=instructions sample.period=5000 sample.delivery=nmi",
+         lines=["cfg.sample.event=instructions", "cfg.sample.period=5000", "cfg.sample.delivery=nmi",
+                "note: sample.event=instructions not sampled: no PMU interrupt without a counting PMU "
+                "(pmu.functional=no, see its reason)"],
+         match=[r'^@note \{"context":"sample","message":"sample\.event=instructions not sampled: ',
+                r'^@result \{"bench":"add_chain",', r'^@done \{"results":4,'],
+         absent=NO_FAIL + [r"^@sample ", r"^error: "]),
+    dict(name="sample-bad-event", args=["--cpu", "qemu64"],
+         config="payloads=add_chain reps=3 sample.event=no_such_event", exit=1,
+         lines=["error: sample.event=no_such_event: unknown event 'no_such_event' for PMU amd64_k8_revg"],
+         match=[r'^@result \{"bench":"add_chain",'], absent=NO_FAIL),
+]

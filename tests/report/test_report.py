@@ -44,6 +44,19 @@ class ParseSample(unittest.TestCase):
         self.assertEqual([s["bench"] for s in self.log.skipped], ["cost_rdpmc"])
         self.assertTrue(any("not measured" in n["message"] for n in self.log.notes))
 
+    def test_sample_records(self):
+        # The kernel's @sample (kernel/sample-hist.c; the exact bytes are tested on the host).
+        line = ('@sample {"bench":"add_chain","size":0,"cpl":3,"event":"instructions",'
+                '"period":5000,"events":41234,"samples":8,"outside":2,"unbinned":0,'
+                '"offsets":[[4,3],[16,2],[8,1]]}')
+        log = report.parse_log(sample_text() + "\n" + line + "\n", "sample")
+        self.assertEqual(log.warnings, [])
+        self.assertEqual(log.samples[0]["offsets"], [[4, 3], [16, 2], [8, 1]])
+        bad = report.parse_log(sample_text() + "\n" + line.replace('"cpl":3', '"cpl":2') + "\n",
+                               "sample")
+        self.assertEqual(bad.samples, [])
+        self.assertTrue(any("cpl" in w for w in bad.warnings))
+
     def test_meta(self):
         self.assertEqual(self.log.meta["schema"], 1)
         self.assertEqual(self.log.meta["cpu"]["hypervisor"], "TCGTCGTCGTCG")

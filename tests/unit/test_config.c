@@ -103,12 +103,34 @@ static void test_defaults_and_report(void **state)
 	assert_true(cfg.exit_when_done);
 
 	config_report(&cfg, collect_line, &r);
-	assert_int_equal(r.count, 18);
+	assert_int_equal(r.count, 21);
 	assert_string_equal(r.text,
 		"mode=run\npayloads=*\nevents=cycles,instructions\ncpl=both\nreps=11\nwarmup=2\n"
 		"iters=1000\nsizes=4K,16K,64K,256K,1M,4M,16M,64M\nformat=both\nserial.port=0x3f8\n"
 		"serial.baud=115200\ntrace=none\ntrim=0\nwatchdog=2000\ninsn_count=step\n"
-		"netburst.thread=auto\nexit=yes\npmu=auto\n");
+		"netburst.thread=auto\nexit=yes\npmu=auto\nsample.event=none\n"
+		"sample.period=100000\nsample.delivery=vector\n");
+}
+
+static void test_sample_keys(void **state)
+{
+	(void)state;
+	struct bp_config cfg;
+	struct messages m;
+
+	config_defaults(&cfg);
+	assert_string_equal(cfg.sample_event, "");
+	assert_int_equal(apply(&cfg, "sample.event=skl::INST_RETIRED:ANY_P:u sample.period=0x1000 "
+			       "sample.delivery=nmi", &m), 0);
+	assert_string_equal(cfg.sample_event, "skl::INST_RETIRED:ANY_P:u");
+	assert_true(cfg.sample_period == 4096);
+	assert_true(cfg.sample_nmi);
+	assert_int_equal(apply(&cfg, "sample.period=0", &m), 1);
+	assert_true(cfg.sample_period == 4096);
+	assert_int_equal(apply(&cfg, "sample.delivery=smi", &m), 1);
+	assert_int_equal(apply(&cfg, "sample.event=none sample.delivery=vector", &m), 0);
+	assert_string_equal(cfg.sample_event, "");
+	assert_false(cfg.sample_nmi);
 }
 
 static void test_pmu_key(void **state)
@@ -538,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_and_report),
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_pmu_key),
+		cmocka_unit_test(test_sample_keys),
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_bad_entry_keeps_rest),
 		cmocka_unit_test(test_syntax),

@@ -65,6 +65,30 @@ static int v2_disable_all(struct pmu_state *st)
 	return amd_disable_selects(st);
 }
 
+/* PerfCntrGlobalStatus bit i is set when PERF_CTRi overflows, cleared by writing 1 to
+ * the same bit of PerfCntrGlobalStatusClr (APM Vol. 2 13.2.2); bit i is slot i's
+ * counter index here. */
+static int v2_overflowed(struct pmu_state *st, uint32_t *mask)
+{
+	uint64_t status;
+	*mask = 0;
+	if (pmu_rdmsr(st, MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, &status))
+		return -1;
+	for (unsigned i = 0; i < st->nslots; i++)
+		if (st->slot[i].type == SLOT_GP && (status & (1ULL << st->slot[i].index)))
+			*mask |= 1u << i;
+	return 0;
+}
+
+static int v2_ack(struct pmu_state *st, uint32_t mask)
+{
+	uint64_t bits = 0;
+	for (unsigned i = 0; i < st->nslots; i++)
+		if ((mask & (1u << i)) && st->slot[i].type == SLOT_GP)
+			bits |= 1ULL << st->slot[i].index;
+	return bits ? pmu_wrmsr(st, MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR, bits) : 0;
+}
+
 static const struct ev_generic_map v2_generic[] = { { .code = AMD_ZEN4_GENERIC_CODES } };
 
 /* PERF_CTL/PERF_CTR are named by amd-core's rows. */
@@ -96,4 +120,7 @@ const struct pmu_backend pmu_backend_amd_perfmon_v2 = {
 	.read = pmu_read_slot,
 	.reset = pmu_zero_counters,
 	.disable_all = v2_disable_all,
+	.enable_pmi = pmu_enable_pmi_evtsel,
+	.overflowed = v2_overflowed,
+	.ack = v2_ack,
 };

@@ -95,7 +95,9 @@ static const struct pmu_msr_name amd_core_msr_names[] = {
 	.stop = amd_stop,                        \
 	.read = pmu_read_slot,                   \
 	.reset = pmu_zero_counters,              \
-	.disable_all = amd_disable_selects
+	.disable_all = amd_disable_selects,      \
+	.enable_pmi = pmu_enable_pmi_evtsel,     \
+	.overflowed = pmu_overflowed_sign        /* no status before PerfMonV2 */
 
 const struct pmu_backend pmu_backend_amd_legacy = {
 	.kind = PMU_AMD_LEGACY,

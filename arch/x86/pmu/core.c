@@ -260,8 +260,8 @@ int pmu_check_class(const char *pmu_name, const struct ev_encoding *e,
 	}
 	/* INT is bit 20 in Intel's and AMD's event-select layouts alike. */
 	if (e->cls == EV_CLASS_GP && (e->evtsel & ARCH_PERFMON_EVENTSEL_INT)) {
-		bp_snprintf(err, errlen, "event '%s': INT (bit 20) is set, but bareperf has no "
-			    "PMI handler", e->name);
+		bp_snprintf(err, errlen, "event '%s': INT (bit 20) is set; counters interrupt "
+			    "only when the kernel arms them (sample.event=)", e->name);
 		return -1;
 	}
 	return 0;
@@ -299,9 +299,10 @@ int pmu_write_gp_enables(struct pmu_state *st, bool enable)
 int pmu_zero_counters(struct pmu_state *st)
 {
 	for (unsigned k = 0; k < st->nslots; k++) {
-		const struct pmu_slot *s = &st->slot[k];
-		if ((s->type == SLOT_GP || s->type == SLOT_FIXED) && pmu_wrmsr(st, s->ctr_msr, 0))
+		struct pmu_slot *s = &st->slot[k];
+		if ((s->type == SLOT_GP || s->type == SLOT_FIXED) && pmu_wrmsr(st, s->ctr_msr, s->start))
 			return -1;
+		s->banked = s->overflows = 0;
 	}
 	return 0;
 }
@@ -311,6 +312,110 @@ int pmu_read_slot(struct pmu_state *st, unsigned i, uint64_t *val)
 	if (i >= st->nslots)
 		return -1;
 	return pmu_rdmsr(st, st->slot[i].ctr_msr, val);
+}
+
+/* ---------------------------------------------------------------- counter overflow */
+
+static uint64_t width_mask(unsigned width)
+{
+	return width >= 64 ? ~0ull : (1ull << width) - 1;
+}
+
+static bool slot_counts(const struct pmu_slot *s)
+{
+	return s->type == SLOT_GP || s->type == SLOT_FIXED;
+}
+
+uint64_t pmu_max_period(const struct pmu_state *st, unsigned i)
+{
+	const struct pmu_slot *s = &st->slot[i];
+	if (i >= st->nslots || !slot_counts(s) || s->width < 2 || s->width > 64)
+		return 0;
+	/* The preset must have the top bit set: the overflow is the step from 2^width - 1
+	 * to 0, and the generations without a status register see it as that bit clearing. */
+	uint64_t max = 1ull << (s->width - 1);
+	bool sext32 = st->be->ctr_write_sext32 && s->type == SLOT_GP &&
+		      !(st->full_width_writes && st->be->ctr_base_full_width);
+	if (sext32 && max > PMU_SEXT32_MAX_PERIOD)
+		max = PMU_SEXT32_MAX_PERIOD;
+	return max;
+}
+
+int pmu_arm_overflow(struct pmu_state *st, unsigned i, uint64_t period, char *err, size_t errlen)
+{
+	const char *name = pmu_kind_name(st->be->kind);
+	if (!st->pmi_handler_installed)
+		return fmt_error(err, errlen, "%s: no PMI handler is installed, so no counter may "
+				 "interrupt on overflow", name);
+	if (!st->be->enable_pmi || !st->be->overflowed)
+		return fmt_error(err, errlen, "%s: overflow interrupts are not supported", name);
+	uint64_t max = pmu_max_period(st, i);
+	if (!max)
+		return fmt_error(err, errlen, "%s: slot %u is not a counter that can overflow", name, i);
+	if (period == 0)
+		period = max;
+	if (period > max)
+		return fmt_error(err, errlen, "%s: period %llu is more than counter %u takes (at "
+				 "most %llu)", name, (unsigned long long)period, i,
+				 (unsigned long long)max);
+	struct pmu_slot *s = &st->slot[i];
+	st->be->enable_pmi(st, s);
+	s->period = period;
+	s->start = (0 - period) & width_mask(s->width);
+	s->banked = s->overflows = 0;
+	return 0;
+}
+
+int pmu_overflow_bank(struct pmu_state *st, uint32_t mask)
+{
+	for (unsigned i = 0; i < st->nslots; i++) {
+		struct pmu_slot *s = &st->slot[i];
+		if (!(mask & (1u << i)) || !s->period)
+			continue;
+		uint64_t raw;
+		if (st->be->read(st, i, &raw))
+			return -1;
+		s->banked += (raw - s->start) & width_mask(s->width);
+		s->overflows++;
+		if (pmu_wrmsr(st, s->ctr_msr, s->start))
+			return -1;
+	}
+	return 0;
+}
+
+int pmu_read_wide(struct pmu_state *st, unsigned i, uint64_t *val)
+{
+	uint64_t raw;
+	if (i >= st->nslots || st->be->read(st, i, &raw))
+		return -1;
+	const struct pmu_slot *s = &st->slot[i];
+	*val = s->period ? s->banked + ((raw - s->start) & width_mask(s->width)) : raw;
+	return 0;
+}
+
+void pmu_enable_pmi_evtsel(const struct pmu_state *st, struct pmu_slot *s)
+{
+	(void)st;
+	if (s->type == SLOT_FIXED)
+		s->ctl_value |= FIXED_CTR_CTRL_PMI;
+	else if (s->type == SLOT_GP)
+		s->ctl_value |= ARCH_PERFMON_EVENTSEL_INT;   /* bit 20: Intel, P6 and AMD alike */
+}
+
+int pmu_overflowed_sign(struct pmu_state *st, uint32_t *mask)
+{
+	*mask = 0;
+	for (unsigned i = 0; i < st->nslots; i++) {
+		const struct pmu_slot *s = &st->slot[i];
+		uint64_t raw;
+		if (!s->period)
+			continue;
+		if (st->be->read(st, i, &raw))
+			return -1;
+		if (!(raw & (1ull << (s->width - 1))))
+			*mask |= 1u << i;
+	}
+	return 0;
 }
 
 /* ---------------------------------------------------------------- trace=msr decoding */

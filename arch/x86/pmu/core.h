@@ -57,8 +57,20 @@ int pmu_rdmsr(struct pmu_state *st, uint32_t msr, uint64_t *val);
 /* Write each GP slot's select with EN (bit 22 in the Intel, P6 and AMD layouts alike) set
  * or clear: the only on/off switch where there is no global control. 0 or -1. */
 int pmu_write_gp_enables(struct pmu_state *st, bool enable);
-/* Zero the counter of every GP and fixed slot. 0 or -1. */
+/* Zero the counter of every GP and fixed slot (an armed one: its preset, and its banked
+ * count). 0 or -1. */
 int pmu_zero_counters(struct pmu_state *st);
+
+/* Writes to IA32_PMCx and P6 PERFCTRx sign-extend bit 31 (SDM Vol. 3B 20.2.6, 21.6.x):
+ * a preset 2^width - period needs bit 31 set, so the period is at most 2^31. */
+#define PMU_SEXT32_MAX_PERIOD (1ull << 31)
+
+/* enable_pmi for event-select generations: INT (bit 20) in a GP select, PMI in a fixed
+ * counter's FIXED_CTR_CTRL field (SDM Figure 20-8). */
+void pmu_enable_pmi_evtsel(const struct pmu_state *st, struct pmu_slot *s);
+/* overflowed for generations without an overflow status (P6, Intel v1, AMD before
+ * PerfMonV2): an armed counter whose top bit is clear has passed its negative preset. */
+int pmu_overflowed_sign(struct pmu_state *st, uint32_t *mask);
 
 /* Read slot i: RDMSR of its counter MSR; -1 for an out-of-range slot. */
 int pmu_read_slot(struct pmu_state *st, unsigned i, uint64_t *val);

@@ -193,6 +193,40 @@ static int arch_disable_all(struct pmu_state *st)
 	return 0;
 }
 
+/* v2+: IA32_PERF_GLOBAL_STATUS has bit i for PMCi and bit 32 + j for FIXED_CTRj, set
+ * on overflow until written to IA32_PERF_GLOBAL_OVF_CTRL (SDM 20.2.2). The status bits
+ * of the slots in mask, or the slots of status bits. */
+static uint64_t arch_status_bit(const struct pmu_slot *s)
+{
+	return s->type == SLOT_GP ? GLOBAL_CTRL_PMC(s->index) :
+	       s->type == SLOT_FIXED ? GLOBAL_CTRL_FIXED(s->index) : 0;
+}
+
+static int arch_overflowed(struct pmu_state *st, uint32_t *mask)
+{
+	uint64_t status;
+	if (st->caps.version < 2)
+		return pmu_overflowed_sign(st, mask);   /* v1: no status register */
+	*mask = 0;
+	if (pmu_rdmsr(st, MSR_IA32_PERF_GLOBAL_STATUS, &status))
+		return -1;
+	for (unsigned i = 0; i < st->nslots; i++)
+		if (status & arch_status_bit(&st->slot[i]))
+			*mask |= 1u << i;
+	return 0;
+}
+
+static int arch_ack(struct pmu_state *st, uint32_t mask)
+{
+	uint64_t bits = 0;
+	if (st->caps.version < 2)
+		return 0;       /* v1: the preset clears the top bit, no status to clear */
+	for (unsigned i = 0; i < st->nslots; i++)
+		if (mask & (1u << i))
+			bits |= arch_status_bit(&st->slot[i]);
+	return bits ? pmu_wrmsr(st, MSR_IA32_PERF_GLOBAL_OVF_CTRL, bits) : 0;
+}
+
 /* Linux perf's map; SDM Vol. 3B Table 20-1 for the architectural events and the
  * CPUID.0AH:EBX bit that says each is unavailable. */
 static const struct ev_generic_map arch_generic[] = { {
@@ -254,4 +288,8 @@ const struct pmu_backend pmu_backend_intel_arch = {
 	.read = pmu_read_slot,
 	.reset = pmu_zero_counters,
 	.disable_all = arch_disable_all,
+	.enable_pmi = pmu_enable_pmi_evtsel,
+	.overflowed = arch_overflowed,
+	.ack = arch_ack,
+	.ctr_write_sext32 = true,
 };

@@ -110,4 +110,7 @@ const struct pmu_backend pmu_backend_intel_p6 = {
 	.read = pmu_read_slot,
 	.reset = pmu_zero_counters,
 	.disable_all = p6_disable_all,
+	.enable_pmi = pmu_enable_pmi_evtsel,
+	.overflowed = pmu_overflowed_sign,      /* no status register */
+	.ctr_write_sext32 = true,
 };

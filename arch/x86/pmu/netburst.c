@@ -40,7 +40,7 @@ static int nb_program(struct pmu_state *st)
 			continue;
 		if ((vec = wr(st, s->extra_msr, s->extra_value)) ||
 		    (vec = wr(st, s->ctl_msr, s->ctl_value & ~(uint64_t)P4_CCCR_ENABLE)) ||
-		    (vec = wr(st, s->ctr_msr, 0)))
+		    (vec = wr(st, s->ctr_msr, s->start)))
 			return vec;
 	}
 	return 0;
@@ -81,9 +81,14 @@ static int nb_read(struct pmu_state *st, unsigned i, uint64_t *val)
 static int nb_reset(struct pmu_state *st)
 {
 	int vec;
-	for (unsigned i = 0; i < st->nslots; i++)
-		if (st->slot[i].type == SLOT_GP && (vec = wr(st, st->slot[i].ctr_msr, 0)))
+	for (unsigned i = 0; i < st->nslots; i++) {
+		struct pmu_slot *s = &st->slot[i];
+		if (s->type != SLOT_GP)
+			continue;
+		if ((vec = wr(st, s->ctr_msr, s->start)))
 			return vec;
+		s->banked = s->overflows = 0;
+	}
 	return 0;
 }
 
@@ -99,6 +104,50 @@ static int nb_disable_all(struct pmu_state *st)
 	for (unsigned s = 0; s < P4_ESCR_COUNT; s++)
 		if (!p4_escr_table[s].early_models_only && (vec = wr(st, p4_escr_table[s].msr, 0)))
 			return vec;
+	return 0;
+}
+
+/* Overflow: the CCCR's OVF_PMI_T0/T1 bit asks for a PMI to the logical processor that
+ * counts; the CCCR's OVF flag (bit 31) is set on overflow and stays until software
+ * writes it 0 (SDM Vol. 3B 18.18.6.6, Figure 18-46). */
+static void nb_enable_pmi(const struct pmu_state *st, struct pmu_slot *s)
+{
+	if (s->type == SLOT_GP)
+		s->ctl_value |= st->logical_cpu ? P4_CCCR_OVF_PMI_T1 : P4_CCCR_OVF_PMI_T0;
+}
+
+static int nb_overflowed(struct pmu_state *st, uint32_t *mask)
+{
+	*mask = 0;
+	for (unsigned i = 0; i < st->nslots; i++) {
+		uint64_t cccr;
+		int vec;
+		if (st->slot[i].type != SLOT_GP)
+			continue;
+		if ((vec = st->io.read(st->io.ctx, st->slot[i].ctl_msr, &cccr))) {
+			st->last_fault = (uint64_t)vec;
+			return -1;
+		}
+		if (cccr & P4_CCCR_OVF)
+			*mask |= 1u << i;
+	}
+	return 0;
+}
+
+static int nb_ack(struct pmu_state *st, uint32_t mask)
+{
+	for (unsigned i = 0; i < st->nslots; i++) {
+		uint64_t cccr;
+		int vec;
+		if (!(mask & (1u << i)) || st->slot[i].type != SLOT_GP)
+			continue;
+		if ((vec = st->io.read(st->io.ctx, st->slot[i].ctl_msr, &cccr))) {
+			st->last_fault = (uint64_t)vec;
+			return -1;
+		}
+		if (wr(st, st->slot[i].ctl_msr, cccr & ~(uint64_t)P4_CCCR_OVF))
+			return -1;
+	}
 	return 0;
 }
 
@@ -128,6 +177,9 @@ const struct pmu_backend pmu_backend_netburst = {
 	.read = nb_read,
 	.reset = nb_reset,
 	.disable_all = nb_disable_all,
+	.enable_pmi = nb_enable_pmi,
+	.overflowed = nb_overflowed,
+	.ack = nb_ack,
 	.describe = netburst_msr_describe,
 	.trace_last = true,
 	.generic = nb_generic,

@@ -38,6 +38,11 @@ struct pmu_slot {
 	uint64_t extra_value;       /* written to extra_msr before ctl_msr */
 	uint32_t rdpmc_index;       /* ECX for RDPMC (fixed: bit 30 set); ~0u when none */
 	unsigned width;             /* counter width in bits */
+	/* Overflow handling (pmu_arm_overflow); all 0 for a counter that is not armed. */
+	uint64_t period;            /* events from the preset to the overflow */
+	uint64_t start;             /* what the counter is preset to: 2^width - period */
+	uint64_t banked;            /* events of the periods completed (pmu_overflow_bank) */
+	uint64_t overflows;         /* overflows handled */
 };
 
 #define PMU_MAX_GP      8
@@ -53,6 +58,9 @@ struct pmu_state {
 	unsigned nslots;
 	struct pmu_slot slot[PMU_MAX_SLOTS];
 	uint64_t last_fault;        /* vector of the last failed access, for diagnostics */
+	/* Set by the kernel only once its PMI handler is installed (kernel/sample.c): without
+	 * it no interrupt bit is ever set (pmu_arm_overflow refuses). */
+	bool pmi_handler_installed;
 };
 
 /* Candidate sets of the shared assignment: GP counter i is bit i, fixed counter j is
@@ -118,6 +126,19 @@ struct pmu_backend {
 	int (*reset)(struct pmu_state *st);
 	/* Disable every counter of this generation, whatever was assigned. */
 	int (*disable_all)(struct pmu_state *st);
+	/* Counter overflow (docs/adding-a-pmu.md, "Overflow"). Slot masks have bit i for
+	 * st->slot[i]. Set the slot's interrupt-on-overflow bit in its control value (GP
+	 * select INT, fixed PMI, NetBurst CCCR OVF_PMI_Tn), before program. */
+	void (*enable_pmi)(const struct pmu_state *st, struct pmu_slot *s);
+	/* Which armed slots overflowed: the generation's status register, or (none) the
+	 * counter's top bit clear after a negative preset. 0 or -1. */
+	int (*overflowed)(struct pmu_state *st, uint32_t *mask);
+	/* Clear the overflow status of the slots in mask; NULL where the generation has no
+	 * status to clear (the counter's preset, pmu_overflow_bank, clears its top bit). */
+	int (*ack)(struct pmu_state *st, uint32_t mask);
+	/* Counter writes take bits 31:0 sign-extended (IA32_PMCx, P6 PERFCTRx), so a preset
+	 * can be at most 2^31 below the wrap; full-width aliases lift that (SDM 20.2.6). */
+	bool ctr_write_sext32;
 	/* trace=msr decoding of registers msr_names cannot describe; -1 when not its MSR. */
 	int (*describe)(uint32_t msr, uint64_t val, char *buf, size_t len);
 };
@@ -138,6 +159,25 @@ static inline uint64_t pmu_delta(uint64_t before, uint64_t after, unsigned width
 	uint64_t mask = width >= 64 ? ~0ull : ((1ull << width) - 1);
 	return (after - before) & mask;
 }
+
+/*
+ * Counter overflow, for every generation through the hooks above.
+ *
+ * pmu_arm_overflow(st, i, period): after assign, before program: slot i interrupts on
+ * overflow and is preset to 2^width - period by program and reset, so it overflows every
+ * period events. Period 0 asks for the largest the counter takes (pmu_max_period):
+ * counting wider than the hardware. Refused (-1 with err) unless the kernel set
+ * st->pmi_handler_installed, for free-running slots, or for a period out of range.
+ *
+ * In the PMI handler: be->overflowed(st, &mask), then pmu_overflow_bank(st, mask) (bank
+ * each slot's count, preset it again), then be->ack (when not NULL). pmu_read_wide gives
+ * the 64-bit count since program: banked periods plus the counter's distance from its
+ * preset, right also when the counter wrapped and the PMI has not been handled yet.
+ */
+uint64_t pmu_max_period(const struct pmu_state *st, unsigned i);
+int pmu_arm_overflow(struct pmu_state *st, unsigned i, uint64_t period, char *err, size_t errlen);
+int pmu_overflow_bank(struct pmu_state *st, uint32_t mask);
+int pmu_read_wide(struct pmu_state *st, unsigned i, uint64_t *val);
 
 /* Fill a slot for EV_CLASS_TSC/APERF/MPERF (read by RDMSR, never written).
  * Returns false for any other class. */
