@@ -118,15 +118,23 @@ static struct cfg_bench *bench_get(struct bp_config *cfg, const char *name, char
 	return b;
 }
 
-int bench_config_entry(struct bp_config *cfg, const char *key, size_t klen, const char *v,
-		       size_t vlen, char *why, size_t whylen)
+/* A parsed value, checked before the benchmark exists: a bad entry changes nothing. */
+struct bench_value {
+	uint8_t bytes[CFG_BENCH_CODE_MAX];
+	uint32_t nbytes;
+	uint64_t n;
+};
+
+/* Split "NAME.FIELD" into a valid benchmark name and a known field; -1 with why. */
+static int split_key(const char *key, size_t klen, char name[CFG_BENCH_NAME_MAX], int *field_index,
+		     char *why, size_t whylen)
 {
-	char name[CFG_BENCH_NAME_MAX], field[16];
+	char field[16];
 	size_t nlen = 0;
 
 	while (nlen < klen && key[nlen] != '.')
 		nlen++;
-	if (nlen == 0 || nlen >= sizeof(name)) {
+	if (nlen == 0 || nlen >= CFG_BENCH_NAME_MAX) {
 		bp_snprintf(why, whylen, "bench.%.*s: a benchmark name of 1 to %u characters is "
 			    "expected (bench.NAME.KEY=VALUE)", (int)(klen < BENCH_EXCERPT ? klen : BENCH_EXCERPT),
 			    key, CFG_BENCH_NAME_MAX - 1);
@@ -166,9 +174,16 @@ int bench_config_entry(struct bp_config *cfg, const char *key, size_t klen, cons
 				    field);
 		return -1;
 	}
+	*field_index = fi;
+	return 0;
+}
 
-	/* Check the value before the benchmark exists: a bad entry changes nothing. */
-	static uint8_t bytes[CFG_BENCH_CODE_MAX];
+/* Parse and check the value of field fi into *out; -1 with why. */
+static int check_value(const char *name, int fi, const char *v, size_t vlen, struct bench_value *out,
+		       char *why, size_t whylen)
+{
+	const char *field = field_names[fi];
+	uint8_t *bytes = out->bytes;
 	uint32_t nbytes = 0;
 	uint64_t n = 0;
 	int r = 0;
@@ -237,12 +252,18 @@ int bench_config_entry(struct bp_config *cfg, const char *key, size_t klen, cons
 	case BF_COUNT:
 		break;
 	}
-	if (r)
-		return -1;
+	out->nbytes = nbytes;
+	out->n = n;
+	return r;
+}
 
-	struct cfg_bench *b = bench_get(cfg, name, why, whylen);
-	if (!b)
-		return -1;
+/* Store a checked value into benchmark b. */
+static void apply_value(struct cfg_bench *b, int fi, const struct bench_value *val, const char *v,
+			size_t vlen)
+{
+	const uint8_t *bytes = val->bytes;
+	uint32_t nbytes = val->nbytes;
+	uint64_t n = val->n;
 	switch ((enum bench_field)fi) {
 	case BF_CODE: memcpy(b->code, bytes, nbytes); b->code_len = nbytes; break;
 	case BF_INIT: memcpy(b->init, bytes, nbytes); b->init_len = nbytes; break;
@@ -257,6 +278,22 @@ int bench_config_entry(struct bp_config *cfg, const char *key, size_t klen, cons
 	case BF_TEXT: memcpy(b->text, v, vlen); b->text[vlen] = '\0'; break;
 	case BF_COUNT: break;
 	}
+}
+
+int bench_config_entry(struct bp_config *cfg, const char *key, size_t klen, const char *v,
+		       size_t vlen, char *why, size_t whylen)
+{
+	char name[CFG_BENCH_NAME_MAX];
+	int fi;
+	static struct bench_value val;      /* 4 KiB: kept off the kernel stack */
+
+	if (split_key(key, klen, name, &fi, why, whylen) ||
+	    check_value(name, fi, v, vlen, &val, why, whylen))
+		return -1;
+	struct cfg_bench *b = bench_get(cfg, name, why, whylen);
+	if (!b)
+		return -1;
+	apply_value(b, fi, &val, v, vlen);
 	return 0;
 }
 
