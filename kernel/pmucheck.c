@@ -65,7 +65,7 @@ static void env_result(void *ctx, const struct pmucheck_result *r)
 			kprintf("PASS: pmucheck.%s: %s [rule: %s]\n", r->name, r->measured, r->rule);
 	}
 	if (machine()) {
-		static char line[4 * PMUCHECK_TEXT_MAX * 6];
+		static char line[3 * PMUCHECK_TEXT_MAX * 6 + 256];
 		check_json(r, line, sizeof(line));
 		kprintf("@check %s\n", line);
 	}
@@ -90,8 +90,13 @@ static const struct pmucheck_env *make_env(const char **why)
 		env.branches_per_iter[p] = 1;   /* both end each iteration with one jnz */
 	}
 	char err[160];
-	for (unsigned e = 0; e < PMUCHECK_EV_COUNT; e++)
+	for (unsigned e = 0; e < PMUCHECK_EV_COUNT; e++) {
 		env.have_ev[e] = kpmu.be && kpmu_parse(event_name[e], &env.ev[e], err, sizeof(err)) == 0;
+		/* netburst.thread=both would count the idle thread too: the checks qualify by
+		 * this logical processor (netburst-thread counts the other on purpose). */
+		if (env.ev[e].cls == EV_CLASS_NETBURST)
+			env.ev[e].nb.both_threads = false;
+	}
 	return &env;
 }
 

@@ -743,7 +743,7 @@ CASES += [
 # the self-check's reason, each as a line and an @check record, and the tally says so; a
 # run with nothing failed exits 0. x86-64 and the i686 kernel, both by SeaBIOS.
 PMUCHECK_NAMES = ["instructions", "privilege", "enable", "global-enable", "cmask-inv", "edge",
-                  "width-overflow", "rdpmc-rdmsr", "netburst-thread", "amd-legacy-alias"]
+                  "width-overflow", "rdpmc-rdmsr", "netburst-thread", "netburst-cascade", "amd-legacy-alias"]
 
 
 def pmucheck_all_skip(reason):

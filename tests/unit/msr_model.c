@@ -456,7 +456,22 @@ static uint64_t fixed_increment(const struct msr_model *m, const struct msr_def 
 	return w->count[d->index == 0 ? MSR_Q_INSTRUCTIONS : MSR_Q_CYCLES];
 }
 
-static void add_to_counter(struct msr_model *m, unsigned i, uint64_t n)
+/* NetBurst: counter i of defs[] (a counter 0-15) overflowed `over` events before the end of
+ * work w; a cascaded alternate that waits (cascade set, enable clear) starts now. */
+static void start_cascaded(struct msr_model *m, unsigned i, uint64_t over, const struct msr_model_work *w)
+{
+	unsigned c = m->defs[i].index, alt = c ^ 2;
+	int ccr = msr_model_find(m, 0x360 + alt), ctr = msr_model_find(m, 0x300 + alt);
+	if (c >= 16 || ccr < 0 || ctr < 0 || (m->broken & MSR_BREAK_CASCADE))
+		return;
+	if (!(m->value[ccr] & BIT(30)) || (m->value[ccr] & BIT(12)))
+		return;
+	uint64_t all = msr_model_netburst_increment(m, alt, w, true);
+	m->value[ccr] |= BIT(12);
+	m->value[ctr] = (m->value[ctr] + (all < over ? all : over)) & width_mask(m->defs[ctr].width);
+}
+
+static void add_to_counter(struct msr_model *m, unsigned i, uint64_t n, const struct msr_model_work *w)
 {
 	uint64_t mask = width_mask(m->defs[i].width), old = m->value[i];
 	m->value[i] = (old + n) & mask;
@@ -466,25 +481,29 @@ static void add_to_counter(struct msr_model *m, unsigned i, uint64_t n)
 		int c = msr_model_find(m, 0x360 + m->defs[i].index);   /* its CCCR */
 		if (c >= 0)
 			m->value[c] |= BIT(31);
+		start_cascaded(m, i, n - (mask - old) - 1, w);
 		return;
 	}
 	set_overflow(m, &m->defs[i]);
 }
 
+/* Every counter's increment is decided before any is applied, so that a counter a
+ * cascade starts during this work is not also counted as enabled for all of it. */
 void msr_model_run(struct msr_model *m, const struct msr_model_work *w)
 {
+	uint64_t inc[MSR_MODEL_MAX] = { 0 };
 	for (unsigned i = 0; i < m->ndefs; i++) {
 		const struct msr_def *d = &m->defs[i];
-		uint64_t n = 0;
 		if (m->kind == PMU_INTEL_NETBURST && d->width && d->msr >= 0x300 && d->msr <= 0x311)
-			n = msr_model_netburst_increment(m, d->index, w);
+			inc[i] = msr_model_netburst_increment(m, d->index, w, false);
 		else if (d->role == MSR_ROLE_GP_CTR && enabled(m, d))
-			n = select_increment(m, evtsel_of(m, d->index), w);
+			inc[i] = select_increment(m, evtsel_of(m, d->index), w);
 		else if (d->role == MSR_ROLE_FIXED_CTR && enabled(m, d))
-			n = fixed_increment(m, d, w);
-		if (n)
-			add_to_counter(m, i, n);
+			inc[i] = fixed_increment(m, d, w);
 	}
+	for (unsigned i = 0; i < m->ndefs; i++)
+		if (inc[i])
+			add_to_counter(m, i, inc[i], w);
 }
 
 int msr_model_rdpmc(struct msr_model *m, uint32_t index, uint64_t *val)

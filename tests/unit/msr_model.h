@@ -96,6 +96,10 @@ void msr_model_set(struct msr_model *m, uint32_t msr, uint64_t val);
  *    event table), the ESCR's T0_OS/T0_USR or T1_OS/T1_USR bits for the logical
  *    processor running the work; CCCR compare with threshold 0 counts cycles with
  *    more than 0 events, with complement those with 0, with edge the rising edges.
+ *    A counter whose CCCR has cascade set and enable clear starts when its alternate
+ *    (counter number XOR 2: the first counters of a group's two pairs start each
+ *    other, and the second ones, SDM Vol. 3B 18.18.2) overflows: it gets the events
+ *    after the overflow, and its CCCR enable is set from then on.
  * Events: Intel 0xC0 instructions, 0x3C cycles, 0xC4 branches; P6 0xC0, 0x79, 0xC4;
  * AMD 0xC0, 0x76, 0xC2; NetBurst instr_retired, global_power_events, branch_retired.
  * Counters wrap at their width; a wrap sets the global overflow status (Intel v2+,
@@ -125,6 +129,7 @@ enum {
 	MSR_BREAK_OVF = 1u << 6,        /* a wrap sets no overflow flag */
 	MSR_BREAK_ALIAS = 1u << 7,      /* AMD legacy 0xC0010000-7 are registers of their own */
 	MSR_BREAK_RDPMC = 1u << 8,      /* RDPMC returns the value with bit 0 flipped */
+	MSR_BREAK_CASCADE = 1u << 9,    /* NetBurst: an overflow starts no cascaded counter */
 };
 /* Apply MSR_BREAK_* flags to a model just built by msr_model_init*. */
 void msr_model_break(struct msr_model *m, unsigned flags);
@@ -133,8 +138,9 @@ void msr_model_break(struct msr_model *m, unsigned flags);
 unsigned msr_model_netburst_defs(struct msr_def *out, unsigned max);
 /* The same for a part with (ht) or without Hyper-Threading, with IQ_ESCR0/1 or not. */
 unsigned msr_model_netburst_defs_for(struct msr_def *out, unsigned max, bool ht, bool iq_escrs);
-/* NetBurst counter c's increment for work w (0 when its CCCR or ESCR say nothing). */
+/* NetBurst counter c's increment for work w (0 when its CCCR or ESCR say nothing);
+ * as_enabled: as if its CCCR enable were set (a cascaded counter just started). */
 uint64_t msr_model_netburst_increment(const struct msr_model *m, unsigned c,
-				      const struct msr_model_work *w);
+				      const struct msr_model_work *w, bool as_enabled);
 
 #endif

@@ -77,10 +77,10 @@ static int quantity_of(const char *event)
 }
 
 uint64_t msr_model_netburst_increment(const struct msr_model *m, unsigned c,
-				      const struct msr_model_work *w)
+				      const struct msr_model_work *w, bool as_enabled)
 {
 	uint64_t cccr = msr_model_get(m, P4_CCCR_MSR(c)), escr = 0;
-	if (!(cccr & P4_CCCR_ENABLE) && !(m->broken & MSR_BREAK_ENABLE))
+	if (!(cccr & P4_CCCR_ENABLE) && !as_enabled && !(m->broken & MSR_BREAK_ENABLE))
 		return 0;
 	int e = escr_feeding(m, c, cccr, &escr);
 	int q = e < 0 ? -1 : quantity_of(nb_event_table[e].name);

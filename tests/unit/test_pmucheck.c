@@ -172,6 +172,8 @@ static bool applies(const struct gen *g, const char *check)
 		return (g->kind == PMU_INTEL_ARCH && g->caps.version >= 2) || g->kind == PMU_AMD_PERFMON_V2;
 	if (!strcmp(check, "netburst-thread"))
 		return g->kind == PMU_INTEL_NETBURST && g->caps.netburst_ht;
+	if (!strcmp(check, "netburst-cascade"))
+		return g->kind == PMU_INTEL_NETBURST;
 	if (!strcmp(check, "amd-legacy-alias"))
 		return g->kind == PMU_AMD_CORE || g->kind == PMU_AMD_PERFMON_V2;
 	return true;
@@ -187,12 +189,17 @@ static void test_correct_models_pass(void **state)
 		for (unsigned k = 0; k < r->nres; k++) {
 			const struct pmucheck_result *x = &r->res[k];
 			enum pmucheck_verdict want = applies(&gens[i], x->name) ? PMUCHECK_PASS : PMUCHECK_SKIP;
+			if (getenv("PMUCHECK_VERBOSE"))   /* what each check measured, for people */
+				printf("%s: %s %d: %s\n", gens[i].label, x->name, x->verdict, x->measured);
 			if (x->verdict != want)
 				fail_msg("%s: %s: verdict %d, want %d: %s | %s | %s", gens[i].label, x->name,
 					 x->verdict, want, x->why, x->measured, x->rule);
 			assert_true(x->rule[0] != '\0');
 		}
 		assert_int_equal(sum.failed, 0);
+		/* The wraps' overflow flags are cleared again. */
+		assert_int_equal(msr_model_get(&r->m, 0x38e), 0);
+		assert_int_equal(msr_model_get(&r->m, 0xc0000300), 0);
 		if (r->m.faults)
 			fail_msg("%s: %s", gens[i].label, r->m.first_fault);
 		free(r);
@@ -272,6 +279,13 @@ static void test_thread_swapped(void **state)
 	expect_fail(MSR_BREAK_THREAD, "instructions", KIND(PMU_INTEL_NETBURST));
 }
 
+static void test_cascade_broken(void **state)
+{
+	(void)state;
+	expect_fail(MSR_BREAK_CASCADE, "netburst-cascade", KIND(PMU_INTEL_NETBURST));
+	expect_fail(MSR_BREAK_ENABLE, "netburst-cascade", KIND(PMU_INTEL_NETBURST));
+}
+
 static void test_no_overflow_flag(void **state)
 {
 	(void)state;
@@ -344,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_edge_ignored),
 		cmocka_unit_test(test_thread_swapped),
 		cmocka_unit_test(test_no_overflow_flag),
+		cmocka_unit_test(test_cascade_broken),
 		cmocka_unit_test(test_alias_broken),
 		cmocka_unit_test(test_rdpmc_broken),
 		cmocka_unit_test(test_brief),

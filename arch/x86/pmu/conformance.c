@@ -2,7 +2,7 @@
  * The PMU conformance checks (mode=pmucheck, docs/pmucheck.md): known answers for the
  * instructions of a counted loop, the privilege filters, counter enables, CMASK/INV,
  * edge detect, counter width and overflow status, RDPMC against RDMSR, NetBurst's T0/T1
- * qualification and AMD's legacy register aliases. Each check is a row of `checks`;
+ * qualification and cascading, and AMD's legacy register aliases. Each check is a row of `checks`;
  * measuring goes through the generation's backend and the pmu_state's msr_io only.
  *
  * Bounds (PMUCHECK_SLACK): count(2N) - count(N) cancels the call, the ring transitions
@@ -17,6 +17,7 @@
 #include "arch/x86/msr-index.h"
 #include "arch/x86/pmu/core.h"
 #include "lib/format.h"
+#include "lib/netburst.h"
 #include "lib/p4-regs.h"
 #include "lib/str.h"
 
@@ -70,8 +71,11 @@ static uint64_t width_mask(unsigned width)
 static void appendv(char *buf, const char *fmt, va_list ap)
 {
 	size_t used = strlen(buf);
-	if (used + 1 < PMUCHECK_TEXT_MAX)
-		bp_vsnprintf(buf + used, PMUCHECK_TEXT_MAX - used, fmt, ap);
+	if (used + 1 >= PMUCHECK_TEXT_MAX)
+		return;
+	int n = bp_vsnprintf(buf + used, PMUCHECK_TEXT_MAX - used, fmt, ap);
+	if (n >= 0 && used + (size_t)n >= PMUCHECK_TEXT_MAX)
+		memcpy(buf + PMUCHECK_TEXT_MAX - 4, "...", 4);
 }
 
 static void measured(struct pc *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -568,6 +572,24 @@ static void wrap_unit(struct pc *c, const struct unit *u)
 		fail(c, "%s wrapped but its overflow flag is clear", u->label);
 }
 
+/* Clear the overflow flags the wraps left: write the set counter bits back to
+ * IA32_PERF_GLOBAL_OVF_CTRL (Intel v2+) or PerfCntrGlobalStatusClr (PerfMonV2). NetBurst's
+ * CCCR OVF goes with disable_all. */
+static void clear_overflow(struct pc *c)
+{
+	uint64_t status, counters = ((uint64_t)c->st->caps.fixed_counter_mask << GLOBAL_CTRL_FIXED_SHIFT) |
+				    ((1ull << pmu_gp_count(c->st)) - 1);
+	if (!has_global_control(c))
+		return;
+	bool amd = kind(c) == PMU_AMD_PERFMON_V2;
+	if (amd)
+		counters &= (1ull << pmu_gp_count(c->st)) - 1;
+	if (pmu_rdmsr(c->st, amd ? MSR_AMD64_PERF_CNTR_GLOBAL_STATUS : MSR_IA32_PERF_GLOBAL_STATUS, &status) == 0 &&
+	    (status & counters))
+		pmu_wrmsr(c->st, amd ? MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR : MSR_IA32_PERF_GLOBAL_OVF_CTRL,
+			  status & counters);
+}
+
 static void check_width(struct pc *c)
 {
 	rule(c, "a counter preset %llu below 2^width reads back 2^width - %llu, then count - %llu (+- %llu) after a loop "
@@ -580,9 +602,7 @@ static void check_width(struct pc *c)
 		return skip(c, "the loop is too short to pass the top of the counter");
 	for (unsigned i = 0; i < c->nunits; i++)
 		wrap_unit(c, &c->unit[i]);
-	/* Clear what the wraps left in the status registers. */
-	if (kind(c) == PMU_INTEL_ARCH && c->st->caps.version >= 2)
-		pmu_wrmsr(c->st, MSR_IA32_PERF_GLOBAL_OVF_CTRL, 0);
+	clear_overflow(c);
 }
 
 static void rdpmc_unit(struct pc *c, const struct unit *u)
@@ -614,8 +634,7 @@ static void check_rdpmc(struct pc *c)
 		return;
 	for (unsigned i = 0; i < c->nunits; i++)
 		rdpmc_unit(c, &c->unit[i]);
-	if (kind(c) == PMU_INTEL_ARCH && c->st->caps.version >= 2)
-		pmu_wrmsr(c->st, MSR_IA32_PERF_GLOBAL_OVF_CTRL, 0);
+	clear_overflow(c);
 }
 
 /* ESCR T0/T1 bits (SDM Vol. 3B 18.19.4, Table 18-29): an ESCR that qualifies only the
@@ -643,6 +662,93 @@ static void check_nb_thread(struct pc *c)
 		if (d > slack(0))
 			fail(c, "the other thread's bits counted %llu at CPL %u", (unsigned long long)d, cpl);
 	}
+}
+
+/* ---- NetBurst cascading (SDM Vol. 3B 18.18.2, 18.18.6.6): "the first counter in one
+ * pair can start the first counter in the second pair and vice versa", and the same for
+ * the second counters; IQ_COUNTER4/5 (16, 17) start nobody. A counter whose CCCR has
+ * cascade set and enable clear starts counting when its alternate overflows. */
+
+struct nb_pair {
+	uint32_t escr_msr[2];   /* [0] feeds the counter that overflows, [1] the cascaded one */
+	unsigned ctr[2];
+	uint32_t escr, cccr;    /* values for this logical processor, enable clear */
+};
+
+/* instructions on the first counters of its two ESCRs, when those are alternates. */
+static bool nb_cascade_pair(struct pc *c, struct nb_pair *p)
+{
+	const struct ev_netburst *nb = &c->env->ev[PMUCHECK_EV_INSTRUCTIONS].nb;
+	const struct nb_event *e = &nb_event_table[nb->event];
+	if (e->nescrs < 2)
+		return false;
+	for (unsigned k = 0; k < 2; k++) {
+		const struct p4_escr_info *x = &p4_escr_table[e->escr[k]];
+		p->escr_msr[k] = x->msr;
+		p->ctr[k] = x->counter[0];
+	}
+	p->escr = netburst_escr_for_thread(nb->escr, true, true, c->st->logical_cpu, false,
+					   c->st->caps.netburst_ht);
+	p->cccr = nb->cccr & ~(uint32_t)P4_CCCR_ENABLE;
+	return p->ctr[1] == (p->ctr[0] ^ 2) && p->ctr[0] < 16;
+}
+
+/* Counter 0 of the pair preset `below` under its top and enabled, counter 1 waiting on
+ * it (cascade set, enable clear), one run of the loop; val[] the two counts after. */
+static int nb_cascade_run(struct pc *c, const struct nb_pair *p, uint64_t below, uint64_t val[2])
+{
+	struct pmu_state *st = c->st;
+	uint64_t top = width_mask(P4_COUNTER_WIDTH);
+	if (st->be->disable_all(st) ||
+	    pmu_wrmsr(st, p->escr_msr[0], p->escr) || pmu_wrmsr(st, p->escr_msr[1], p->escr) ||
+	    pmu_wrmsr(st, P4_CCCR_MSR(p->ctr[0]), p->cccr) ||
+	    pmu_wrmsr(st, P4_CCCR_MSR(p->ctr[1]), p->cccr | P4_CCCR_CASCADE) ||
+	    pmu_wrmsr(st, P4_COUNTER_MSR(p->ctr[0]), (top + 1 - below) & top) ||
+	    pmu_wrmsr(st, P4_COUNTER_MSR(p->ctr[1]), 0) ||
+	    pmu_wrmsr(st, P4_CCCR_MSR(p->ctr[0]), p->cccr | P4_CCCR_ENABLE))
+		return fault_text(c, "programming the cascade");
+	int vec = c->env->run(c->env->ctx, PMUCHECK_LOOP, 0, c->env->iters);
+	if (pmu_wrmsr(st, P4_CCCR_MSR(p->ctr[0]), p->cccr) || pmu_wrmsr(st, P4_CCCR_MSR(p->ctr[1]), p->cccr) ||
+	    pmu_rdmsr(st, P4_COUNTER_MSR(p->ctr[0]), &val[0]) ||
+	    pmu_rdmsr(st, P4_COUNTER_MSR(p->ctr[1]), &val[1]))
+		return fault_text(c, "stopping the cascade");
+	if (vec) {
+		fail(c, "the payload ended with vector %d", vec);
+		return -1;
+	}
+	return 0;
+}
+
+static void check_nb_cascade(struct pc *c)
+{
+	struct nb_pair p;
+	if (kind(c) != PMU_INTEL_NETBURST)
+		return skip(c, "NetBurst only");
+	if (!need_event(c, PMUCHECK_EV_INSTRUCTIONS, "instructions"))
+		return;
+	if (!nb_cascade_pair(c, &p))
+		return skip(c, "instructions cannot be counted on two alternate counters");
+	rule(c, "counter %u preset 2^40 - %llu counts the loop and wraps to count - %llu; counter "
+	     "%u, cascaded from it, then counts the same count - %llu (+- %llu); without the wrap "
+	     "it counts nothing", p.ctr[0], PMUCHECK_WRAP_BELOW, PMUCHECK_WRAP_BELOW, p.ctr[1],
+	     PMUCHECK_WRAP_BELOW, (unsigned long long)slack(0));
+	uint64_t plain[2], wrap[2];
+	/* Preset 0: no overflow, so the cascaded counter must stay at 0. */
+	if (nb_cascade_run(c, &p, width_mask(P4_COUNTER_WIDTH) + 1, plain) ||
+	    nb_cascade_run(c, &p, PMUCHECK_WRAP_BELOW, wrap))
+		return;
+	c->st->be->disable_all(c->st);
+	uint64_t want = plain[0] - PMUCHECK_WRAP_BELOW;
+	measured(c, "no_wrap: ctr%u=%llu ctr%u=%llu wrap: ctr%u=%llu ctr%u=%llu", p.ctr[0],
+		 (unsigned long long)plain[0], p.ctr[1], (unsigned long long)plain[1], p.ctr[0],
+		 (unsigned long long)wrap[0], p.ctr[1], (unsigned long long)wrap[1]);
+	if (plain[1] != 0)
+		fail(c, "counter %u counted %llu before its alternate overflowed", p.ctr[1],
+		     (unsigned long long)plain[1]);
+	if (plain[0] <= PMUCHECK_WRAP_BELOW || !near(wrap[0], want) || !near(wrap[1], want))
+		fail(c, "after the wrap counter %u reads %llu and counter %u %llu, expected %llu each",
+		     p.ctr[0], (unsigned long long)wrap[0], p.ctr[1], (unsigned long long)wrap[1],
+		     (unsigned long long)want);
 }
 
 /* One alias pair: write through `wr`, read through `rd`, expect what was written. */
@@ -697,6 +803,7 @@ static const struct pmucheck_def checks[] = {
 	{ "width-overflow", check_width, false },
 	{ "rdpmc-rdmsr", check_rdpmc, false },
 	{ "netburst-thread", check_nb_thread, false },
+	{ "netburst-cascade", check_nb_cascade, false },
 	{ "amd-legacy-alias", check_amd_alias, false },
 };
 

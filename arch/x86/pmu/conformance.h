@@ -34,7 +34,8 @@ enum pmucheck_event { PMUCHECK_EV_INSTRUCTIONS, PMUCHECK_EV_CYCLES, PMUCHECK_EV_
 
 enum pmucheck_verdict { PMUCHECK_PASS, PMUCHECK_FAIL, PMUCHECK_SKIP };
 
-#define PMUCHECK_TEXT_MAX 384
+/* Room for every counter of the largest PMU (8 GP, 4 fixed); longer text ends in "...". */
+#define PMUCHECK_TEXT_MAX 1536
 
 struct pmucheck_result {
 	const char *name;               /* "instructions", "privilege", ... */
