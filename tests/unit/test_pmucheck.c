@@ -327,6 +327,32 @@ static void test_brief(void **state)
 	}
 }
 
+/* The payloads run at CPL 0 as in host_run and raise #GP at CPL 3. */
+static int faulting_run(void *ctx, enum pmucheck_payload p, unsigned cpl, uint64_t n)
+{
+	return cpl == 3 ? 13 : host_run(ctx, p, cpl, n);
+}
+
+/* A payload that faults at CPL 3 fails the checks that run there, saying so, and the
+ * run goes on to the end with every counter disabled. */
+static void test_payload_fault(void **state)
+{
+	(void)state;
+	struct rig *r = rig_new(&gens[3], 0);
+	r->env.run = faulting_run;
+	struct pmucheck_summary sum;
+	run_full(r, &sum);
+	const struct pmucheck_result *x = find(r, "instructions");
+	assert_int_equal(x->verdict, PMUCHECK_FAIL);
+	if (!strstr(x->why, "raised vector 13"))
+		fail_msg("why: %s", x->why);
+	assert_int_equal(find(r, "privilege")->verdict, PMUCHECK_FAIL);
+	assert_int_equal(msr_model_get(&r->m, 0x38f), 0);      /* global control off */
+	for (unsigned i = 0; i < 8; i++)
+		assert_int_equal(msr_model_get(&r->m, 0x186 + i), 0);
+	free(r);
+}
+
 /* No usable PMU: every check SKIPs with the reason, and nothing runs or is written. */
 static void test_all_skip(void **state)
 {
@@ -363,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_rdpmc_broken),
 		cmocka_unit_test(test_brief),
 		cmocka_unit_test(test_all_skip),
+		cmocka_unit_test(test_payload_fault),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
