@@ -13,6 +13,7 @@
 #include "kernel/engine.h"
 #include "kernel/mem.h"
 #include "kernel/platform.h"
+#include "kernel/pmucheck.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -207,6 +208,9 @@ static int run_mode(enum cfg_mode mode)
 		break;
 	case CFG_MODE_LIST:
 		code = engine_list();
+		break;
+	case CFG_MODE_PMUCHECK:
+		code = pmucheck_main();
 		break;
 	}
 	return code;

@@ -10,6 +10,7 @@
 #include "arch/x86/setup.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
+#include "kernel/pmucheck.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -186,8 +187,11 @@ void kpmu_init(void)
 	} else {
 		selfcheck();
 	}
-	if (kpmu.functional)
+	if (kpmu.functional) {
 		kprintf("pmu.functional=yes\n");
-	else
+		/* mode=pmucheck runs them all next. */
+		if (kernel.cfg.mode != CFG_MODE_PMUCHECK)
+			pmucheck_brief();
+	} else
 		kprintf("pmu.functional=no (%s)\n", kpmu.reason);
 }

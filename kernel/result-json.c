@@ -186,3 +186,39 @@ int result_negative_note(const struct result *r, char *buf, size_t len)
 			   "(count(2n) < count(n)): not to be trusted; raise warmup= or iters=",
 			   r->pl->name, size, r->cpl, r->st.negative, r->reps, r->event);
 }
+
+const char *check_verdict_name(enum pmucheck_verdict v)
+{
+	return v == PMUCHECK_PASS ? "PASS" : v == PMUCHECK_FAIL ? "FAIL" : "SKIP";
+}
+
+int check_json(const struct pmucheck_result *r, char *buf, size_t len)
+{
+	static const char *const verdict[] = { "pass", "fail", "skip" };
+	struct json_out j = { buf, len, 0, len == 0 };
+	if (len)
+		buf[0] = 0;
+	put(&j, "{\"check\":");
+	put_str(&j, r->name);
+	put(&j, ",\"verdict\":\"%s\",\"measured\":", verdict[r->verdict]);
+	put_str(&j, r->measured);
+	put(&j, ",\"%s\":", r->verdict == PMUCHECK_SKIP ? "reason" : "rule");
+	put_str(&j, r->rule);
+	if (r->verdict == PMUCHECK_FAIL) {
+		put(&j, ",\"why\":");
+		put_str(&j, r->why);
+	}
+	put(&j, "}");
+	return json_end(&j);
+}
+
+int check_summary_json(const char *scope, const struct pmucheck_summary *s, char *buf, size_t len)
+{
+	struct json_out j = { buf, len, 0, len == 0 };
+	if (len)
+		buf[0] = 0;
+	put(&j, "{\"scope\":");
+	put_str(&j, scope);
+	put(&j, ",\"passed\":%u,\"failed\":%u,\"skipped\":%u}", s->passed, s->failed, s->skipped);
+	return json_end(&j);
+}

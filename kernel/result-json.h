@@ -5,6 +5,7 @@
 #ifndef KERNEL_RESULT_JSON_H
 #define KERNEL_RESULT_JSON_H
 #include <stddef.h>
+#include "arch/x86/pmu/conformance.h"
 #include "kernel/engine.h"
 
 /* Enough for any record below: names escape to at most 6 bytes per character. */
@@ -21,6 +22,13 @@ int json_escape(const char *s, char *buf, size_t len);
 int result_json(const struct result *r, char *buf, size_t len);
 /* {"name":...,"desc":...}: one @payload, the catalogue entry as mode=list prints it. */
 int payload_json(const struct payload *pl, char *buf, size_t len);
+
+/* {"check":...,"verdict":"pass"|"fail"|"skip",...}: one @check (mode=pmucheck), and
+ * {"scope":...,"passed":N,...}: the @checkdone after the last. */
+int check_json(const struct pmucheck_result *r, char *buf, size_t len);
+int check_summary_json(const char *scope, const struct pmucheck_summary *s, char *buf, size_t len);
+/* "PASS", "FAIL", "SKIP"; the JSON form is the lower case. */
+const char *check_verdict_name(enum pmucheck_verdict v);
 
 /* A sample is count(2n) - count(n); one below zero means the counter (or the TSC) went
  * back or the fixed costs changed between the runs. The @note text that says so, naming

@@ -512,7 +512,7 @@ static void show_trace(const struct cfg_key *k, const struct bp_config *cfg, cha
 static const struct cfg_word mode_words[] = {
 	{ "run", CFG_MODE_RUN }, { "selftest", CFG_MODE_SELFTEST }, { "detect", CFG_MODE_DETECT },
 	{ "crashtest", CFG_MODE_CRASHTEST }, { "list", CFG_MODE_LIST },
-	{ "crashstack", CFG_MODE_CRASHSTACK },
+	{ "crashstack", CFG_MODE_CRASHSTACK }, { "pmucheck", CFG_MODE_PMUCHECK },
 	{ NULL, 0 },
 };
 static const struct cfg_word cpl_words[] = {

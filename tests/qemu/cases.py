@@ -762,3 +762,45 @@ CASES += [
          lines=["error: sample.event=no_such_event: unknown event 'no_such_event' for PMU amd64_k8_revg"],
          match=[r'^@result \{"bench":"add_chain",'], absent=NO_FAIL),
 ]
+
+# mode=pmucheck under TCG (docs/pmucheck.md): no counter counts, so every check SKIPs with
+# the self-check's reason, each as a line and an @check record, and the tally says so; a
+# run with nothing failed exits 0. x86-64 and the i686 kernel, both by SeaBIOS.
+PMUCHECK_NAMES = ["instructions", "privilege", "enable", "global-enable", "cmask-inv", "edge",
+                  "width-overflow", "rdpmc-rdmsr", "netburst-thread", "netburst-cascade", "amd-legacy-alias"]
+
+
+def pmucheck_all_skip(reason):
+    return lambda out: pmucheck_skips(out, reason)
+
+
+def pmucheck_skips(out, reason):
+    problems = []
+    checks = tagged(out, "check")
+    if [c.get("check") for c in checks] != PMUCHECK_NAMES:
+        problems.append("@check names %s" % [c.get("check") for c in checks])
+    for c in checks:
+        if c.get("verdict") != "skip" or not c.get("reason", "").startswith("no working PMU: " + reason) \
+                or c.get("measured") != "" or "why" in c:
+            problems.append("not a SKIP with the reason: %s" % c)
+        line = "SKIP: pmucheck.%s (%s)" % (c.get("check"), c.get("reason"))
+        if line not in out.split("\n"):
+            problems.append("no line %r" % line)
+    done = tagged(out, "checkdone")
+    if done != [{"scope": "full", "passed": 0, "failed": 0, "skipped": len(PMUCHECK_NAMES)}]:
+        problems.append("@checkdone %s" % done)
+    return problems
+
+
+CASES += [
+    dict(name="pmucheck-tcg-all-skip", args=["--bios", "--cpu", "max"], config="mode=pmucheck", timeout=90,
+         check=pmucheck_all_skip("counters read 0 after a known loop and RDPMC raises #UD"),
+         lines=["pmucheck: 0 passed, 0 failed, %d skipped" % len(PMUCHECK_NAMES),
+                "bareperf: stopped (exit code 0)"],
+         match=[r"RDPMC raises #UD"], absent=NO_FAIL + [r"^PASS: pmucheck"]),
+    dict(name="i686-pmucheck-tcg-all-skip", args=["--bios", "--cpu", "pentium3"], config="mode=pmucheck",
+         timeout=90, check=pmucheck_all_skip("CPUID reports no usable PMU"),
+         lines=BIOS32 + ["pmucheck: 0 passed, 0 failed, %d skipped" % len(PMUCHECK_NAMES),
+                         "bareperf: stopped (exit code 0)"],
+         absent=NO_FAIL + [r"^PASS: pmucheck"]),
+]

@@ -56,6 +56,18 @@ class ParseSample(unittest.TestCase):
                                "sample")
         self.assertEqual(bad.samples, [])
         self.assertTrue(any("cpl" in w for w in bad.warnings))
+    def test_pmucheck_records(self):
+        """mode=pmucheck's @check and @checkdone lines are known records (docs/pmucheck.md)."""
+        text = (sample_text().split("@done")[0] +
+                '@check {"check":"edge","verdict":"fail","measured":"edges=3","rule":"N","why":"3"}\n'
+                '@check {"check":"netburst-thread","verdict":"skip","measured":"","reason":"NetBurst only"}\n'
+                '@checkdone {"scope":"full","passed":0,"failed":1,"skipped":1}\n'
+                '@done {"results":0,"faults":0,"timeouts":0,"errors":0}\n')
+        log = report.parse_log(text, "pmucheck")
+        self.assertFalse(any("unknown record" in w for w in log.warnings), log.warnings)
+        self.assertEqual([c["verdict"] for c in log.checks], ["fail", "skip"])
+        self.assertEqual(log.check_summaries[0]["failed"], 1)
+        self.assertIn("checks", log.as_json())
 
     def test_meta(self):
         self.assertEqual(self.log.meta["schema"], 1)

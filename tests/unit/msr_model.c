@@ -180,6 +180,13 @@ static void init_amd(struct msr_model *m, enum pmu_kind kind, const struct pmu_c
 		d->index = (uint8_t)i;
 		add_counter(m, 0xc0010201 + 2 * i, n_ctr[i], width, MSR_WRITE_PLAIN, MSR_ROLE_GP_CTR, i);
 	}
+	/* APM Vol. 2 13.2.1: the legacy PerfEvtSel0-3/PerfCtr0-3 stay, as aliases of the
+	 * first four PERF_CTL/PERF_CTR. */
+	for (unsigned i = 0; i < 4 && i < n; i++) {
+		add(m, 0xc0010000 + i, n_k7sel[i], AMD_RSVD_F10)->alias_of = 0xc0010200 + 2 * i;
+		add_counter(m, 0xc0010004 + i, n_k7ctr[i], width, MSR_WRITE_PLAIN, MSR_ROLE_NONE,
+			    i)->alias_of = 0xc0010201 + 2 * i;
+	}
 	if (kind != PMU_AMD_PERFMON_V2)
 		return;
 	uint64_t bits = (1ULL << n) - 1;
@@ -378,5 +385,159 @@ void msr_model_advance(struct msr_model *m, uint64_t n)
 		m->value[i] = (old + n) & mask;
 		if (n > mask - old)     /* passed the top: at least one wrap */
 			set_overflow(m, &m->defs[i]);
+	}
+}
+
+/* ---------------------------------------------------------------- the counting model */
+
+/* What an event select counts: the generation's instructions, cycles, branches codes
+ * (event 7:0, unit mask 15:8), from SDM Table 20-1, the P6 event list and the APM. */
+static int quantity_of_select(enum pmu_kind kind, uint64_t sel)
+{
+	static const struct { enum pmu_kind kind; uint16_t code; int q; } map[] = {
+		{ PMU_INTEL_ARCH, 0x00c0, MSR_Q_INSTRUCTIONS }, { PMU_INTEL_ARCH, 0x003c, MSR_Q_CYCLES },
+		{ PMU_INTEL_ARCH, 0x00c4, MSR_Q_BRANCHES },
+		{ PMU_INTEL_P6, 0x00c0, MSR_Q_INSTRUCTIONS }, { PMU_INTEL_P6, 0x0079, MSR_Q_CYCLES },
+		{ PMU_INTEL_P6, 0x00c4, MSR_Q_BRANCHES },
+		{ PMU_AMD_LEGACY, 0x00c0, MSR_Q_INSTRUCTIONS }, { PMU_AMD_LEGACY, 0x0076, MSR_Q_CYCLES },
+		{ PMU_AMD_LEGACY, 0x00c2, MSR_Q_BRANCHES },
+	};
+	enum pmu_kind k = kind == PMU_AMD_CORE || kind == PMU_AMD_PERFMON_V2 ? PMU_AMD_LEGACY : kind;
+	if ((kind == PMU_AMD_CORE || kind == PMU_AMD_PERFMON_V2 || kind == PMU_AMD_LEGACY) &&
+	    (sel & 0x0000000f00000000ULL))
+		return -1;   /* EventSelect[11:8] set: another event */
+	for (unsigned i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (map[i].kind == k && map[i].code == (sel & 0xffff))
+			return map[i].q;
+	return -1;
+}
+
+/* Increment of an event-select counter: ring filter, then CMASK/INV/E. */
+static uint64_t select_increment(const struct msr_model *m, uint64_t sel, const struct msr_model_work *w)
+{
+	int q = quantity_of_select(m->kind, sel);
+	bool os = w->cpl == 0;
+	if (m->broken & MSR_BREAK_RING)
+		os = !os;
+	if (q < 0 || !(sel & (os ? BIT(17) : BIT(16))))
+		return 0;
+	unsigned cmask = (unsigned)(sel >> 24) & 0xff;
+	if (cmask == 0 || (m->broken & MSR_BREAK_CMASK))
+		return w->count[q];
+	if ((sel & BIT(18)) && !(m->broken & MSR_BREAK_EDGE))
+		return w->edges[q];
+	return (sel & BIT(23)) ? w->count[MSR_Q_CYCLES] - w->active[q] : w->active[q];
+}
+
+/* Whether GP counter `index` / fixed counter `index` is on by its enables (EN, global). */
+static bool enabled(const struct msr_model *m, const struct msr_def *d)
+{
+	if (m->broken & MSR_BREAK_ENABLE)
+		return true;
+	bool has_global = (m->kind == PMU_INTEL_ARCH && msr_model_find(m, 0x38f) >= 0) ||
+			  m->kind == PMU_AMD_PERFMON_V2;
+	uint64_t global = has_global ? msr_model_get(m, m->kind == PMU_AMD_PERFMON_V2 ? 0xc0000301 : 0x38f)
+				     : ~0ULL;
+	if (d->role == MSR_ROLE_FIXED_CTR)
+		return global & BIT(32 + d->index);
+	uint64_t en_sel = m->kind == PMU_INTEL_P6 ? evtsel_of(m, 0) : evtsel_of(m, d->index);
+	return (en_sel & BIT(22)) && (global & BIT(d->index));
+}
+
+static uint64_t fixed_increment(const struct msr_model *m, const struct msr_def *d,
+				const struct msr_model_work *w)
+{
+	uint64_t field = (msr_model_get(m, 0x38d) >> (4 * d->index)) & 0x3;
+	bool os = w->cpl == 0;
+	if (m->broken & MSR_BREAK_RING)
+		os = !os;
+	if (!(field & (os ? 1 : 2)))
+		return 0;
+	return w->count[d->index == 0 ? MSR_Q_INSTRUCTIONS : MSR_Q_CYCLES];
+}
+
+/* NetBurst: counter i of defs[] (a counter 0-15) overflowed `over` events before the end of
+ * work w; a cascaded alternate that waits (cascade set, enable clear) starts now. */
+static void start_cascaded(struct msr_model *m, unsigned i, uint64_t over, const struct msr_model_work *w)
+{
+	unsigned c = m->defs[i].index, alt = c ^ 2;
+	int ccr = msr_model_find(m, 0x360 + alt), ctr = msr_model_find(m, 0x300 + alt);
+	if (c >= 16 || ccr < 0 || ctr < 0 || (m->broken & MSR_BREAK_CASCADE))
+		return;
+	if (!(m->value[ccr] & BIT(30)) || (m->value[ccr] & BIT(12)))
+		return;
+	uint64_t all = msr_model_netburst_increment(m, alt, w, true);
+	m->value[ccr] |= BIT(12);
+	m->value[ctr] = (m->value[ctr] + (all < over ? all : over)) & width_mask(m->defs[ctr].width);
+}
+
+static void add_to_counter(struct msr_model *m, unsigned i, uint64_t n, const struct msr_model_work *w)
+{
+	uint64_t mask = width_mask(m->defs[i].width), old = m->value[i];
+	m->value[i] = (old + n) & mask;
+	if (n <= mask - old || (m->broken & MSR_BREAK_OVF))
+		return;
+	if (m->kind == PMU_INTEL_NETBURST) {
+		int c = msr_model_find(m, 0x360 + m->defs[i].index);   /* its CCCR */
+		if (c >= 0)
+			m->value[c] |= BIT(31);
+		start_cascaded(m, i, n - (mask - old) - 1, w);
+		return;
+	}
+	set_overflow(m, &m->defs[i]);
+}
+
+/* Every counter's increment is decided before any is applied, so that a counter a
+ * cascade starts during this work is not also counted as enabled for all of it. */
+void msr_model_run(struct msr_model *m, const struct msr_model_work *w)
+{
+	uint64_t inc[MSR_MODEL_MAX] = { 0 };
+	for (unsigned i = 0; i < m->ndefs; i++) {
+		const struct msr_def *d = &m->defs[i];
+		if (m->kind == PMU_INTEL_NETBURST && d->width && d->msr >= 0x300 && d->msr <= 0x311)
+			inc[i] = msr_model_netburst_increment(m, d->index, w, false);
+		else if (d->role == MSR_ROLE_GP_CTR && enabled(m, d))
+			inc[i] = select_increment(m, evtsel_of(m, d->index), w);
+		else if (d->role == MSR_ROLE_FIXED_CTR && enabled(m, d))
+			inc[i] = fixed_increment(m, d, w);
+	}
+	for (unsigned i = 0; i < m->ndefs; i++)
+		if (inc[i])
+			add_to_counter(m, i, inc[i], w);
+}
+
+int msr_model_rdpmc(struct msr_model *m, uint32_t index, uint64_t *val)
+{
+	uint32_t msr;
+	switch (m->kind) {
+	case PMU_INTEL_ARCH:
+		msr = index & (1u << 30) ? 0x309 + (index & 0xffff) : 0xc1 + index;
+		break;
+	case PMU_INTEL_P6: msr = 0xc1 + index; break;
+	case PMU_AMD_LEGACY: msr = 0xc0010004 + index; break;
+	case PMU_AMD_CORE:
+	case PMU_AMD_PERFMON_V2: msr = 0xc0010201 + 2 * index; break;
+	case PMU_INTEL_NETBURST: msr = 0x300 + (index & 0x1f); break;
+	default: return 13;
+	}
+	int i = msr_model_find(m, msr);
+	if (i < 0 || !m->defs[i].width)
+		return 13;
+	*val = m->value[storage_of(m, i)] ^ ((m->broken & MSR_BREAK_RDPMC) ? 1 : 0);
+	return 0;
+}
+
+void msr_model_break(struct msr_model *m, unsigned flags)
+{
+	m->broken = flags;
+	for (unsigned i = 0; i < m->ndefs; i++) {
+		struct msr_def *d = &m->defs[i];
+		if ((flags & MSR_BREAK_WIDTH) && d->width && d->width < 64) {
+			d->width = (uint8_t)(d->width + 8 > 64 ? 64 : d->width + 8);
+			if (d->reserved)
+				d->reserved = ~width_mask(d->width);
+		}
+		if ((flags & MSR_BREAK_ALIAS) && d->msr >= 0xc0010000 && d->msr <= 0xc0010007)
+			d->alias_of = 0;
 	}
 }

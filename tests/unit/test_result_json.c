@@ -288,6 +288,31 @@ static void test_payload_flags(void **state)
 	assert_true(strlen(buf) < 20);
 }
 
+/* @check and @checkdone bodies (mode=pmucheck, docs/pmucheck.md): a FAIL carries why, a
+ * SKIP names its reason "reason", quotes in the text are escaped. */
+static void test_check_records(void **state)
+{
+	(void)state;
+	char buf[1024];
+	struct pmucheck_result r = { .name = "edge", .verdict = PMUCHECK_FAIL };
+	snprintf(r.measured, sizeof(r.measured), "edges=3 branches=100000");
+	snprintf(r.rule, sizeof(r.rule), "edges = N \"+- 57\"");
+	snprintf(r.why, sizeof(r.why), "counted 3 edges");
+	assert_true(check_json(&r, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "{\"check\":\"edge\",\"verdict\":\"fail\",\"measured\":\"edges=3 branches=100000\","
+			    "\"rule\":\"edges = N \\\"+- 57\\\"\",\"why\":\"counted 3 edges\"}");
+	r.verdict = PMUCHECK_SKIP;
+	snprintf(r.measured, sizeof(r.measured), "%s", "");
+	snprintf(r.rule, sizeof(r.rule), "NetBurst only");
+	check_json(&r, buf, sizeof(buf));
+	assert_string_equal(buf, "{\"check\":\"edge\",\"verdict\":\"skip\",\"measured\":\"\",\"reason\":\"NetBurst only\"}");
+	assert_string_equal(check_verdict_name(PMUCHECK_PASS), "PASS");
+	struct pmucheck_summary s = { 7, 1, 2 };
+	check_summary_json("full", &s, buf, sizeof(buf));
+	assert_string_equal(buf, "{\"scope\":\"full\",\"passed\":7,\"failed\":1,\"skipped\":2}");
+	assert_int_equal(check_summary_json("full", &s, buf, 10), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_negative_note),
 		cmocka_unit_test(test_payload_matches_docs),
 		cmocka_unit_test(test_payload_flags),
+		cmocka_unit_test(test_check_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

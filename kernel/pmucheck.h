@@ -1,0 +1,12 @@
+/* mode=pmucheck and the brief conformance run after the boot self-check
+ * (docs/pmucheck.md): the kernel's environment for arch/x86/pmu/conformance.c. */
+#ifndef KERNEL_PMUCHECK_H
+#define KERNEL_PMUCHECK_H
+
+/* mode=pmucheck: detect, print @meta, run every check. The exit status: fail when a
+ * check failed, else ok (checks that SKIP, as all do without a working PMU, do not fail). */
+int pmucheck_main(void);
+/* The cheap subset, for kpmu_init once the self-check found the PMU functional. */
+void pmucheck_brief(void);
+
+#endif
