@@ -808,7 +808,7 @@ static const struct { const char *model; uint16_t evsel; enum ev_extra_reg reg; 
 	{ NULL, 0x01bb, EV_EXTRA_OFFCORE_RSP_1 },       /* OFFCORE_RESPONSE_1 (Westmere on) */
 	{ NULL, 0x02b7, EV_EXTRA_OFFCORE_RSP_1 },       /* OFFCORE_RESPONSE_1, Silvermont to Tremont */
 	{ NULL, 0x012a, EV_EXTRA_OFFCORE_RSP_0 },       /* OCR, Golden Cove */
-	{ NULL, 0x012b, EV_EXTRA_OFFCORE_RSP_1 },
+	{ NULL, 0x012b, EV_EXTRA_OFFCORE_RSP_1 },       /* (no libpfm4 4.13 name encodes it) */
 	{ NULL, 0x01c6, EV_EXTRA_FRONTEND },            /* FRONTEND_RETIRED */
 };
 
