@@ -445,12 +445,15 @@ static int parse_cpu_raw(const struct pmu_model *m, const struct pmu_caps *pc, c
 }
 
 /* ---------------------------------------------------------------- libpfm4 names */
-static const struct { const char *name; unsigned bit; bool integer; } pfm_mods[] = {
-	{ "u", PFMT_MOD_U, false }, { "k", PFMT_MOD_K, false }, { "e", PFMT_MOD_E, false },
-	{ "i", PFMT_MOD_I, false }, { "c", PFMT_MOD_C, true }, { "t", PFMT_MOD_T, false },
-	{ "h", PFMT_MOD_H, false }, { "g", PFMT_MOD_G, false }, { "intx", PFMT_MOD_INTX, false },
-	{ "intxcp", PFMT_MOD_INTXCP, false }, { "ldlat", PFMT_MOD_LDLAT, true },
-	{ "fe_thres", PFMT_MOD_FETHR, true },
+/* Integer modifiers take min..max (libpfm4's ranges); the others 0 or 1. */
+static const struct { const char *name; unsigned bit; bool integer; unsigned min, max; } pfm_mods[] = {
+	{ "u", PFMT_MOD_U, false, 0, 1 }, { "k", PFMT_MOD_K, false, 0, 1 },
+	{ "e", PFMT_MOD_E, false, 0, 1 }, { "i", PFMT_MOD_I, false, 0, 1 },
+	{ "c", PFMT_MOD_C, true, 0, 255 }, { "t", PFMT_MOD_T, false, 0, 1 },
+	{ "h", PFMT_MOD_H, false, 0, 1 }, { "g", PFMT_MOD_G, false, 0, 1 },
+	{ "intx", PFMT_MOD_INTX, false, 0, 1 }, { "intxcp", PFMT_MOD_INTXCP, false, 0, 1 },
+	{ "ldlat", PFMT_MOD_LDLAT, true, 1, 65535 },
+	{ "fe_thres", PFMT_MOD_FETHR, true, 1, PEBS_FRONTEND_IDQ_BUBBLE_LENGTH_MAX },
 };
 #define NPFM_MODS (ARRAY_SIZE(pfm_mods))
 
@@ -583,9 +586,9 @@ static int choose_umask(const struct pfmt_event *ev, unsigned u, struct pfm_choi
 {
 	const struct pfmt_umask *um = &pfmt_umasks[ev->first_umask + u];
 	if (um->flags & PFMT_UM_EXTRA_REG)
-		return fmt_error(err, errlen, "unit mask %s of %s needs a second register "
-			    "(offcore response/load latency), not supported", umask_name(um),
-			    pfmt_strings + ev->name);
+		return fmt_error(err, errlen, "unit mask %s of %s is a PEBS load-latency event "
+			    "(MSR_PEBS_LD_LAT): it counts only with PEBS, which bareperf does not use",
+			    umask_name(um), pfmt_strings + ev->name);
 	if (!umask_chosen(c, u)) {
 		c->chosen[u / 32] |= 1u << (u % 32);
 		if (!c->nchosen++)
@@ -614,9 +617,9 @@ static int parse_pfm_modifier(const struct pmu_model *m, const struct pmu_caps *
 	if (!(ev->mods & pfm_mods[k].bit))
 		return fmt_error(err, errlen, "modifier '%s' is not valid for PMU %s event %s",
 			    pfm_mods[k].name, m->pfm_name, evname);
-	if (pfm_mods[k].bit & (PFMT_MOD_LDLAT | PFMT_MOD_FETHR))
-		return fmt_error(err, errlen, "modifier '%s' needs a second register, not supported",
-			    pfm_mods[k].name);
+	if (pfm_mods[k].bit & PFMT_MOD_LDLAT)
+		return fmt_error(err, errlen, "modifier 'ldlat' sets the PEBS load-latency threshold "
+			    "(MSR_PEBS_LD_LAT), which counts only with PEBS; bareperf does not use PEBS");
 	uint64_t v = 1;
 	if (eq && str_to_u64(eq + 1, tlen - klen - 1, &v))
 		return fmt_error(err, errlen, "'%.*s': '%.*s' is not a number", (int)tlen, tok,
@@ -624,9 +627,9 @@ static int parse_pfm_modifier(const struct pmu_model *m, const struct pmu_caps *
 	if (pfm_mods[k].integer && !eq)
 		return fmt_error(err, errlen, "modifier '%s' needs a value (%s=N)", pfm_mods[k].name,
 			    pfm_mods[k].name);
-	if (pfm_mods[k].integer && v > 255)
-		return fmt_error(err, errlen, "%s=%llu out of range 0-255", pfm_mods[k].name,
-			    (unsigned long long)v);
+	if (pfm_mods[k].integer && (v < pfm_mods[k].min || v > pfm_mods[k].max))
+		return fmt_error(err, errlen, "%s=%llu out of range %u-%u", pfm_mods[k].name,
+			    (unsigned long long)v, pfm_mods[k].min, pfm_mods[k].max);
 	if (!pfm_mods[k].integer && v > 1)
 		return fmt_error(err, errlen, "%s=%llu: modifier '%s' takes 0 or 1", pfm_mods[k].name,
 			    (unsigned long long)v, pfm_mods[k].name);
@@ -677,7 +680,8 @@ static int check_umask_rules(const struct pfmt_event *ev, const struct pfm_choic
 	const struct pfmt_umask *ums = &pfmt_umasks[ev->first_umask];
 
 	if (ev->flags & PFMT_EV_EXTRA_REG && !c->nchosen)
-		return fmt_error(err, errlen, "event %s needs a second register (offcore response), not supported", evname);
+		return fmt_error(err, errlen, "event %s is a PEBS load-latency event (MSR_PEBS_LD_LAT): "
+			    "it counts only with PEBS, which bareperf does not use", evname);
 	if (!c->nchosen && (ev->flags & PFMT_EV_NEEDS_UMASK)) {
 		char list[96] = "";
 		size_t used = 0;
@@ -706,6 +710,13 @@ static int check_umask_rules(const struct pfmt_event *ev, const struct pfm_choic
 	return 0;
 }
 
+/* The event-select bits of a unit mask: a second-code unit mask keeps them in its
+ * pfmt_extras entry (an override's event byte, else none). */
+static uint64_t umask_evtsel_bits(const struct pfmt_umask *um)
+{
+	return um->flags & PFMT_UM_EXTRA_CODE ? pfmt_extras[um->bits].evtsel : um->bits;
+}
+
 /* The event select from the event code and the unit masks in use (chosen, kept, or
  * the defaults when none was chosen). *modhw and *hwbits say which modifier fields
  * the code or a chosen unit mask fixes, and to what. */
@@ -727,13 +738,14 @@ static uint64_t pfm_evsel(const struct pmu_model *m, const struct pfmt_event *ev
 				      : (ums[a].flags & PFMT_UM_DFL);
 		if (!use)
 			continue;
+		uint64_t bits = umask_evtsel_bits(&ums[a]);
 		if (ums[a].flags & PFMT_UM_OVERRIDE)
-			sel = (sel & ~ARCH_PERFMON_EVENTSEL_EVENT_MASK) | (ums[a].bits & 0xff) | (ums[a].bits & ~0xffull);
+			sel = (sel & ~ARCH_PERFMON_EVENTSEL_EVENT_MASK) | (bits & 0xff) | (bits & ~0xffull);
 		else
-			sel |= ums[a].bits;
+			sel |= bits;
 		if (umask_chosen(c, a)) {
 			*modhw |= ums[a].modhw;
-			*hwbits |= ums[a].bits;
+			*hwbits |= bits;
 		}
 	}
 	return sel;
@@ -780,6 +792,104 @@ static int apply_pfm_modifiers(const struct pfmt_event *ev, const struct pfm_cho
 	return 0;
 }
 
+/* ---------------------------------------------------------------- second registers */
+/*
+ * Which register an event's second code goes to, by its event select (unit mask and
+ * event bytes, bits 15:0). SDM Vol. 3B ch. 20: the off-core response events of each
+ * generation (event B7H umask 01H uses MSR_OFFCORE_RSP_0; BBH, or B7H umask 02H on the
+ * Atom cores, MSR_OFFCORE_RSP_1; Golden Cove moved them to 2AH/2BH) and FRONTEND_RETIRED
+ * (C6H umask 01H, MSR_PEBS_FRONTEND, Skylake on). The first row matching wins.
+ */
+static const struct { const char *model; uint16_t evsel; enum ev_extra_reg reg; } extra_regs[] = {
+	/* Sapphire Rapids EXE.AMX_BUSY (B7H/02H) is a plain event; libpfm4 4.13 gives it a
+	 * second code only because its table marks the event as off-core response. */
+	{ "spr", 0x02b7, EV_EXTRA_NONE },
+	{ NULL, 0x01b7, EV_EXTRA_OFFCORE_RSP_0 },       /* OFFCORE_RESPONSE_0, OCR (Nehalem on) */
+	{ NULL, 0x01bb, EV_EXTRA_OFFCORE_RSP_1 },       /* OFFCORE_RESPONSE_1 (Westmere on) */
+	{ NULL, 0x02b7, EV_EXTRA_OFFCORE_RSP_1 },       /* OFFCORE_RESPONSE_1, Silvermont to Tremont */
+	{ NULL, 0x012a, EV_EXTRA_OFFCORE_RSP_0 },       /* OCR, Golden Cove */
+	{ NULL, 0x012b, EV_EXTRA_OFFCORE_RSP_1 },       /* (no libpfm4 4.13 name encodes it) */
+	{ NULL, 0x01c6, EV_EXTRA_FRONTEND },            /* FRONTEND_RETIRED */
+};
+
+static uint64_t pfm_mod_value(const struct pfm_choice *c, unsigned bit)
+{
+	for (unsigned k = 0; k < NPFM_MODS; k++)
+		if (pfm_mods[k].bit == bit)
+			return c->modval[k];
+	return 0;
+}
+
+static bool bit_in(const uint32_t *set, unsigned i) { return set[i / 32] >> (i % 32) & 1; }
+
+/* libpfm4's second code (lib/pfm_tables.h, struct pfmt_extra): the chosen unit masks'
+ * codes, then the defaults of the groups left open, a default kept out by one added
+ * before it; fe_thres replaces the latency of a frontend unit mask that takes it. */
+static uint64_t pfm_extra_value(const struct pfmt_event *ev, const struct pfm_choice *c)
+{
+	const struct pfmt_umask *ums = &pfmt_umasks[ev->first_umask];
+	uint32_t added[8] = { 0 };
+	uint64_t v = 0;
+	for (unsigned u = 0; u < ev->numasks; u++) {
+		if (!umask_chosen(c, u))
+			continue;
+		uint64_t x = pfmt_extras[ums[u].bits].chosen;
+		if ((ums[u].flags & PFMT_UM_FETHR) && (c->given & PFMT_MOD_FETHR))
+			x = (x & ~PEBS_FRONTEND_IDQ_BUBBLE_LENGTH_MASK) |
+			    PEBS_FRONTEND_IDQ_BUBBLE_LENGTH(pfm_mod_value(c, PFMT_MOD_FETHR));
+		v |= x;
+	}
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (unsigned d = 0; d < ev->numasks; d++) {
+			bool ok = (ums[d].flags & PFMT_UM_DFL) && !umask_chosen(c, d);
+			for (unsigned u = 0; u < ev->numasks && ok; u++)
+				if (umask_chosen(c, u) && !set_has(ums[u].keep, d))
+					ok = false;
+			for (unsigned e = 0; e < ev->numasks && ok; e++)
+				if (bit_in(added, e) && set_has(pfmt_extras[ums[e].bits].blocks, d))
+					ok = false;
+			if (ok != bit_in(added, d)) {
+				added[d / 32] ^= 1u << (d % 32);
+				changed = true;
+			}
+		}
+	}
+	for (unsigned d = 0; d < ev->numasks; d++)
+		if (bit_in(added, d))
+			v |= pfmt_extras[ums[d].bits].dfl;
+	return v;
+}
+
+/* The second register of an event whose second code comes from its unit masks. */
+static int pfm_extra_reg(const struct pmu_model *m, const struct pfmt_event *ev,
+			 const struct pfm_choice *c, struct ev_encoding *out, char *err, size_t errlen)
+{
+	uint16_t key = (uint16_t)(out->evtsel & (ARCH_PERFMON_EVENTSEL_EVENT_MASK |
+						 ARCH_PERFMON_EVENTSEL_UMASK_MASK));
+	const struct pfmt_umask *ums = &pfmt_umasks[ev->first_umask];
+	for (unsigned u = 0; u < ev->numasks && (c->given & PFMT_MOD_FETHR); u++) {
+		uint64_t fixed = pfmt_extras[ums[u].bits].chosen & PEBS_FRONTEND_IDQ_BUBBLE_LENGTH_MASK;
+		uint64_t v = pfm_mod_value(c, PFMT_MOD_FETHR);
+		if (umask_chosen(c, u) && (ums[u].flags & PFMT_UM_FETHR_FIXED) &&
+		    PEBS_FRONTEND_IDQ_BUBBLE_LENGTH(v) != fixed)
+			return fmt_error(err, errlen, "fe_thres=%llu conflicts with unit mask %s of %s, "
+				    "which fixes it at %llu", (unsigned long long)v, umask_name(&ums[u]),
+				    pfmt_strings + ev->name,
+				    (unsigned long long)(fixed >> PEBS_FRONTEND_IDQ_BUBBLE_LENGTH_SHIFT));
+	}
+	for (unsigned i = 0; i < ARRAY_SIZE(extra_regs); i++) {
+		if (extra_regs[i].evsel != key ||
+		    (extra_regs[i].model && strcmp(extra_regs[i].model, m->pfm_name)))
+			continue;
+		out->extra = extra_regs[i].reg;
+		out->extra_value = out->extra != EV_EXTRA_NONE ? pfm_extra_value(ev, c) : 0;
+		return 0;
+	}
+	return fmt_error(err, errlen, "event %s (select 0x%04x) needs a second register that "
+		    "bareperf does not know on PMU %s", pfmt_strings + ev->name, key, m->pfm_name);
+}
+
 /* A libpfm4 name, [pmu::]EVENT[:UMASK|:MOD[=N]]..., for the PMU in use. */
 static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const char *text,
 		     struct ev_encoding *out, char *err, size_t errlen)
@@ -810,9 +920,12 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 	    check_umask_rules(ev, &c, keep, err, errlen))
 		return -1;
 	uint64_t sel = pfm_evsel(m, ev, &c, keep, &modhw, &hwbits);
-	if (apply_pfm_modifiers(ev, &c, modhw, hwbits, &sel, err, errlen))
+	if (apply_pfm_modifiers(ev, &c, modhw, hwbits, &sel, err, errlen) ||
+	    finish_gp(m, pc, sel, out, err, errlen))
 		return -1;
-	return finish_gp(m, pc, sel, out, err, errlen);
+	if (ev->flags & PFMT_EV_EXTRA_CODE)
+		return pfm_extra_reg(m, ev, &c, out, err, errlen);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- entry points */

@@ -52,6 +52,16 @@ struct ev_netburst {
 	bool both_threads;          /* count both logical processors (HT only) */
 };
 
+/* A second register some Intel events program besides the event select; arch/x86/pmu
+ * maps each kind to its MSR (msr-index.h). */
+enum ev_extra_reg {
+	EV_EXTRA_NONE,
+	EV_EXTRA_OFFCORE_RSP_0,     /* MSR_OFFCORE_RSP_0: offcore response, first register */
+	EV_EXTRA_OFFCORE_RSP_1,     /* MSR_OFFCORE_RSP_1 */
+	EV_EXTRA_FRONTEND,          /* MSR_PEBS_FRONTEND: FRONTEND_RETIRED's event and latency */
+	EV_EXTRA_COUNT
+};
+
 struct ev_encoding {
 	enum ev_class cls;
 	char name[EV_NAME_MAX];     /* the text the user wrote */
@@ -62,6 +72,8 @@ struct ev_encoding {
 			uint64_t evtsel;
 			uint32_t gp_mask;       /* GP counters allowed (bit i = counter i); 0 = none */
 			uint32_t fixed_mask;    /* fixed counters that count exactly this event */
+			enum ev_extra_reg extra;        /* second register, or EV_EXTRA_NONE */
+			uint64_t extra_value;   /* its value (libpfm4's codes[1]) */
 		};
 		struct ev_netburst nb;  /* EV_CLASS_NETBURST */
 	};

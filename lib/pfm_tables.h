@@ -23,18 +23,23 @@ enum pfmt_vendor { PFMT_INTEL = 0, PFMT_AMD = 1 };
 #define PFMT_MOD_INTX    0x0100u   /* intx: in transaction (Intel TSX) */
 #define PFMT_MOD_INTXCP  0x0200u   /* intxcp: in transaction, checkpointed */
 #define PFMT_MOD_LDLAT   0x0400u   /* ldlat: needs PEBS load latency; not supported here */
-#define PFMT_MOD_FETHR   0x0800u   /* fe_thres: needs the frontend MSR; not supported here */
+#define PFMT_MOD_FETHR   0x0800u   /* fe_thres: frontend latency threshold (second code) */
 
 /* Event flags */
 #define PFMT_EV_NEEDS_UMASK 0x01u  /* libpfm4 rejects the event without a unit mask */
-#define PFMT_EV_EXTRA_REG   0x02u  /* encoding needs a second register (offcore, ldlat) */
+#define PFMT_EV_EXTRA_REG   0x02u  /* needs a second register bareperf cannot use (PEBS ldlat) */
 #define PFMT_EV_EDGE_CMASK  0x04u  /* libpfm4 refuses e (edge) without c (counter mask) */
+#define PFMT_EV_EXTRA_CODE  0x08u  /* the second code is built from the unit masks (offcore
+                                      response, frontend); they all carry PFMT_UM_EXTRA_CODE */
 
 /* Unit-mask flags */
 #define PFMT_UM_DFL         0x01u  /* applied when no unit mask of its group is given */
 #define PFMT_UM_SOLO_BAD    0x02u  /* libpfm4 rejects this unit mask on its own */
-#define PFMT_UM_EXTRA_REG   0x04u  /* needs a second register */
+#define PFMT_UM_EXTRA_REG   0x04u  /* needs a second register bareperf cannot use (PEBS ldlat) */
 #define PFMT_UM_OVERRIDE    0x08u  /* bits 7:0 of .bits replace the event select */
+#define PFMT_UM_EXTRA_CODE  0x10u  /* .bits indexes pfmt_extras[]; no event-select bits */
+#define PFMT_UM_FETHR       0x20u  /* fe_thres replaces the latency field of its second code */
+#define PFMT_UM_FETHR_FIXED 0x40u  /* its second code fixes the latency: fe_thres must equal it */
 
 struct pfmt_model {
 	uint32_t name, desc;        /* pfmt_strings offsets */
@@ -67,7 +72,23 @@ struct pfmt_umask {
 	uint8_t modhw;              /* PFMT_MOD_E/I/C fixed by this unit mask (user may not change) */
 };
 
+/*
+ * A unit mask's part of the second code (PFMT_UM_EXTRA_CODE). libpfm4 ORs the codes of
+ * the chosen unit masks, then adds each unit-mask group's default when no unit mask of
+ * that group was chosen, in group order; a default added can keep later groups' defaults
+ * out (offcore ANY_RESPONSE keeps the snoop default out). For such a unit mask, .keep
+ * holds the defaults it does not itself rule out.
+ */
+struct pfmt_extra {
+	uint64_t chosen;            /* second-code bits when chosen (an alias: its targets') */
+	uint64_t dfl;               /* bits when libpfm4 adds it as a default (its own code) */
+	uint32_t blocks;            /* pfmt_words offset: defaults it keeps out once added */
+	uint32_t evtsel;            /* event-select bits it sets: with PFMT_UM_OVERRIDE the
+	                               event byte that replaces the event's, else 0 */
+};
+
 extern const char pfmt_strings[];
+extern const struct pfmt_extra pfmt_extras[];
 extern const uint32_t pfmt_words[];
 extern const struct pfmt_model pfmt_models[];
 extern const struct pfmt_event pfmt_events[];

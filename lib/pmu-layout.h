@@ -31,6 +31,14 @@
 #define ARCH_PERFMON_EVENTSEL_UMASK(v)  (((uint64_t)(v) << ARCH_PERFMON_EVENTSEL_UMASK_SHIFT) & ARCH_PERFMON_EVENTSEL_UMASK_MASK)
 #define ARCH_PERFMON_EVENTSEL_CMASK(v)  (((uint64_t)(v) << ARCH_PERFMON_EVENTSEL_CMASK_SHIFT) & ARCH_PERFMON_EVENTSEL_CMASK_MASK)
 
+/* MSR_PEBS_FRONTEND (SDM Vol. 3B 20.3.8.2, Table 20-xx "FRONTEND_RETIRED"; Vol. 4,
+ * Skylake MSR table, 3F7H): bits 7:0 select the frontend event, bits 19:8 are the
+ * IDQ bubble length (latency threshold in cycles), bits 22:20 the bubble width. */
+#define PEBS_FRONTEND_IDQ_BUBBLE_LENGTH_SHIFT 8
+#define PEBS_FRONTEND_IDQ_BUBBLE_LENGTH_MASK  0x000fff00ULL
+#define PEBS_FRONTEND_IDQ_BUBBLE_LENGTH(v)    (((uint64_t)(v) << PEBS_FRONTEND_IDQ_BUBBLE_LENGTH_SHIFT) & PEBS_FRONTEND_IDQ_BUBBLE_LENGTH_MASK)
+#define PEBS_FRONTEND_IDQ_BUBBLE_LENGTH_MAX   4095
+
 /* P6 family: EN exists only in PERFEVTSEL0 and gates both counters (SDM 21.6.x, P6 PMU). */
 #define P6_EVNTSEL_ENABLE               ARCH_PERFMON_EVENTSEL_ENABLE
 #define P6_EVNTSEL1_RESERVED            ((1ULL << 22) | (1ULL << 21) | 0xffffffff00000000ULL)

@@ -90,6 +90,21 @@
 #define GLOBAL_STATUS_OVF_BUF           (1ULL << 62) /* DS buffer */
 #define GLOBAL_STATUS_COND_CHGD         (1ULL << 63)
 
+/* Second registers of model-specific events (SDM Vol. 4 ch. 2, the MSR tables of each
+ * microarchitecture). MSR_OFFCORE_RSP_0 (1A6H) comes with Nehalem, MSR_OFFCORE_RSP_1
+ * (1A7H) with Westmere; their request-type/supplier/snoop layout is model-specific (SDM
+ * Vol. 3B ch. 20, "Off-core Response Performance Monitoring"), bits 63:38 are reserved
+ * from Sandy Bridge on. MSR_PEBS_LD_LAT (3F6H, Nehalem on) holds the load-latency
+ * threshold, used only with PEBS. MSR_PEBS_FRONTEND (3F7H, Skylake on) qualifies
+ * FRONTEND_RETIRED: event 7:0, IDQ bubble length 19:8, width 22:20, 63:23 reserved
+ * (lib/pmu-layout.h has the fields). */
+#define MSR_OFFCORE_RSP_0               0x000001a6
+#define MSR_OFFCORE_RSP_1               0x000001a7
+#define OFFCORE_RSP_RESERVED            0xffffffc000000000ULL   /* bits 63:38 */
+#define MSR_PEBS_LD_LAT                 0x000003f6
+#define MSR_PEBS_FRONTEND               0x000003f7
+#define PEBS_FRONTEND_RESERVED          0xffffffffff800000ULL   /* bits 63:23 */
+
 /* ---------------------------------------------------------------- AMD PMU, APM Vol. 2 13.2 */
 /* Legacy PerfEvtSel0-3 / PerfCtr0-3 (K7 onwards; aliases of the first four core counters). */
 #define MSR_K7_EVNTSEL0                 0xc0010000

@@ -141,6 +141,9 @@ static uint32_t set_intern(const uint32_t *set, unsigned n)
 	return off;
 }
 
+static struct pfmt_extra *extras;
+static size_t nextras, extras_cap;
+
 static struct pfmt_model models[128];
 static unsigned nmodels;
 static struct pfmt_event *events;
@@ -153,6 +156,7 @@ struct probe {
 	int ok;
 	int count;            /* codes libpfm4 produced */
 	uint64_t val;         /* codes[0] without EN/INT/USR/OS */
+	uint64_t val1;        /* codes[1], the second register's value (0 when none) */
 	char fstr[1024];
 };
 
@@ -177,6 +181,7 @@ static void probe(struct probe *p, const char *fmt, ...)
 	p->ok = r == PFM_SUCCESS;
 	p->count = p->ok ? arg.count : 0;
 	p->val = p->ok ? codes[0] & ~EVSEL_IGNORED : 0;
+	p->val1 = p->ok && arg.count > 1 ? codes[1] : 0;
 	snprintf(p->fstr, sizeof(p->fstr), "%s", fstr ? fstr : "");
 	free(fstr);
 }
@@ -299,6 +304,10 @@ struct event_gen {
 	uint64_t bits[MAX_UMASKS];
 	uint8_t uflags[MAX_UMASKS];
 	uint32_t compat[MAX_UMASKS][PFMT_SET_WORDS(MAX_UMASKS)];
+	/* events whose second code comes from the unit masks (PFMT_EV_EXTRA_CODE) */
+	struct pfmt_extra xtra[MAX_UMASKS];
+	uint32_t xkeep[MAX_UMASKS][PFMT_SET_WORDS(MAX_UMASKS)];
+	uint32_t xblocks[MAX_UMASKS][PFMT_SET_WORDS(MAX_UMASKS)];
 };
 
 /* Sorts the event's attributes into unit masks and modifiers. */
@@ -394,6 +403,151 @@ static void probe_umask_pairs(struct event_gen *g)
 	}
 }
 
+/* Each unit mask alone; then whether the event's second code comes from its unit masks:
+ * libpfm4 gives two codes for the event or a unit mask alone, and it is no load-latency
+ * event (whose second code is the ldlat threshold, counted with PEBS only). */
+static void probe_solos(struct event_gen *g)
+{
+	bool two = g->base.count > 1;
+	for (unsigned i = 0; i < g->nu; i++) {
+		probe(&g->solo[i], "%s:%s", g->base_str, g->um[i].name);
+		two |= g->solo[i].count > 1;
+	}
+	if (two && !(g->mods & PFMT_MOD_LDLAT))
+		g->ev.flags = (g->ev.flags & ~PFMT_EV_EXTRA_REG) | PFMT_EV_EXTRA_CODE;
+}
+
+static bool set_get(const uint32_t *set, unsigned i) { return set[i / 32] >> (i % 32) & 1; }
+
+/* The second code lib/event.c computes for the chosen unit masks (bit set ch), by the
+ * rules struct pfmt_extra describes; checks the tables against libpfm4's probes. */
+static uint64_t predict_extra(const struct event_gen *g, const uint32_t *ch)
+{
+	uint32_t added[PFMT_SET_WORDS(MAX_UMASKS)] = { 0 };
+	uint64_t v = 0;
+	for (unsigned i = 0; i < g->nu; i++)
+		if (set_get(ch, i))
+			v |= g->xtra[i].chosen;
+	/* defaults in table order; a blocker always comes before what it blocks in libpfm4's
+	 * group order, so repeat until nothing changes */
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (unsigned d = 0; d < g->nu; d++) {
+			bool ok = g->um[d].dfl && !set_get(ch, d);
+			for (unsigned u = 0; u < g->nu && ok; u++)
+				if (set_get(ch, u) && !set_get(g->xkeep[u], d))
+					ok = false;
+			for (unsigned e = 0; e < g->nu && ok; e++)
+				if (set_get(added, e) && set_get(g->xblocks[e], d))
+					ok = false;
+			if (ok != set_get(added, d)) {
+				added[d / 32] ^= 1u << (d % 32);
+				changed = true;
+			}
+		}
+	}
+	for (unsigned d = 0; d < g->nu; d++)
+		if (set_get(added, d))
+			v |= g->xtra[d].dfl;
+	return v;
+}
+
+/* Frontend events: a unit mask whose second code takes fe_thres in its latency field. */
+static void probe_fethr(struct event_gen *g, unsigned i)
+{
+	const struct probe *solo = &g->solo[i];
+	struct probe p;
+	if (!(g->mods & PFMT_MOD_FETHR) || !solo->ok)
+		return;
+	probe(&p, "%s:%s:fe_thres=7", g->base_str, g->um[i].name);
+	if (!p.ok) {
+		/* the unit mask fixes the latency; libpfm4 takes only that value again */
+		unsigned thr = (unsigned)((solo->val1 & PEBS_FRONTEND_IDQ_BUBBLE_LENGTH_MASK) >>
+					  PEBS_FRONTEND_IDQ_BUBBLE_LENGTH_SHIFT);
+		probe(&p, "%s:%s:fe_thres=%u", g->base_str, g->um[i].name, thr);
+		if (!thr || !p.ok || p.val1 != solo->val1)
+			die("%s:%s: fe_thres refused, but not as a fixed latency", g->base_str,
+			    g->um[i].name);
+		g->uflags[i] |= PFMT_UM_FETHR_FIXED;
+		return;
+	}
+	if (p.val1 == solo->val1)
+		return;
+	uint64_t want = (solo->val1 & ~PEBS_FRONTEND_IDQ_BUBBLE_LENGTH_MASK) |
+			PEBS_FRONTEND_IDQ_BUBBLE_LENGTH(7);
+	if (p.val1 != want || (g->um[i].code & PEBS_FRONTEND_IDQ_BUBBLE_LENGTH_MASK))
+		die("%s:%s: fe_thres encoding 0x%llx not understood", g->base_str, g->um[i].name,
+		    (unsigned long long)p.val1);
+	g->uflags[i] |= PFMT_UM_FETHR;
+	g->xtra[i].chosen = solo->val1;         /* libpfm4's default threshold included */
+}
+
+/*
+ * The second-code rules of a PFMT_EV_EXTRA_CODE event, from the solo probes and the pairs:
+ * which defaults each unit mask alone lets libpfm4 add (ks), which defaults a default
+ * keeps out (it is refused together with them: libpfm4's "exclude higher groups"), and
+ * so which defaults a unit mask rules out itself rather than through such a default.
+ */
+static void extra_code_rules(struct event_gen *g)
+{
+	static uint32_t ks[MAX_UMASKS][PFMT_SET_WORDS(MAX_UMASKS)];
+	uint64_t code[MAX_UMASKS];
+	memset(ks, 0, sizeof(ks));
+	for (unsigned i = 0; i < g->nu; i++)
+		code[i] = g->um[i].code;
+	for (unsigned i = 0; i < g->nu; i++) {
+		const struct um_info *u = &g->um[i];
+		g->xtra[i].dfl = code[i];
+		g->xtra[i].chosen = u->equiv[0] ? equiv_bits(g->pmu, g->ei->name, g->um, g->nu, code,
+							      u->equiv, 0) : code[i];
+		probe_fethr(g, i);
+		for (unsigned d = 0; d < g->nu; d++)
+			if (d != i && g->um[d].dfl && g->solo[i].ok &&
+			    fstr_has_umask(g->solo[i].fstr, g->um[d].name))
+				set_bit(ks[i], d);
+	}
+	for (unsigned e = 0; e < g->nu; e++)
+		for (unsigned d = 0; d < g->nu; d++)
+			if (g->um[e].dfl && g->um[d].dfl && e != d && g->solo[e].ok &&
+			    !set_get(ks[e], d) && !set_get(g->compat[e], d))
+				set_bit(g->xblocks[e], d);
+	for (unsigned u = 0; u < g->nu; u++)
+		for (unsigned d = 0; d < g->nu; d++) {
+			bool keep = set_get(ks[u], d);
+			for (unsigned e = 0; e < g->nu && !keep; e++)
+				keep = set_get(ks[u], e) && set_get(g->xblocks[e], d) &&
+				       set_get(g->compat[u], e);
+			if (keep && g->um[d].dfl && d != u)
+				set_bit(g->xkeep[u], d);
+		}
+}
+
+/* The event-select part of a unit mask's solo encoding must be the event's own (or an
+ * override of its event byte), and the second codes must come out as libpfm4's. */
+static void check_extra_code(struct event_gen *g)
+{
+	uint32_t none[PFMT_SET_WORDS(MAX_UMASKS)] = { 0 };
+	if (g->base.ok && predict_extra(g, none) != g->base.val1)
+		die("%s: second code 0x%llx, rules give 0x%llx", g->base_str,
+		    (unsigned long long)g->base.val1, (unsigned long long)predict_extra(g, none));
+	for (unsigned i = 0; i < g->nu; i++) {
+		const struct probe *solo = &g->solo[i];
+		uint32_t ch[PFMT_SET_WORDS(MAX_UMASKS)] = { 0 };
+		set_bit(ch, i);
+		if (!solo->ok)
+			continue;
+		if (predict_extra(g, ch) != solo->val1)
+			die("%s:%s: second code 0x%llx, rules give 0x%llx", g->base_str, g->um[i].name,
+			    (unsigned long long)solo->val1, (unsigned long long)predict_extra(g, ch));
+		uint64_t sel = (g->uflags[i] & PFMT_UM_OVERRIDE) ?
+			       (g->ev.code & ~ARCH_PERFMON_EVENTSEL_EVENT_MASK) |
+			       (solo->val & ARCH_PERFMON_EVENTSEL_EVENT_MASK) : g->ev.code;
+		if (solo->val != sel)
+			die("%s:%s: event select 0x%llx, expected 0x%llx", g->base_str, g->um[i].name,
+			    (unsigned long long)solo->val, (unsigned long long)sel);
+	}
+}
+
 /* Unit-mask bits: plain ones first (aliases are built from them). Intel attribute
  * codes are the unit mask shifted right by 8 with hidden cmask/inv/edge bits above
  * it; a code-override unit mask keeps the event select in bits 7:0, which the solo
@@ -403,7 +557,6 @@ static void umask_bits(struct event_gen *g)
 	for (unsigned i = 0; i < g->nu; i++) {
 		const struct um_info *u = &g->um[i];
 		struct probe *solo = &g->solo[i];
-		probe(solo, "%s:%s", g->base_str, u->name);
 		if (g->vendor == PFMT_AMD)
 			g->bits[i] = (u->code << AMD64_EVENTSEL_UMASK_SHIFT) & AMD64_EVENTSEL_UMASK_MASK;
 		else
@@ -415,7 +568,10 @@ static void umask_bits(struct event_gen *g)
 			g->uflags[i] |= PFMT_UM_OVERRIDE;
 		}
 		/* Offcore-response unit masks select bits of a second MSR. */
-		if (g->bits[i] >> 32) {
+		if (g->ev.flags & PFMT_EV_EXTRA_CODE) {
+			g->uflags[i] |= PFMT_UM_EXTRA_CODE;
+			g->bits[i] = 0;
+		} else if (g->bits[i] >> 32) {
 			g->uflags[i] |= PFMT_UM_EXTRA_REG;
 			g->bits[i] = 0;
 		}
@@ -442,11 +598,20 @@ static struct pfmt_umask umask_entry(const struct event_gen *g, unsigned i)
 		u.flags |= PFMT_UM_DFL;
 	if (!solo->ok)
 		u.flags |= PFMT_UM_SOLO_BAD;
-	if (solo->count > 1)
+	if (solo->count > 1 && !(u.flags & PFMT_UM_EXTRA_CODE))
 		u.flags |= PFMT_UM_EXTRA_REG;
 	for (unsigned j = 0; j < g->nu; j++)
 		if (j != i && g->um[j].dfl && solo->ok && fstr_has_umask(solo->fstr, g->um[j].name))
 			set_bit(keep, j);
+	if (u.flags & PFMT_UM_EXTRA_CODE) {
+		struct pfmt_extra x = g->xtra[i];
+		x.blocks = set_intern(g->xblocks[i], PFMT_SET_WORDS(g->nu));
+		x.evtsel = (u.flags & PFMT_UM_OVERRIDE) ? (uint32_t)(solo->val & ARCH_PERFMON_EVENTSEL_EVENT_MASK) : 0;
+		extras = grow(extras, &extras_cap, nextras + 1, sizeof(*extras));
+		u.bits = (uint32_t)nextras;
+		extras[nextras++] = x;
+		memcpy(keep, g->xkeep[i], sizeof(keep));
+	}
 	if (solo->ok && !(u.flags & PFMT_UM_EXTRA_REG) &&
 	    ((g->bits[i] & ~ARCH_PERFMON_EVENTSEL_EVENT_MASK) & ~solo->val))
 		die("%s:%s: unit-mask bits 0x%llx not all in libpfm4's encoding 0x%llx", g->base_str,
@@ -477,9 +642,14 @@ static void gen_event(const char *pmu, const pfm_event_info_t *ei, enum pfmt_ven
 		.mods = g.mods,
 	};
 	probe_base_event(&g);
+	probe_solos(&g);
 	probe_edge_cmask(&g);
 	probe_umask_pairs(&g);
 	umask_bits(&g);
+	if (g.ev.flags & PFMT_EV_EXTRA_CODE) {
+		extra_code_rules(&g);
+		check_extra_code(&g);
+	}
 
 	umasks = grow(umasks, &umasks_cap, numasks + g.nu, sizeof(*umasks));
 	for (unsigned i = 0; i < g.nu; i++)
@@ -497,8 +667,11 @@ static int same_event(const struct pfmt_event *a, const struct pfmt_event *b)
 	for (unsigned i = 0; i < a->numasks; i++) {
 		const struct pfmt_umask *x = &umasks[a->first_umask + i];
 		const struct pfmt_umask *y = &umasks[b->first_umask + i];
-		if (x->name != y->name || x->bits != y->bits || x->keep != y->keep ||
+		if (x->name != y->name || x->keep != y->keep ||
 		    x->compat != y->compat || x->flags != y->flags || x->modhw != y->modhw)
+			return 0;
+		if (!(x->flags & PFMT_UM_EXTRA_CODE) ? x->bits != y->bits :
+		    memcmp(&extras[x->bits], &extras[y->bits], sizeof(extras[0])))
 			return 0;
 	}
 	return 1;
@@ -517,7 +690,7 @@ static enum pmu_kind amd_kind(const char *pmu)
 
 /* Many models share a table (hsw/hsw_ep, K8 revisions): when the last model's events,
  * just appended, equal an earlier model's, point at the first copy and drop them. */
-static void share_earlier_table(struct pfmt_model *m, size_t first_um)
+static void share_earlier_table(struct pfmt_model *m, size_t first_um, size_t first_extra)
 {
 	size_t first = m->first_event;
 	for (unsigned k = 0; k + 1 < nmodels; k++) {
@@ -532,6 +705,7 @@ static void share_earlier_table(struct pfmt_model *m, size_t first_um)
 			m->first_event = o->first_event;
 			nevents = first;
 			numasks = first_um;
+			nextras = first_extra;
 			return;
 		}
 	}
@@ -551,7 +725,7 @@ static void gen_model(int pmu_id, const pfm_pmu_info_t *pi)
 
 	enum pfmt_vendor vendor = strncmp(pi->name, "amd64", 5) ? PFMT_INTEL : PFMT_AMD;
 	enum pmu_kind kind = vendor == PFMT_AMD ? amd_kind(pi->name) : PMU_INTEL_ARCH;
-	size_t first = nevents, first_um = numasks;
+	size_t first = nevents, first_um = numasks, first_extra = nextras;
 	for (int e = info.first_event; e != -1; e = pfm_get_event_next(e)) {
 		pfm_event_info_t ei;
 		memset(&ei, 0, sizeof(ei));
@@ -571,7 +745,7 @@ static void gen_model(int pmu_id, const pfm_pmu_info_t *pi)
 		.first_event = first,
 		.nevents = nevents - first,
 	};
-	share_earlier_table(m, first_um);
+	share_earlier_table(m, first_um, first_extra);
 	fprintf(stderr, "gen-pfm-tables: %-26s %4u events%s\n", pi->name, m->nevents,
 		m->first_event != first ? " (shared table)" : "");
 }
@@ -633,6 +807,12 @@ static void put_tables(void)
 	for (size_t i = 0; i < nwords; i++)
 		printf("%s0x%x,", i % 10 ? " " : "\n\t", words[i]);
 	printf("\n\t0\n};\n\n");
+
+	printf("const struct pfmt_extra pfmt_extras[] = {\n");
+	for (size_t i = 0; i < nextras; i++)
+		printf("\t{0x%llxull,0x%llxull,%u,0x%x},\n", (unsigned long long)extras[i].chosen,
+		       (unsigned long long)extras[i].dfl, extras[i].blocks, extras[i].evtsel);
+	printf("\t{0,0,0,0}\n};\n\n");
 
 	printf("const struct pfmt_model pfmt_models[] = {\n");
 	for (unsigned i = 0; i < nmodels; i++) {

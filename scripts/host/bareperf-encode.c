@@ -97,15 +97,27 @@ static void list_events(const struct pmu_model *m, const char *pattern)
 	}
 }
 
-static void print_one(const struct ev_encoding *ev, const struct pmu_state *st, unsigned slot)
+/* The event select, then the second register when the event has one: its MSR from the
+ * generation's descriptor be (0 when be has none: the kernel would refuse the event). */
+static void print_gp(const struct ev_encoding *ev, const struct pmu_backend *be)
+{
+	printf("%s: evtsel=0x%016llx", ev->name, (unsigned long long)ev->evtsel);
+	if (ev->extra != EV_EXTRA_NONE) {
+		uint32_t msr = be && be->extra_msrs ? be->extra_msrs[ev->extra] : 0;
+		printf(" extra_msr=0x%x extra=0x%llx", msr, (unsigned long long)ev->extra_value);
+	}
+	printf(" gp_mask=0x%x fixed_mask=0x%x\n", ev->gp_mask, ev->fixed_mask);
+}
+
+static void print_one(const struct ev_encoding *ev, const struct pmu_state *st, unsigned slot,
+		      const struct pmu_backend *be)
 {
 	switch (ev->cls) {
 	case EV_CLASS_TSC: printf("%s: tsc (time-stamp counter)\n", ev->name); break;
 	case EV_CLASS_APERF: printf("%s: aperf (IA32_APERF)\n", ev->name); break;
 	case EV_CLASS_MPERF: printf("%s: mperf (IA32_MPERF)\n", ev->name); break;
 	case EV_CLASS_GP:
-		printf("%s: evtsel=0x%016llx gp_mask=0x%x fixed_mask=0x%x\n", ev->name,
-		       (unsigned long long)ev->evtsel, ev->gp_mask, ev->fixed_mask);
+		print_gp(ev, be);
 		break;
 	case EV_CLASS_NETBURST: {
 		const struct pmu_slot *s = &st->slot[slot];
@@ -182,7 +194,7 @@ static int encode_netburst_alone(const struct pmu_caps *pc, const char *text,
 		printf("error: %s: %s\n", text, st.be ? err : "no NetBurst backend");
 		return 1;
 	}
-	print_one(ev, &st, 0);
+	print_one(ev, &st, 0, st.be);
 	return 0;
 }
 
@@ -200,7 +212,7 @@ static int encode_group(const struct pmu_model *m, const struct pmu_caps *pc,
 		return 1;
 	}
 	for (unsigned k = 0; k < n; k++)
-		print_one(&evs[k], &st, k);
+		print_one(&evs[k], &st, k, st.be);
 	return 0;
 }
 
@@ -232,7 +244,7 @@ static int encode_events(const struct options *o, char **texts, int count)
 			evs[n++] = ev;
 			continue;
 		}
-		print_one(&ev, NULL, 0);
+		print_one(&ev, NULL, 0, pmu_backend_for(o->m->kind));
 	}
 	if (o->group && n && encode_group(o->m, &o->pc, evs, n))
 		return 1;

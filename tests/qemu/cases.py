@@ -611,6 +611,59 @@ CASES += [
          lines=BIOS32 + ["pmu.kind=amd-legacy", "pmu.model=amd64_k7"], absent=NO_FAIL),
 ]
 
+# Second registers (offcore response, frontend) under a forced Skylake: each is written
+# before its select and before PERF_GLOBAL_CTRL enables the counter, and cleared after the
+# selects when the group ends. Two OFFCORE_RESPONSE_0 events with different values cannot
+# share MSR_OFFCORE_RSP_0, so the second goes to a group of its own; load latency needs
+# PEBS and is refused. Only the writes after the PMU self-check are compared.
+def after_selfcheck(want):
+    def check(out):
+        lines = out.split("\n")
+        first = next((i for i, l in enumerate(lines) if l.startswith("@note")), len(lines))
+        got = [l for l in lines[first:] if l.startswith("wrmsr ")]
+        if got == want:
+            return []
+        return ["wrmsr trace after the self-check differs; got:"] + got + ["expected:"] + want
+    return check
+SKL_SELECTS_OFF = ["wrmsr PERF_GLOBAL_CTRL 0x38f <- 0x00000000 none"] + [
+    "wrmsr PERFEVTSEL%d 0x%x <- 0x00000000 event=0x00 umask=0x00" % (i, 0x186 + i) for i in range(8)] + [
+    "wrmsr FIXED_CTR_CTRL 0x38d <- 0x00000000 all off"]
+SKL_EXTRA_REG_SEQ = [
+    "wrmsr PERF_GLOBAL_CTRL 0x38f <- 0x00000000 none",
+    "wrmsr OFFCORE_RSP_0 0x1a6 <- 0x3f84000001",
+    "wrmsr PEBS_FRONTEND 0x3f7 <- 0x00400906",
+    "wrmsr PERFEVTSEL0 0x186 <- 0x004301b7 event=0xb7 umask=0x01 usr os en",
+    "wrmsr PERFEVTSEL1 0x187 <- 0x004301c6 event=0xc6 umask=0x01 usr os en",
+    "wrmsr FIXED_CTR_CTRL 0x38d <- 0x00000000 all off",
+    "wrmsr PMC0 0xc1 <- 0x00000000",
+    "wrmsr PMC1 0xc2 <- 0x00000000",
+    "wrmsr PERF_GLOBAL_OVF_CTRL 0x390 <- 0x7000000ff pmc0 pmc1 pmc2 pmc3 pmc4 pmc5 pmc6 pmc7 fixed0 fixed1 fixed2",
+    "wrmsr PERF_GLOBAL_CTRL 0x38f <- 0x00000003 pmc0 pmc1",
+    "wrmsr PERF_GLOBAL_CTRL 0x38f <- 0x00000000 none"] + SKL_SELECTS_OFF + [
+    "wrmsr OFFCORE_RSP_0 0x1a6 <- 0x00000000",
+    "wrmsr PEBS_FRONTEND 0x3f7 <- 0x00000000",
+    # group 2: the other OFFCORE_RSP_0 value
+    "wrmsr PERF_GLOBAL_CTRL 0x38f <- 0x00000000 none",
+    "wrmsr OFFCORE_RSP_0 0x1a6 <- 0x00010002",
+    "wrmsr PERFEVTSEL0 0x186 <- 0x004301b7 event=0xb7 umask=0x01 usr os en",
+    "wrmsr FIXED_CTR_CTRL 0x38d <- 0x00000000 all off",
+    "wrmsr PMC0 0xc1 <- 0x00000000",
+    "wrmsr PERF_GLOBAL_OVF_CTRL 0x390 <- 0x7000000ff pmc0 pmc1 pmc2 pmc3 pmc4 pmc5 pmc6 pmc7 fixed0 fixed1 fixed2",
+    "wrmsr PERF_GLOBAL_CTRL 0x38f <- 0x00000001 pmc0",
+    "wrmsr PERF_GLOBAL_CTRL 0x38f <- 0x00000000 none"] + SKL_SELECTS_OFF + [
+    "wrmsr OFFCORE_RSP_0 0x1a6 <- 0x00000000"]
+CASES += [
+    dict(name="trace-msr-offcore-frontend-skl", args=["--cpu", "Skylake-Client"],
+         config="pmu=skl trace=msr payloads=empty reps=1 iters=10 cpl=3 "
+                "events=skl::OFFCORE_RESPONSE_0:DMND_DATA_RD:L3_MISS_LOCAL,skl::OFFCORE_RESPONSE_0:DMND_RFO,"
+                "skl::FRONTEND_RETIRED:IDQ_4_BUBBLES:fe_thres=9,skl::MEM_TRANS_RETIRED:LOAD_LATENCY",
+         exit=1, check=after_selfcheck(SKL_EXTRA_REG_SEQ),
+         lines=["pmu.model=skl (forced by pmu=)",
+                "error: unit mask LOAD_LATENCY of MEM_TRANS_RETIRED is a PEBS load-latency event "
+                "(MSR_PEBS_LD_LAT): it counts only with PEBS, which bareperf does not use"],
+         absent=NO_FAIL),
+]
+
 # The default run (the whole catalogue, default sizes) on a 32-bit NetBurst and a Core Duo:
 # it finishes, measures at both CPLs, and only what the CPU lacks is skipped.
 I686_SYSCALL_SKIP = ('@skip {"bench":"sys_syscall","reason":"SYSCALL is for long mode here: the i686 kernel '

@@ -67,6 +67,19 @@ static void add_free_running(struct msr_model *m, bool aperf)
 	}
 }
 
+/* Second registers of model-specific events (SDM Vol. 4 MSR tables): MSR_OFFCORE_RSP_0
+ * 1A6H from Nehalem, MSR_OFFCORE_RSP_1 1A7H from Westmere, bits 63:38 reserved (SDM
+ * Vol. 3B off-core response layout, Sandy Bridge on); MSR_PEBS_FRONTEND 3F7H from
+ * Skylake, bits 63:23 reserved. */
+static void add_extra_regs(struct msr_model *m, const struct msr_model_opts *o)
+{
+	static const char *const n_rsp[] = { "OFFCORE_RSP_0", "OFFCORE_RSP_1" };
+	for (unsigned i = 0; i < o->offcore_rsp && i < 2; i++)
+		add(m, 0x1a6 + i, n_rsp[i], 0xffffffc000000000ULL);
+	if (o->pebs_frontend)
+		add(m, 0x3f7, "PEBS_FRONTEND", 0xffffffffff800000ULL);
+}
+
 static void init_intel_arch(struct msr_model *m, const struct pmu_caps *pc,
 			    const struct msr_model_opts *o)
 {
@@ -82,6 +95,7 @@ static void init_intel_arch(struct msr_model *m, const struct pmu_caps *pc,
 	uint64_t gp_bits = (1ULL << gp) - 1, fixed_bits = (uint64_t)fixed << 32;
 
 	add_free_running(m, true);
+	add_extra_regs(m, o);
 	for (unsigned i = 0; i < gp; i++) {
 		/* IA32_PERFEVTSELx: 63:32 reserved; AnyThread (21) reserved before v3 or when
 		 * deprecated (CPUID.0AH:EDX[15]). */

@@ -60,6 +60,9 @@ struct msr_model_opts {
 	bool full_width;        /* intel-arch: PERF_CAPABILITIES[13], IA32_A_PMCx exist */
 	bool amd_fam10h;        /* amd-legacy: family 10h, EventSelect[11:8] (35:32) and
 	                           Host/GuestOnly (41:40) valid; clear = K7/K8 */
+	unsigned offcore_rsp;   /* intel-arch: MSR_OFFCORE_RSP_0.. that exist (Nehalem 1,
+	                           Westmere on 2) */
+	bool pebs_frontend;     /* intel-arch: MSR_PEBS_FRONTEND exists (Skylake on) */
 };
 void msr_model_init_opts(struct msr_model *m, enum pmu_kind kind, const struct pmu_caps *pc,
 			 const struct msr_model_opts *opts);

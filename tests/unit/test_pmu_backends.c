@@ -414,6 +414,103 @@ static void test_arch_too_many(void **state)
 	free(r);
 }
 
+/* Events with a second register, as the parser encodes them for Skylake. */
+static struct ev_encoding skl_event(const char *text)
+{
+	const struct pmu_model *m = pmu_model_by_name("skl");
+	struct pmu_caps pc;
+	struct ev_encoding e;
+	char err[256];
+	pmu_model_default_caps(m, &pc);
+	if (event_parse(m, &pc, pmu_generic_map_for_model(m), text, &e, err, sizeof(err)))
+		fail_msg("%s: %s", text, err);
+	return e;
+}
+
+static void test_arch_extra_regs(void **state)
+{
+	(void)state;
+	struct pmu_caps c = arch_caps(4, 4, 48, 3);
+	struct msr_model_opts o = { .pdcm = true, .offcore_rsp = 2, .pebs_frontend = true };
+	struct rig *r = rig_new(PMU_INTEL_ARCH, &c, &o);
+	probe_ok(r, 0);
+	struct ev_encoding ev[4] = {
+		skl_event("skl::OFFCORE_RESPONSE_0:DMND_DATA_RD:L3_MISS_LOCAL"),
+		skl_event("skl::OFFCORE_RESPONSE_1:DMND_RFO"),
+		skl_event("skl::FRONTEND_RETIRED:IDQ_4_BUBBLES:fe_thres=9"),
+		skl_event("instructions"),
+	};
+	/* libpfm4's codes[1] for these strings (test_encode_pfm compares them all) */
+	static const struct { uint32_t msr; uint64_t val; } want[3] = {
+		{ MSR_OFFCORE_RSP_0, 0x3f84000001ULL }, { MSR_OFFCORE_RSP_1, 0x10002 },
+		{ MSR_PEBS_FRONTEND, 0x400906 },
+	};
+	assign_ok(r, ev, 4);
+	for (unsigned k = 0; k < 3; k++) {
+		const struct pmu_slot *s = &r->st.slot[k];
+		assert_int_equal(s->type, SLOT_GP);
+		assert_int_equal(s->extra_msr, want[k].msr);
+		assert_int_equal(s->extra_value, want[k].val);
+	}
+	assert_int_equal(r->st.slot[3].extra_msr, 0);
+	/* each second register is written before its event's select, and before any start */
+	assert_int_equal(r->st.be->program(&r->st), 0);
+	for (unsigned k = 0; k < 3; k++) {
+		int x = log_find(&r->m, want[k].msr, 0);
+		int sel = log_find(&r->m, r->st.slot[k].ctl_msr, 0);
+		assert_true(x >= 0 && sel > x);
+		assert_int_equal(msr_model_get(&r->m, want[k].msr), want[k].val);
+	}
+	r->m.nlog = 0;
+	lifecycle(r);
+	/* disable_all clears them, after the selects (the last write of each) */
+	for (unsigned k = 0; k < 3; k++) {
+		int x = -1, sel = -1;
+		for (unsigned i = 0; i < r->m.nlog; i++) {
+			x = r->m.log[i].msr == want[k].msr ? (int)i : x;
+			sel = r->m.log[i].msr == r->st.slot[k].ctl_msr ? (int)i : sel;
+		}
+		assert_true(sel >= 0 && x > sel);
+		assert_int_equal(r->m.log[x].val, 0);
+		assert_int_equal(msr_model_get(&r->m, want[k].msr), 0);
+	}
+
+	/* One MSR, two values: cannot be counted together; the same value shares it. */
+	struct ev_encoding two[2] = { skl_event("skl::OFFCORE_RESPONSE_0:DMND_DATA_RD"),
+				      skl_event("skl::OFFCORE_RESPONSE_0:DMND_RFO") };
+	assert_int_equal(r->st.be->assign(&r->st, two, 2, r->err, sizeof(r->err)), -1);
+	assert_non_null(strstr(r->err, "'skl::OFFCORE_RESPONSE_0:DMND_DATA_RD' and "
+				       "'skl::OFFCORE_RESPONSE_0:DMND_RFO' both need OFFCORE_RSP_0"));
+	assert_non_null(strstr(r->err, "0x10001, 0x10002"));
+	two[1] = skl_event("skl::OFFCORE_RESPONSE_0:DMND_DATA_RD:ANY_RESPONSE");
+	assign_ok(r, two, 2);
+	/* _0 and _1 have a register each */
+	two[1] = skl_event("skl::OFFCORE_RESPONSE_1:DMND_RFO");
+	assign_ok(r, two, 2);
+	free(r);
+
+	/* A CPU without the registers (Core 2): events without one never touch them, and a
+	 * generation without second registers refuses an event that needs one. */
+	struct msr_model_opts none = { .pdcm = true };
+	r = rig_new(PMU_INTEL_ARCH, &c, &none);
+	probe_ok(r, 0);
+	struct ev_encoding std[6];
+	arch_std_events(std);
+	assign_ok(r, std, 6);
+	lifecycle(r);
+	assert_int_equal(r->m.faults, 0);
+	free(r);
+	struct pmu_caps amd = { .kind = PMU_AMD_CORE, .gp_counters = 6, .gp_width = 48,
+				.amd_perfctr_core = true };
+	r = rig_new(PMU_AMD_CORE, &amd, &none);
+	struct ev_encoding rsp = gp_event("rsp", SEL(0xb7, 1), 0x3f, 0);
+	rsp.extra = EV_EXTRA_OFFCORE_RSP_0;
+	rsp.extra_value = 0x10001;
+	assert_int_equal(r->st.be->assign(&r->st, &rsp, 1, r->err, sizeof(r->err)), -1);
+	assert_non_null(strstr(r->err, "needs a second register"));
+	free(r);
+}
+
 /* ---------------------------------------------------------------- P6 */
 
 static struct pmu_caps p6_caps(void)
@@ -803,6 +900,7 @@ int main(void)
 		cmocka_unit_test(test_arch_v5_sparse_fixed),
 		cmocka_unit_test(test_arch_matching),
 		cmocka_unit_test(test_arch_too_many),
+		cmocka_unit_test(test_arch_extra_regs),
 		cmocka_unit_test(test_p6_both),
 		cmocka_unit_test(test_p6_counter1_only_and_wrap),
 		cmocka_unit_test(test_p6_too_many),

@@ -152,6 +152,10 @@ static void fill_gp_slot(const struct pmu_state *st, const struct ev_encoding *e
 	s->ctl_msr = be->ctl_base + be->ctl_stride * i;
 	s->ctr_msr = ctr_base + be->ctr_stride * i;
 	s->ctl_value = e->evtsel | ARCH_PERFMON_EVENTSEL_ENABLE;
+	if (e->extra != EV_EXTRA_NONE) {
+		s->extra_msr = be->extra_msrs[e->extra];
+		s->extra_value = e->extra_value;
+	}
 	s->rdpmc_index = i;
 	s->width = st->caps.gp_width ? st->caps.gp_width : be->width;
 }
@@ -181,6 +185,41 @@ static int collect_candidates(struct pmu_state *st, const struct ev_encoding *ev
 	return 0;
 }
 
+/* Second registers: each kind is one MSR, which events may share only with the same
+ * value; two that need different values cannot be counted together (the plan then puts
+ * them in different groups). -1 with err naming them, or the one the generation lacks. */
+static int check_extra_regs(const struct pmu_state *st, const struct ev_encoding *ev,
+			    unsigned n, char *err, size_t errlen)
+{
+	const uint32_t *msrs = st->be->extra_msrs;
+	for (unsigned k = 0; k < n; k++) {
+		if (ev[k].cls != EV_CLASS_GP || ev[k].extra == EV_EXTRA_NONE)
+			continue;
+		char name[48];
+		if ((unsigned)ev[k].extra >= EV_EXTRA_COUNT || !msrs || !msrs[ev[k].extra]) {
+			bp_snprintf(err, errlen, "event '%s' needs a second register (kind %d) that %s "
+				    "does not have", ev[k].name, (int)ev[k].extra,
+				    pmu_kind_name(st->be->kind));
+			return -1;
+		}
+		for (unsigned j = 0; j < k; j++) {
+			if (ev[j].cls != EV_CLASS_GP || ev[j].extra != ev[k].extra ||
+			    ev[j].extra_value == ev[k].extra_value)
+				continue;
+			pmu_msr_describe_kind(st->be->kind, msrs[ev[k].extra], 0, name, sizeof(name));
+			for (char *c = name; *c; c++)
+				if (*c == ' ')
+					*c = 0;
+			bp_snprintf(err, errlen, "events '%s' and '%s' both need %s (MSR 0x%x), with "
+				    "different values (0x%llx, 0x%llx)", ev[j].name, ev[k].name, name,
+				    msrs[ev[k].extra], (unsigned long long)ev[j].extra_value,
+				    (unsigned long long)ev[k].extra_value);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int pmu_assign_shared(struct pmu_state *st, const struct ev_encoding *ev, unsigned n,
 		      char *err, size_t errlen)
 {
@@ -200,7 +239,8 @@ int pmu_assign_shared(struct pmu_state *st, const struct ev_encoding *ev, unsign
 		bp_snprintf(err, errlen, "%u events given, at most %u", n, PMU_MAX_SLOTS);
 		return -1;
 	}
-	if (collect_candidates(st, ev, n, cand, err, errlen))
+	if (collect_candidates(st, ev, n, cand, err, errlen) ||
+	    check_extra_regs(st, ev, n, err, errlen))
 		return -1;
 	int bad = pmu_match(&m);
 	if (bad >= 0) {

@@ -141,10 +141,50 @@ static uint64_t arch_used_mask(const struct pmu_state *st)
 	return mask;
 }
 
+/* Second registers by enum ev_extra_reg (msr-index.h cites them). */
+static const uint32_t arch_extra_msrs[EV_EXTRA_COUNT] = {
+	[EV_EXTRA_OFFCORE_RSP_0] = MSR_OFFCORE_RSP_0,
+	[EV_EXTRA_OFFCORE_RSP_1] = MSR_OFFCORE_RSP_1,
+	[EV_EXTRA_FRONTEND] = MSR_PEBS_FRONTEND,
+};
+
+/* The second registers of the GP slots, written before any select is: an event counts
+ * what its register says from the moment it is enabled. */
+static int arch_write_extras(struct pmu_state *st)
+{
+	for (unsigned k = 0; k < st->nslots; k++) {
+		const struct pmu_slot *s = &st->slot[k];
+		if (s->type != SLOT_GP || !s->extra_msr)
+			continue;
+		if (pmu_wrmsr(st, s->extra_msr, s->extra_value))
+			return -1;
+		for (unsigned x = 0; x < EV_EXTRA_COUNT; x++)
+			if (arch_extra_msrs[x] == s->extra_msr)
+				st->extra_dirty |= 1u << x;
+	}
+	return 0;
+}
+
+/* Zero the second registers written since the last time, and only those: a CPU
+ * without them (Core 2 has no MSR_OFFCORE_RSP_0) raises #GP on the write. */
+static int arch_clear_extras(struct pmu_state *st)
+{
+	for (unsigned x = 0; x < EV_EXTRA_COUNT; x++) {
+		if (!(st->extra_dirty >> x & 1))
+			continue;
+		if (pmu_wrmsr(st, arch_extra_msrs[x], 0))
+			return -1;
+		st->extra_dirty &= ~(1u << x);
+	}
+	return 0;
+}
+
 static int arch_program(struct pmu_state *st)
 {
 	bool v2 = st->caps.version >= 2;
 	if (v2 && pmu_wrmsr(st, MSR_IA32_PERF_GLOBAL_CTRL, 0))
+		return -1;
+	if (arch_write_extras(st))
 		return -1;
 	if (!v2)
 		return pmu_write_gp_enables(st, false) || pmu_zero_counters(st) ? -1 : 0;
@@ -190,7 +230,7 @@ static int arch_disable_all(struct pmu_state *st)
 			return -1;
 	if (arch_fixed_all(st) && pmu_wrmsr(st, MSR_IA32_FIXED_CTR_CTRL, 0))
 		return -1;
-	return 0;
+	return arch_clear_extras(st);
 }
 
 /* v2+: IA32_PERF_GLOBAL_STATUS has bit i for PMCi and bit 32 + j for FIXED_CTRj, set
@@ -264,6 +304,8 @@ static const struct pmu_msr_name arch_msr_names[] = {
 	  .name = "PERF_GLOBAL_STATUS_SET", .dec = DEC_INTEL_GLOBAL },
 	{ .first = MSR_IA32_PERF_GLOBAL_INUSE, .count = 1, .stride = 1, .name = "PERF_GLOBAL_INUSE",
 	  .dec = DEC_NONE },
+	{ .first = MSR_OFFCORE_RSP_0, .count = 2, .stride = 1, .name = "OFFCORE_RSP_", .dec = DEC_NONE },
+	{ .first = MSR_PEBS_FRONTEND, .count = 1, .stride = 1, .name = "PEBS_FRONTEND", .dec = DEC_NONE },
 };
 
 const struct pmu_backend pmu_backend_intel_arch = {
@@ -275,6 +317,7 @@ const struct pmu_backend pmu_backend_intel_arch = {
 	.max_gp = PMU_MAX_GP,
 	.width = 0,                     /* CPUID.0AH always gives the widths */
 	.evtsel_reserved = ARCH_PERFMON_EVENTSEL_RESERVED_HI,
+	.extra_msrs = arch_extra_msrs,
 	.generic = arch_generic,
 	.msr_names = arch_msr_names,
 	.n_msr_names = ARRAY_SIZE(arch_msr_names),

@@ -57,6 +57,8 @@ struct pmu_state {
 	bool full_width_writes;     /* Intel IA32_PERF_CAPABILITIES[13] */
 	unsigned nslots;
 	struct pmu_slot slot[PMU_MAX_SLOTS];
+	uint32_t extra_dirty;       /* bit i: the descriptor's extra_msrs[i] was written since
+	                               the last disable_all, which clears it */
 	uint64_t last_fault;        /* vector of the last failed access, for diagnostics */
 	/* Set by the kernel only once its PMI handler is installed (kernel/sample.c): without
 	 * it no interrupt bit is ever set (pmu_arm_overflow refuses). */
@@ -91,6 +93,9 @@ struct pmu_backend {
 	unsigned max_gp;                /* GP counters the generation can have */
 	unsigned width;                 /* counter width when CPUID gives none */
 	uint64_t evtsel_reserved;       /* event-select bits that must be 0 */
+	/* The MSR of each second register (enum ev_extra_reg) of events such as offcore
+	 * response; NULL, or 0 in a row: the generation has none. */
+	const uint32_t *extra_msrs;
 	/* perf generic names: rows tried in order, the first whose model_prefix matches the
 	 * libpfm4 model (NULL matches any) wins; ends with an all-zero row. */
 	const struct ev_generic_map *generic;
