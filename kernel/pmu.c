@@ -7,6 +7,7 @@
  */
 #include "kernel/pmu.h"
 #include "arch/x86/msr-io.h"
+#include "arch/x86/run.h"
 #include "arch/x86/setup.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
@@ -119,7 +120,16 @@ static void selfcheck(void)
 	if (kpmu_start())
 		return not_functional("programming the counters faulted (%s)",
 				      kpmu.st.last_fault == 13 ? "#GP" : "exception");
-	((uint64_t (*)(uint64_t, uint64_t))pl_empty)(0, SELFCHECK_ITERS);
+	/* Through run_call, not as a C function: the i686 payloads take their count in ESI
+	 * and keep only EBX and EBP (arch/x86/32/entry.asm), so a plain call would loop on
+	 * whatever ESI held and return with the caller's ESI and EDI destroyed. */
+	struct run_opts cpl0 = { .cpl3 = false };
+	struct run_result run;
+	run_call(&cpl0, pl_empty, 0, SELFCHECK_ITERS, &run);
+	if (run.status != RUN_OK) {
+		kpmu_release();
+		return not_functional("the self-check loop did not end normally%s", "");
+	}
 	if (kpmu_stop())
 		return not_functional("stopping the counters faulted%s", "");
 
