@@ -12,6 +12,7 @@
 #include "kernel/console.h"
 #include "kernel/kernel.h"
 #include "lib/format.h"
+#include "lib/rapl.h"
 #include "lib/str.h"
 
 #define SELFCHECK_ITERS 100000ull
@@ -154,6 +155,33 @@ static void selfcheck(void)
 	kpmu.functional = true;
 }
 
+/* RAPL is no part of a PMU model: probe the machine, whatever pmu= says, and print
+ * "rapl=pkg,cores (energy unit 61.04 uJ)" or "rapl=no (why)". */
+static void rapl_init(void)
+{
+	struct msr_io io = msr_io_hardware(NULL);
+	struct rapl_caps rc = kernel.pmu.rapl;
+	char list[32] = "", unit[24], ram[40] = "";
+	rapl_probe(&io, &rc);
+	kpmu.caps.rapl = kpmu.parse_caps.rapl = rc;
+	const char *why = rapl_unavailable(&rc, RAPL_PKG);
+	if (rc.state != RAPL_PRESENT || !rc.domains) {
+		kprintf("rapl=no (%s)\n", why ? why : "no energy status MSR reads");
+		return;
+	}
+	for (unsigned d = 0; d < RAPL_DOMAIN_COUNT; d++)
+		if (rc.domains & RAPL_DOMAIN_BIT(d))
+			bp_snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				    list[0] ? "," : "", rapl_domain_name((enum rapl_domain)d));
+	rapl_fmt_joules_si(unit, sizeof(unit), 1000, 1, rc.esu[RAPL_PKG], 4);
+	if ((rc.domains & RAPL_DOMAIN_BIT(RAPL_RAM)) && rc.esu[RAPL_RAM] != rc.esu[RAPL_PKG]) {
+		char u[24];
+		rapl_fmt_joules_si(u, sizeof(u), 1000, 1, rc.esu[RAPL_RAM], 4);
+		bp_snprintf(ram, sizeof(ram), ", ram %s", u);
+	}
+	kprintf("rapl=%s (energy unit %s%s)\n", list, unit, ram);
+}
+
 void kpmu_init(void)
 {
 	kpmu.caps = kernel.pmu;
@@ -181,6 +209,7 @@ void kpmu_init(void)
 		pmu_model_default_caps(kpmu.model, &kpmu.parse_caps);
 		kpmu.parse_caps.aperfmperf = kernel.pmu.aperfmperf;   /* CPUID.06H still holds */
 	}
+	rapl_init();
 	kpmu.st = (struct pmu_state){ .be = kpmu.be, .caps = kpmu.caps,
 				      .io = msr_io_hardware(&tracer) };
 	choose_netburst_thread();

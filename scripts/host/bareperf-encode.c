@@ -103,6 +103,8 @@ static void print_one(const struct ev_encoding *ev, const struct pmu_state *st, 
 	case EV_CLASS_TSC: printf("%s: tsc (time-stamp counter)\n", ev->name); break;
 	case EV_CLASS_APERF: printf("%s: aperf (IA32_APERF)\n", ev->name); break;
 	case EV_CLASS_MPERF: printf("%s: mperf (IA32_MPERF)\n", ev->name); break;
+	case EV_CLASS_ENERGY: printf("%s: RAPL energy-%s\n", ev->name,
+				     rapl_domain_name((enum rapl_domain)ev->energy.domain)); break;
 	case EV_CLASS_GP:
 		printf("%s: evtsel=0x%016llx gp_mask=0x%x fixed_mask=0x%x\n", ev->name,
 		       (unsigned long long)ev->evtsel, ev->gp_mask, ev->fixed_mask);
