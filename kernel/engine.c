@@ -28,8 +28,8 @@ struct harness {
 	uint64_t fn, arg, n, reps, nctr, out;
 	uint32_t idx[8];                /* RDPMC indices */
 	uint64_t nmsr;                  /* free-running MSRs read by RDMSR (CPL 0 only) */
-	uint32_t msr[4];
-	uint64_t start[13];
+	uint32_t msr[8];
+	uint64_t start[17];
 };
 #define HARNESS_AT(field, off) \
 	_Static_assert(__builtin_offsetof(struct harness, field) == (off), "HARNESS_ offsets")
@@ -45,7 +45,7 @@ HARNESS_AT(msr, HARNESS_MSR);
 HARNESS_AT(start, HARNESS_START);
 _Static_assert(sizeof(struct harness) == HARNESS_SIZE, "harness layout");
 #define HARNESS_MAX_CTRS 8
-#define HARNESS_MAX_MSRS 4
+#define HARNESS_MAX_MSRS 8
 #define HARNESS_MAX_VALUES (HARNESS_MAX_CTRS + HARNESS_MAX_MSRS + 1)
 _Static_assert(PLAN_MAX_CTRS == HARNESS_MAX_CTRS && PLAN_MAX_MSRS == HARNESS_MAX_MSRS,
 	       "a counter group is what one harness run reads");
@@ -156,14 +156,17 @@ static uintptr_t payload_entry(const struct payload *pl, unsigned cpl)
 	return cpl ? payload_user_alias((uintptr_t)pl->fn) : (uintptr_t)pl->fn;
 }
 
+/* energy: the event's RAPL encoding when it is one, else NULL. */
 static void record(const struct payload *pl, uint64_t size, unsigned cpl, const char *event,
-		   unsigned group, enum result_source src, unsigned reps, int64_t *s)
+		   unsigned group, enum result_source src, unsigned reps, int64_t *s,
+		   const struct ev_encoding *energy)
 {
 	if (nblock == MAX_RESULTS)
 		return;
 	struct result *r = &block[nblock++];
 	*r = (struct result){ .pl = pl, .size = size, .cpl = cpl, .group = group,
-			      .source = src, .reps = reps, .iters = per_sample(pl) };
+			      .source = src, .reps = reps, .iters = per_sample(pl),
+			      .energy = energy != 0, .energy_esu = energy ? energy->energy.esu : 0 };
 	str_copy(r->event, event, sizeof(r->event));
 	stats_compute(s, reps, kernel.cfg.trim_pct, &r->st);
 	int64_t n = (int64_t)r->iters, m = r->st.median_milli;
@@ -255,7 +258,9 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 	for (unsigned c = 0; c < stride; c++) {
 		if (c == stride - 1 && gi > 0)
 			break;
-		uint64_t mask = c < nctr && g->width[c] < 64 ? (1ull << g->width[c]) - 1 : ~0ull;
+		unsigned width = c < nctr ? g->width[c]
+				 : c < nctr + nmsr ? plan.msr_slot[c - nctr].width : 64;
+		uint64_t mask = width < 64 ? (1ull << width) - 1 : ~0ull;
 		user_access_begin();
 		for (unsigned r = 0; r < kernel.cfg.reps; r++) {
 			const uint64_t *rep = out + (uint64_t)(kernel.cfg.warmup + r) * 2 * stride;
@@ -263,12 +268,13 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 		}
 		user_access_end();
 		if (c < nctr)
-			record(pl, size, cpl, g->ev[c].name, gi, SRC_PMU, kernel.cfg.reps, samples);
+			record(pl, size, cpl, g->ev[c].name, gi, SRC_PMU, kernel.cfg.reps, samples, 0);
 		else if (c < nctr + nmsr)
 			record(pl, size, cpl, plan.msr_ev[c - nctr].name, gi, SRC_MSR, kernel.cfg.reps,
-			       samples);
+			       samples, plan.msr_ev[c - nctr].cls == EV_CLASS_ENERGY
+					? &plan.msr_ev[c - nctr] : 0);
 		else
-			record(pl, size, cpl, "tsc", 0, SRC_TSC, kernel.cfg.reps, samples);
+			record(pl, size, cpl, "tsc", 0, SRC_TSC, kernel.cfg.reps, samples, 0);
 	}
 	return true;
 }
@@ -297,7 +303,7 @@ static void measure_steps(const struct payload *pl, uint64_t size, unsigned cpl,
 		}
 		samples[r] = (int64_t)(steps[1] - steps[0]);
 	}
-	record(pl, size, cpl, "instructions", 0, SRC_STEP, reps, samples);
+	record(pl, size, cpl, "instructions", 0, SRC_STEP, reps, samples, 0);
 }
 
 static uint64_t payload_arg(const struct payload *pl, uint64_t size, bool *ok)

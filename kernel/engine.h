@@ -23,6 +23,8 @@ struct result {
 	uint64_t iters;             /* n: each sample is count(2n) - count(n) */
 	struct stats st;
 	int64_t per_iter_milli;     /* median / n, x1000 */
+	bool energy;                /* a RAPL energy counter: counts of 1/2^energy_esu J */
+	unsigned energy_esu;
 };
 
 struct fault_result {

@@ -107,16 +107,24 @@ static bool group_add(struct plan_group *g, const struct ev_encoding *ev,
 	return true;
 }
 
-/* APERF/MPERF count without programming and are read with RDMSR, which only ring 0 may
- * execute: they are measured in the CPL 0 runs, alongside the first counter group. */
+/* APERF/MPERF and the RAPL energy counters count without programming and are read with
+ * RDMSR, which only ring 0 may execute: they are measured in the CPL 0 runs, alongside
+ * the first counter group. */
 static void plan_free_running(struct plan *p, const struct ev_encoding *ev,
 			      const struct plan_env *env)
 {
-	for (unsigned i = 0; i < p->nmsr; i++)
-		if (p->msr_ev[i].cls == ev->cls)
-			return;                    /* named twice */
-	if (p->nmsr == PLAN_MAX_MSRS || !pmu_slot_free_running(&p->msr_slot[p->nmsr], ev))
+	struct pmu_slot slot;
+	if (!pmu_slot_free_running(&slot, ev))
 		return;
+	for (unsigned i = 0; i < p->nmsr; i++)
+		if (p->msr_slot[i].ctr_msr == slot.ctr_msr)
+			return;                    /* named twice */
+	if (p->nmsr == PLAN_MAX_MSRS) {
+		plan_error(p, env, "event", "event '%s': more than %u counters read by RDMSR",
+			   ev->name, PLAN_MAX_MSRS);
+		return;
+	}
+	p->msr_slot[p->nmsr] = slot;
 	p->msr_ev[p->nmsr++] = *ev;
 	char msg[200];
 	if (!(env->cpls & CFG_CPL0)) {
@@ -150,7 +158,7 @@ void plan_events(struct plan *p, const char *list, const struct plan_env *env)
 		}
 		if (ev.cls == EV_CLASS_TSC)
 			continue;                  /* the harness always reads the TSC */
-		if (ev.cls == EV_CLASS_APERF || ev.cls == EV_CLASS_MPERF) {
+		if (ev.cls == EV_CLASS_APERF || ev.cls == EV_CLASS_MPERF || ev.cls == EV_CLASS_ENERGY) {
 			plan_free_running(p, &ev, env);
 			continue;
 		}

@@ -15,7 +15,7 @@
 #define PLAN_MAX_GROUPS    8
 #define PLAN_MAX_SELECTED  64
 #define PLAN_MAX_CTRS      8       /* RDPMC counters the harness reads per run */
-#define PLAN_MAX_MSRS      4       /* free-running MSRs the harness reads by RDMSR */
+#define PLAN_MAX_MSRS      8       /* free-running MSRs the harness reads by RDMSR */
 
 struct plan_env {
 	unsigned cpls;              /* CFG_CPL0 | CFG_CPL3 as configured */
@@ -46,7 +46,7 @@ struct plan {
 	struct plan_group groups[PLAN_MAX_GROUPS];      /* at least one once events are planned */
 	unsigned ngroups;
 	bool step;                      /* count instructions by single-stepping */
-	struct ev_encoding msr_ev[PLAN_MAX_MSRS];       /* aperf, mperf: RDMSR at CPL 0 */
+	struct ev_encoding msr_ev[PLAN_MAX_MSRS];       /* aperf, mperf, energy-*: RDMSR at CPL 0 */
 	struct pmu_slot msr_slot[PLAN_MAX_MSRS];
 	unsigned nmsr;
 	bool trace_only;                /* no working PMU, but program the groups for trace=msr */

@@ -7,11 +7,13 @@
  */
 #include "kernel/pmu.h"
 #include "arch/x86/msr-io.h"
+#include "arch/x86/run.h"
 #include "arch/x86/setup.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
 #include "kernel/pmucheck.h"
 #include "lib/format.h"
+#include "lib/rapl.h"
 #include "lib/str.h"
 
 #define SELFCHECK_ITERS 100000ull
@@ -120,7 +122,16 @@ static void selfcheck(void)
 	if (kpmu_start())
 		return not_functional("programming the counters faulted (%s)",
 				      kpmu.st.last_fault == 13 ? "#GP" : "exception");
-	((uint64_t (*)(uint64_t, uint64_t))pl_empty)(0, SELFCHECK_ITERS);
+	/* Through run_call, not as a C function: the i686 payloads take their count in ESI
+	 * and keep only EBX and EBP (arch/x86/32/entry.asm), so a plain call would loop on
+	 * whatever ESI held and return with the caller's ESI and EDI destroyed. */
+	struct run_opts cpl0 = { .cpl3 = false };
+	struct run_result run;
+	run_call(&cpl0, pl_empty, 0, SELFCHECK_ITERS, &run);
+	if (run.status != RUN_OK) {
+		kpmu_release();
+		return not_functional("the self-check loop did not end normally%s", "");
+	}
 	if (kpmu_stop())
 		return not_functional("stopping the counters faulted%s", "");
 
@@ -143,6 +154,33 @@ static void selfcheck(void)
 		return not_functional("instructions counted do not match the loop (%s)",
 				      "see pmu.selfcheck");
 	kpmu.functional = true;
+}
+
+/* RAPL is no part of a PMU model: probe the machine, whatever pmu= says, and print
+ * "rapl=pkg,cores (energy unit 61.04 uJ)" or "rapl=no (why)". */
+static void rapl_init(void)
+{
+	struct msr_io io = msr_io_hardware(NULL);
+	struct rapl_caps rc = kernel.pmu.rapl;
+	char list[32] = "", unit[24], ram[40] = "";
+	rapl_probe(&io, &rc);
+	kpmu.caps.rapl = kpmu.parse_caps.rapl = rc;
+	const char *why = rapl_unavailable(&rc, RAPL_PKG);
+	if (rc.state != RAPL_PRESENT || !rc.domains) {
+		kprintf("rapl=no (%s)\n", why ? why : "no energy status MSR reads");
+		return;
+	}
+	for (unsigned d = 0; d < RAPL_DOMAIN_COUNT; d++)
+		if (rc.domains & RAPL_DOMAIN_BIT(d))
+			bp_snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				    list[0] ? "," : "", rapl_domain_name((enum rapl_domain)d));
+	rapl_fmt_joules_si(unit, sizeof(unit), 1000, 1, rc.esu[RAPL_PKG], 4);
+	if ((rc.domains & RAPL_DOMAIN_BIT(RAPL_RAM)) && rc.esu[RAPL_RAM] != rc.esu[RAPL_PKG]) {
+		char u[24];
+		rapl_fmt_joules_si(u, sizeof(u), 1000, 1, rc.esu[RAPL_RAM], 4);
+		bp_snprintf(ram, sizeof(ram), ", ram %s", u);
+	}
+	kprintf("rapl=%s (energy unit %s%s)\n", list, unit, ram);
 }
 
 void kpmu_init(void)
@@ -172,6 +210,7 @@ void kpmu_init(void)
 		pmu_model_default_caps(kpmu.model, &kpmu.parse_caps);
 		kpmu.parse_caps.aperfmperf = kernel.pmu.aperfmperf;   /* CPUID.06H still holds */
 	}
+	rapl_init();
 	kpmu.st = (struct pmu_state){ .be = kpmu.be, .caps = kpmu.caps,
 				      .io = msr_io_hardware(&tracer) };
 	choose_netburst_thread();

@@ -9,6 +9,7 @@
 #include "kernel/pmu.h"
 #include "kernel/result-json.h"
 #include "lib/format.h"
+#include "lib/rapl.h"
 #include "lib/str.h"
 
 #define SCHEMA_VERSION 1
@@ -188,7 +189,11 @@ static void cell(const struct result *r, char *buf, size_t len)
 	int64_t spread = r->st.mean_milli ? r->st.stddev_milli * 100000 / r->st.mean_milli : 0;
 	if (spread < 0)
 		spread = -spread;
-	bp_snprintf(buf, len, "%12s ±%s%%", milli(r->per_iter_milli, v), milli(spread, pct));
+	if (r->energy)         /* RAPL counts in joules: "61.04 nJ" */
+		rapl_fmt_joules_si(v, sizeof(v), r->st.median_milli, r->iters, r->energy_esu, 4);
+	else
+		milli(r->per_iter_milli, v);
+	bp_snprintf(buf, len, "%12s ±%s%%", v, milli(spread, pct));
 }
 
 static const struct result *find(const struct result *rs, unsigned n, unsigned cpl,

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include "lib/format.h"
+#include "lib/rapl.h"
 #include "lib/str.h"
 #include "lib/util.h"
 
@@ -98,6 +99,18 @@ const char *result_unit_name(enum result_source s)
 	return units[s];
 }
 
+/* A RAPL result: the counts above are energy units; these are the same in joules. */
+static void put_joules(struct json_out *j, const struct result *r)
+{
+	char num[40];
+	rapl_fmt_joules(num, sizeof(num), 1000, 1, r->energy_esu, 12);
+	put(j, ",\"joules_per_unit\":%s", num);
+	rapl_fmt_joules(num, sizeof(num), r->st.median_milli, 1, r->energy_esu, 6);
+	put(j, ",\"median_joules\":%s", num);
+	rapl_fmt_joules(num, sizeof(num), r->st.median_milli, r->iters, r->energy_esu, 6);
+	put(j, ",\"per_iter_joules\":%s", num);
+}
+
 int result_json(const struct result *r, char *buf, size_t len)
 {
 	struct json_out j = { buf, len, 0, len == 0 };
@@ -108,7 +121,8 @@ int result_json(const struct result *r, char *buf, size_t len)
 	put(&j, ",\"size\":%llu,\"cpl\":%u,\"event\":", (unsigned long long)r->size, r->cpl);
 	put_str(&j, r->event);
 	put(&j, ",\"group\":%u,\"source\":\"%s\",\"unit\":\"%s\",\"reps\":%u,\"iters\":%llu,",
-	    r->group, result_source_name(r->source), result_unit_name(r->source), r->reps,
+	    r->group, result_source_name(r->source),
+	    r->energy ? "energy-units" : result_unit_name(r->source), r->reps,
 	    (unsigned long long)r->iters);
 	/* A user benchmark: iters counts copies of its code, unroll x max(loop, 1). */
 	if (r->pl->user)
@@ -122,7 +136,10 @@ int result_json(const struct result *r, char *buf, size_t len)
 	put_milli(&j, r->st.stddev_milli);
 	put(&j, ",\"max\":%lld,\"per_iter\":", (long long)r->st.max);
 	put_milli(&j, r->per_iter_milli);
-	put(&j, ",\"trimmed\":%u}", r->st.trimmed);
+	put(&j, ",\"trimmed\":%u", r->st.trimmed);
+	if (r->energy)
+		put_joules(&j, r);
+	put(&j, "}");
 	return json_end(&j);
 }
 

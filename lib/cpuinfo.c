@@ -124,6 +124,7 @@ static const struct feature_bit feature_bits[] = {
 	FEATURE(CPUID_LEAF_EXT_FEATURES1, EDX, 27, rdtscp),
 	FEATURE(CPUID_LEAF_EXT_FEATURES1, EDX, 29, lm),
 	FEATURE(CPUID_LEAF_APM, EDX, 8, invariant_tsc),
+	FEATURE(CPUID_LEAF_APM, EDX, 14, rapl),         /* AMD: RAPL; reserved (0) on Intel */
 };
 
 static const char *const pmu_kind_names[PMU_KIND_COUNT] = {
@@ -392,6 +393,23 @@ static enum cpu_vendor vendor_from_id(const char *id)
 	return VENDOR_OTHER;
 }
 
+/* RAPL: AMD and Hygon say so in CPUID (AMD PPR, CPUID_Fn80000007_EDX[14] RAPL); Intel
+ * does not, so the family 6 model list decides. The boot probe then reads the MSRs. */
+static void decode_rapl(struct cpu_info *ci, struct pmu_caps *pc)
+{
+	bool dram_fixed = false;
+	if (ci->vendor == VENDOR_INTEL)
+		ci->rapl = ci->family == 6 && rapl_intel_model(ci->model, &dram_fixed);
+	else if (ci->vendor != VENDOR_AMD && ci->vendor != VENDOR_HYGON)
+		ci->rapl = false;
+	pc->rapl = (struct rapl_caps){
+		.vendor = !ci->rapl ? RAPL_VENDOR_NONE
+			: ci->vendor == VENDOR_INTEL ? RAPL_VENDOR_INTEL : RAPL_VENDOR_AMD,
+		.dram_fixed_unit = dram_fixed,
+		.state = ci->rapl ? RAPL_UNPROBED : RAPL_ABSENT,
+	};
+}
+
 void cpuinfo_decode(cpuid_read_fn read, void *ctx, struct cpu_info *ci, struct pmu_caps *pc)
 {
 	struct leaf_reader r = { .read = read, .ctx = ctx };
@@ -430,6 +448,7 @@ void cpuinfo_decode(cpuid_read_fn read, void *ctx, struct cpu_info *ci, struct p
 	else if (ci->vendor == VENDOR_AMD || ci->vendor == VENDOR_HYGON)
 		decode_pmu_amd(&r, ci, pc);
 	pc->aperfmperf = ci->aperfmperf;
+	decode_rapl(ci, pc);
 }
 
 /* ------------------------------------------------------------------ report */

@@ -8,6 +8,7 @@
 #define LIB_CPUINFO_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "lib/rapl.h"
 
 /* Fills regs[0..3] = EAX, EBX, ECX, EDX for (leaf, subleaf). Returns false when the
  * source does not have that leaf (the decoder then treats it as all zero). */
@@ -48,6 +49,8 @@ struct cpu_info {
 	bool ds, dtes64;             /* debug store (NetBurst PEBS seam) */
 	bool popcnt;                 /* CPUID.1:ECX[23], for the popcnt payloads */
 	bool pae, fxsr, sse, sse2;   /* CPUID.1:EDX[6,24,25,26]: the i686 kernel's paging, SSE */
+	bool rapl;                   /* RAPL energy MSRs expected: AMD CPUID 0x80000007 EDX[14];
+	                                Intel, which has no bit, by family 6 model (lib/rapl.c) */
 	/* leaf 0x15/0x16, 0 when absent */
 	uint32_t tsc_ratio_den, tsc_ratio_num, crystal_hz;
 	uint32_t base_mhz, max_mhz, bus_mhz;
@@ -76,6 +79,7 @@ struct pmu_caps {
 	bool netburst_ht;            /* family 15 with more than one logical processor per package */
 	bool any_thread_deprecated;  /* leaf 0xA EDX[15] */
 	bool aperfmperf;             /* IA32_APERF/MPERF exist: CPUID.06H:ECX[0] */
+	struct rapl_caps rapl;       /* vendor from CPUID; domains and units probed at boot */
 };
 
 /* Decode everything; never fails (missing leaves read as zero). */

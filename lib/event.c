@@ -958,6 +958,18 @@ int event_parse(const struct pmu_model *m, const struct pmu_caps *pc,
 			return 0;
 		}
 
+	int domain = rapl_event_domain(text);
+	if (domain >= 0) {
+		const char *why = rapl_unavailable(&pc->rapl, (enum rapl_domain)domain);
+		if (why)
+			return fmt_error(err, errlen, "%s: %s", text, why);
+		out->cls = EV_CLASS_ENERGY;
+		out->energy.domain = (uint8_t)domain;
+		out->energy.esu = pc->rapl.esu[domain];
+		out->energy.amd = pc->rapl.vendor == RAPL_VENDOR_AMD;
+		return 0;
+	}
+
 	if (!strncmp(text, "cpu/", 4)) {
 		if (m->kind == PMU_INTEL_NETBURST)
 			return fmt_error(err, errlen, "'%s': NetBurst raw events are p4/escr=...,cccr=.../", text);

@@ -18,6 +18,7 @@ enum ev_class {
 	EV_CLASS_TSC,           /* time-stamp counter, always available */
 	EV_CLASS_APERF,         /* IA32_APERF (CPUID.6:ECX[0]) */
 	EV_CLASS_MPERF,         /* IA32_MPERF */
+	EV_CLASS_ENERGY,        /* a RAPL energy status MSR (lib/rapl.h) */
 };
 
 /* A core PMU model as libpfm4 names it ("skl", "netburst", "amd64_fam17h", "core", ...). */
@@ -76,6 +77,11 @@ struct ev_encoding {
 			uint64_t extra_value;   /* its value (libpfm4's codes[1]) */
 		};
 		struct ev_netburst nb;  /* EV_CLASS_NETBURST */
+		struct {                /* EV_CLASS_ENERGY */
+			uint8_t domain;         /* enum rapl_domain */
+			uint8_t esu;            /* one count = 1/2^esu joules */
+			bool amd;               /* AMD's MSRs, else Intel's */
+		} energy;
 	};
 };
 

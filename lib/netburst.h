@@ -53,6 +53,8 @@ struct p4_escr_info {
 	enum p4_group group;
 	uint8_t ncounters;          /* 2, or 3 in the IQ group */
 	uint8_t counter[3];         /* counter numbers 0-17 this ESCR can feed */
+	uint8_t escr_select;        /* the CCCR ESCR-select value (bits 15:13) that names this
+	                               ESCR on each of those counters (Table 18-26) */
 	bool early_models_only;     /* IQ_ESCR0/1: family 15 models 0-2 only */
 };
 extern const struct p4_escr_info p4_escr_table[P4_ESCR_COUNT];

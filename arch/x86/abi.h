@@ -79,9 +79,9 @@
 #define HARNESS_NCTR        32
 #define HARNESS_OUT         40
 #define HARNESS_IDX         48          /* u32 idx[8]: RDPMC indices */
-#define HARNESS_NMSR        80          /* MSRs read by RDMSR (CPL 0 only: APERF, MPERF) */
-#define HARNESS_MSR         88          /* u32 msr[4] */
-#define HARNESS_START       104         /* u64 start[13] */
-#define HARNESS_SIZE        208
+#define HARNESS_NMSR        80          /* MSRs read by RDMSR (CPL 0 only: APERF, MPERF, RAPL) */
+#define HARNESS_MSR         88          /* u32 msr[8] */
+#define HARNESS_START       120         /* u64 start[17] */
+#define HARNESS_SIZE        256
 
 #endif

@@ -43,6 +43,16 @@
  * managing speculation on AMD processors", 2018). */
 #define MSR_AMD64_DE_CFG                0xc0011029
 #define   DE_CFG_LFENCE_SERIALIZE       (1ull << 1)
+/* RAPL energy counters (lib/rapl.h for the fields). Intel: SDM Vol. 3B 15.10.1-15.10.5 and
+ * SDM Vol. 4 MSR tables (Sandy Bridge and later); no CPUID bit. AMD: PPR for family 17h/19h,
+ * MSRC001_0299-029B, present when CPUID 0x80000007 EDX[14]. Energy status: bits 31:0. */
+#define MSR_RAPL_POWER_UNIT             0x00000606   /* ESU bits 12:8 */
+#define MSR_PKG_ENERGY_STATUS           0x00000611
+#define MSR_DRAM_ENERGY_STATUS          0x00000619
+#define MSR_PP0_ENERGY_STATUS           0x00000639   /* the cores */
+#define MSR_AMD_RAPL_PWR_UNIT           0xc0010299   /* ESU bits 12:8 */
+#define MSR_AMD_CORE_ENERGY_STAT        0xc001029a   /* the core this thread runs on */
+#define MSR_AMD_PKG_ENERGY_STAT         0xc001029b
 /* A register no x86 CPU implements: for checking that rdmsr_safe reports #GP. */
 #define MSR_NONEXISTENT                 0x4b564d00
 

@@ -116,6 +116,8 @@ static void print_one(const struct ev_encoding *ev, const struct pmu_state *st, 
 	case EV_CLASS_TSC: printf("%s: tsc (time-stamp counter)\n", ev->name); break;
 	case EV_CLASS_APERF: printf("%s: aperf (IA32_APERF)\n", ev->name); break;
 	case EV_CLASS_MPERF: printf("%s: mperf (IA32_MPERF)\n", ev->name); break;
+	case EV_CLASS_ENERGY: printf("%s: RAPL energy-%s\n", ev->name,
+				     rapl_domain_name((enum rapl_domain)ev->energy.domain)); break;
 	case EV_CLASS_GP:
 		print_gp(ev, be);
 		break;

@@ -278,6 +278,26 @@ CASES.append(dict(name="aperf-refused-without-cpuid6", args=["--cpu", "Skylake-C
                   config="payloads=empty reps=2 iters=10 events=aperf", exit=1,
                   match=[r"^error: aperf: this CPU has no APERF/MPERF \(CPUID\.06H:ECX bit 0 is clear\)$"]))
 
+# RAPL energy counters: QEMU's Skylake is a RAPL model, but TCG reads MSR_RAPL_POWER_UNIT
+# as 0, so the boot probe finds none and energy events are refused (never read by a
+# plain RDMSR); QEMU's EPYC does not set CPUID 0x80000007 EDX[14] at all.
+_RAPL_TCG = ("the RAPL power-unit MSR reads 0: this machine does not implement RAPL; "
+             "QEMU TCG, for one, reads unknown MSRs as 0")
+CASES.append(dict(name="energy-refused-under-tcg", args=["--cpu", "Skylake-Client"],
+                  config="payloads=add_chain reps=2 iters=10 events=energy-pkg,power/energy-cores/,aperf",
+                  exit=1,
+                  lines=["rapl=no (%s)" % _RAPL_TCG, "error: energy-pkg: " + _RAPL_TCG,
+                         "error: power/energy-cores/: " + _RAPL_TCG],
+                  match=[r"^cpu\.features=.*,rapl$",
+                         r'^@result \{"bench":"add_chain","size":0,"cpl":0,"event":"tsc"'],
+                  absent=[r"^FATAL", r'"event":"energy', r"^@fault"]))
+CASES.append(dict(name="energy-refused-amd-no-cpuid", args=["--cpu", "EPYC"],
+                  config="payloads=empty reps=2 iters=10 events=energy-ram", exit=1,
+                  lines=["rapl=no (this CPU has no RAPL energy counters: CPUID 0x80000007 EDX bit 14 is "
+                         "clear (AMD), or it is no Intel family 6 model from Sandy Bridge on)"],
+                  match=[r"^error: energy-ram: this CPU has no RAPL energy counters"],
+                  absent=[r"^FATAL", r"^cpu\.features=.*rapl"]))
+
 # A board without COM1: the kernel finds the UART at COM2 and says so.
 CASES.append(dict(name="serial-fallback-com2", args=["--cpu", "qemu64", "--com", "2"], config="mode=detect",
                   lines=["console: no UART at COM1; using port 0x2f8", "cfg.serial.port=0x2f8",

@@ -266,6 +266,40 @@ static void decode_file(const char *path, struct cpu_info *ci, struct pmu_caps *
 	free(d);
 }
 
+/* RAPL: AMD by CPUID 0x80000007 EDX[14] (Zen 2 and Raphael set it, K8 and Bulldozer
+ * do not), Intel by family 6 model; the MSRs themselves are read at boot, not here. */
+static void test_rapl_detection(void **state)
+{
+	static const struct { const char *file; bool rapl; enum rapl_vendor vendor; } dumps[] = {
+		{ "AuthenticAMD0000F51_K8_Sledgehammer_CPUID.txt", false, RAPL_VENDOR_NONE },
+		{ "AuthenticAMD0600F01_K15_Bulldozer_CPUID.txt", false, RAPL_VENDOR_NONE },
+		{ "AuthenticAMD0870F10_Zen2_Matisse_CPUID.txt", true, RAPL_VENDOR_AMD },
+		{ "AuthenticAMD0A60F12_K19_Raphael_01_CPUID.txt", true, RAPL_VENDOR_AMD },
+		{ "GenuineIntel00006F6_Conroe_CPUID.txt", false, RAPL_VENDOR_NONE },
+		{ "GenuineIntel0000F34_P4_Prescott_HT_CPUID.txt", false, RAPL_VENDOR_NONE },
+		{ "GenuineIntel00506E3_Skylake_CPUID.txt", true, RAPL_VENDOR_INTEL },
+		{ "GenuineIntel0090672_AlderLake_S_CPUID.txt", true, RAPL_VENDOR_INTEL },
+	};
+	(void)state;
+	for (unsigned i = 0; i < ARRAY_SIZE(dumps); i++) {
+		struct cpu_info ci;
+		struct pmu_caps pc;
+		struct report rep = { 0 };
+		char path[256];
+		snprintf(path, sizeof(path), DATA_DIR "%s", dumps[i].file);
+		decode_file(path, &ci, &pc);
+		if (ci.rapl != dumps[i].rapl)
+			fail_msg("%s: rapl %d", dumps[i].file, ci.rapl);
+		assert_int_equal(pc.rapl.vendor, dumps[i].vendor);
+		assert_int_equal(pc.rapl.state, dumps[i].rapl ? RAPL_UNPROBED : RAPL_ABSENT);
+		assert_false(pc.rapl.dram_fixed_unit);          /* no server part among them */
+		cpuinfo_report(&ci, &pc, capture_line, &rep);
+		const char *features = report_value(&rep, "cpu.features");
+		bool listed = strstr(features, ",rapl") != NULL;
+		assert_int_equal(listed, dumps[i].rapl);
+	}
+}
+
 static void test_intel_details(void **state)
 {
 	struct cpu_info ci;
@@ -931,6 +965,7 @@ int main(void)
 		cmocka_unit_test(test_leaves_beyond_maximum),
 		cmocka_unit_test(test_family_model_rules),
 		cmocka_unit_test(test_report_order),
+		cmocka_unit_test(test_rapl_detection),
 		cmocka_unit_test(test_fuzz_parser),
 	};
 

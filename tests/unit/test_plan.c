@@ -44,6 +44,9 @@ static const struct { const char *name; enum ev_class cls; uint32_t mask; } mode
 	{ "tsc", EV_CLASS_TSC, 0 },
 	{ "aperf", EV_CLASS_APERF, 0 },
 	{ "mperf", EV_CLASS_MPERF, 0 },
+	{ "energy-pkg", EV_CLASS_ENERGY, RAPL_PKG },     /* mask: the RAPL domain */
+	{ "energy-cores", EV_CLASS_ENERGY, RAPL_CORES },
+	{ "power/energy-pkg/", EV_CLASS_ENERGY, RAPL_PKG },
 };
 
 static unsigned parse_calls, assign_calls;
@@ -57,7 +60,12 @@ static int fake_parse(const char *text, struct ev_encoding *ev, char *err, size_
 		memset(ev, 0, sizeof(*ev));
 		ev->cls = model[i].cls;
 		snprintf(ev->name, sizeof(ev->name), "%s", text);
-		ev->gp_mask = model[i].mask;
+		if (ev->cls == EV_CLASS_ENERGY) {
+			ev->energy.domain = (uint8_t)model[i].mask;
+			ev->energy.esu = 14;
+		} else {
+			ev->gp_mask = model[i].mask;
+		}
 		return 0;
 	}
 	snprintf(err, errlen, "unknown event '%s'", text);
@@ -380,6 +388,31 @@ static void test_free_running_msrs(void **state)
 	assert_int_equal(plan.nmsr, 1);
 }
 
+/* RAPL energy counters go the way of APERF: read by RDMSR at CPL 0, 32 bits wide; the
+ * same MSR named twice (energy-pkg and perf's power/energy-pkg/) is read once. */
+static void test_energy_msrs(void **state)
+{
+	struct plan_env env = env_with_pmu();
+	plan_list("energy-pkg,cycles,aperf,power/energy-pkg/,energy-cores", &env);
+	assert_int_equal(nerrors, 0);
+	assert_int_equal(plan.nmsr, 3);
+	assert_int_equal(plan.msr_ev[0].cls, EV_CLASS_ENERGY);
+	assert_int_equal(plan.msr_slot[0].ctr_msr, 0x611);   /* MSR_PKG_ENERGY_STATUS */
+	assert_int_equal(plan.msr_slot[0].width, 32);
+	assert_int_equal(plan.msr_slot[1].ctr_msr, 0xe8);
+	assert_int_equal(plan.msr_slot[1].width, 64);
+	assert_int_equal(plan.msr_slot[2].ctr_msr, 0x639);   /* MSR_PP0_ENERGY_STATUS */
+	assert_int_equal(plan.groups[0].n, 1);
+	assert_int_equal(nnotes, 3);
+	assert_string_equal(notes[0], "event: event 'energy-pkg' is measured in the CPL 0 runs "
+				      "only: it is read with RDMSR, which CPL 3 may not execute");
+	reset(state);
+	env.cpls = CFG_CPL3;
+	plan_list("energy-cores", &env);
+	assert_string_equal(notes[0], "event: event 'energy-cores' not measured: it is read with "
+				      "RDMSR, which only CPL 0 may execute, and cpl= leaves CPL 0 out");
+}
+
 static void test_no_working_pmu(void **state)
 {
 	(void)state;
@@ -432,6 +465,7 @@ int main(void)
 		cmocka_unit_test_setup(test_more_groups_than_the_harness_runs, reset),
 		cmocka_unit_test_setup(test_unknown_and_malformed_events, reset),
 		cmocka_unit_test_setup(test_free_running_msrs, reset),
+		cmocka_unit_test_setup(test_energy_msrs, reset),
 		cmocka_unit_test_setup(test_no_working_pmu, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -272,6 +272,14 @@ bool pmu_slot_free_running(struct pmu_slot *s, const struct ev_encoding *e)
 		{ EV_CLASS_APERF, SLOT_APERF, MSR_IA32_APERF },
 		{ EV_CLASS_MPERF, SLOT_MPERF, MSR_IA32_MPERF },
 	};
+	if (e->cls == EV_CLASS_ENERGY) {
+		memset(s, 0, sizeof(*s));
+		s->type = SLOT_ENERGY;
+		s->ctr_msr = rapl_status_msr((enum rapl_domain)e->energy.domain, e->energy.amd);
+		s->rdpmc_index = ~0u;
+		s->width = RAPL_ENERGY_WIDTH;
+		return s->ctr_msr != 0;
+	}
 	for (unsigned i = 0; i < ARRAY_SIZE(map); i++) {
 		if (map[i].cls != e->cls)
 			continue;

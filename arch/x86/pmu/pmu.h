@@ -25,6 +25,7 @@ enum pmu_slot_type {
 	SLOT_GP,        /* a counter with its own control register(s): event select, or CCCR+ESCR */
 	SLOT_FIXED,     /* Intel fixed-function counter */
 	SLOT_TSC, SLOT_APERF, SLOT_MPERF,   /* free-running, read by RDMSR, never written */
+	SLOT_ENERGY,    /* a RAPL energy status MSR: free-running, 32 bits */
 };
 
 /* Where one event landed. */
@@ -184,9 +185,16 @@ int pmu_arm_overflow(struct pmu_state *st, unsigned i, uint64_t period, char *er
 int pmu_overflow_bank(struct pmu_state *st, uint32_t mask);
 int pmu_read_wide(struct pmu_state *st, unsigned i, uint64_t *val);
 
-/* Fill a slot for EV_CLASS_TSC/APERF/MPERF (read by RDMSR, never written).
+/* Fill a slot for EV_CLASS_TSC/APERF/MPERF/ENERGY (read by RDMSR, never written).
  * Returns false for any other class. */
 bool pmu_slot_free_running(struct pmu_slot *s, const struct ev_encoding *e);
+
+/* RAPL (arch/x86/pmu/rapl.c): read the power-unit MSR and each domain's energy status
+ * MSR once, through io (faults caught), and record in rc what exists and its units.
+ * rc->vendor comes from CPUID (cpuinfo_decode); nothing is read when it is NONE. */
+void rapl_probe(const struct msr_io *io, struct rapl_caps *rc);
+/* The energy status MSR of domain d (0 when the vendor has none). */
+uint32_t rapl_status_msr(enum rapl_domain d, bool amd);
 
 /* Name and decoded fields of a PMU MSR write, for trace=msr:
  * "IQ_CCCR0 0x360 <- 0x0003d000 enable esel=6 active=any". Pure table lookup. The
