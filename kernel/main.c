@@ -13,6 +13,7 @@
 #include "kernel/engine.h"
 #include "kernel/mem.h"
 #include "kernel/platform.h"
+#include "kernel/smp.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -226,6 +227,7 @@ void kernel_main(struct boot_info *bi)
 	user_stack_init();
 	watchdog_init();
 	report_system(bi);
+	smp_init();
 	report_config_errors();
 
 	int code = run_mode(kernel.cfg.mode);

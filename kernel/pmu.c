@@ -99,6 +99,14 @@ void kpmu_release(void)
 		kpmu.be->disable_all(&kpmu.st);
 }
 
+void kpmu_disable_this_cpu(void)
+{
+	const struct pmu_backend *be = pmu_backend_for(kernel.pmu.kind);
+	struct pmu_state st = { .be = be, .caps = kernel.pmu, .io = msr_io_hardware(0) };
+	if (be)
+		be->disable_all(&st);
+}
+
 static void not_functional(const char *fmt, const char *detail)
 {
 	kpmu.functional = false;

@@ -29,5 +29,8 @@ int kpmu_assign(const struct ev_encoding *ev, unsigned n, char *err, size_t errl
 int kpmu_start(void);                /* program + start what kpmu_assign placed */
 int kpmu_stop(void);
 void kpmu_release(void);            /* disable every counter */
+/* Every counter of the CPU running this off, by the detected generation's backend, not
+ * traced: an application processor at bring-up, before kpmu_init has run. */
+void kpmu_disable_this_cpu(void);
 
 #endif
