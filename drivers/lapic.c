@@ -192,7 +192,7 @@ uint64_t lapic_timer_hz(void)
 	return timer_hz;
 }
 
-bool lapic_watchdog_arm(uint32_t ms)
+bool lapic_timer_arm(uint32_t ms, unsigned vector)
 {
 	if (!timer_hz)
 		return false;
@@ -200,12 +200,17 @@ bool lapic_watchdog_arm(uint32_t ms)
 		uint64_t ticks = (timer_hz >> d) * ms / 1000;
 		if (ticks <= 0xffffffffu) {
 			wr(LAPIC_TIMER_DIV, div_code[d]);
-			wr(LAPIC_LVT_TIMER, LVT_ONESHOT | VEC_APIC_TIMER);
+			wr(LAPIC_LVT_TIMER, LVT_ONESHOT | (vector & 0xff));
 			wr(LAPIC_TIMER_INIT, ticks ? (uint32_t)ticks : 1);
 			return true;
 		}
 	}
 	return false;
+}
+
+bool lapic_watchdog_arm(uint32_t ms)
+{
+	return lapic_timer_arm(ms, VEC_APIC_TIMER);
 }
 
 void lapic_watchdog_disarm(void)

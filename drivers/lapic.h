@@ -23,6 +23,8 @@ void lapic_delay_us(uint32_t us);
 bool lapic_send_ipi(uint32_t apic_id, unsigned vector);
 bool lapic_send_init(uint32_t apic_id);
 bool lapic_send_sipi(uint32_t apic_id, uint32_t page);
+/* A one-shot of ms on this CPU's timer raising vector (lapic_watchdog_disarm stops it). */
+bool lapic_timer_arm(uint32_t ms, unsigned vector);
 /* The run watchdog: a one-shot on VEC_APIC_TIMER. */
 bool lapic_watchdog_arm(uint32_t ms);
 void lapic_watchdog_disarm(void);

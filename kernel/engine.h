@@ -23,6 +23,12 @@ struct result {
 	uint64_t iters;             /* n: each sample is count(2n) - count(n) */
 	struct stats st;
 	int64_t per_iter_milli;     /* median / n, x1000 */
+	/* Where it ran (kernel/placement.h), reported only when more than one CPU is up:
+	 * the CPU, the partner CPU (-1: none) and what the partner did. */
+	bool placed;
+	unsigned cpu;
+	int partner;
+	const char *partner_load;
 };
 
 struct fault_result {

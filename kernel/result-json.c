@@ -122,7 +122,18 @@ int result_json(const struct result *r, char *buf, size_t len)
 	put_milli(&j, r->st.stddev_milli);
 	put(&j, ",\"max\":%lld,\"per_iter\":", (long long)r->st.max);
 	put_milli(&j, r->per_iter_milli);
-	put(&j, ",\"trimmed\":%u}", r->st.trimmed);
+	put(&j, ",\"trimmed\":%u", r->st.trimmed);
+	/* Where it ran, when more than one CPU is up (kernel/placement.h). */
+	if (r->placed) {
+		put(&j, ",\"cpu\":%u,\"partner\":", r->cpu);
+		if (r->partner < 0) {
+			put(&j, "null,\"partner_load\":null");
+		} else {
+			put(&j, "%d,\"partner_load\":", r->partner);
+			put_str(&j, r->partner_load ? r->partner_load : "idle");
+		}
+	}
+	put(&j, "}");
 	return json_end(&j);
 }
 

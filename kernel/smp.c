@@ -162,16 +162,36 @@ int smp_wait(unsigned index, uint32_t timeout_ms)
 			lost[index] = true;
 			return -1;
 		}
-		/* A wake-up timer: the one-shot the run watchdog uses, idle on this CPU now. */
-		lapic_watchdog_arm(WAIT_SLICE_MS);
+		/* Without a bound, only the callee's IPI wakes this CPU: it executes nothing
+		 * meanwhile (under -icount every instruction anywhere advances the clock the
+		 * measuring CPU reads). With one, a wake-up timer on this CPU's APIC timer, idle
+		 * here now; not on the watchdog's vector, which the run in progress elsewhere
+		 * would take for its own. */
+		if (timeout_ms)
+			lapic_timer_arm(WAIT_SLICE_MS, VEC_SMP_WAKE);
 		if (m->state == MB_CALLED)
 			__asm__ volatile("sti; hlt; cli" ::: "memory");
-		lapic_watchdog_disarm();
+		if (timeout_ms)
+			lapic_watchdog_disarm();
 		waited += WAIT_SLICE_MS;
 	}
 	m->state = MB_IDLE;
 	write_cr3(read_cr3());
 	return 0;
+}
+
+int smp_poll(unsigned index)
+{
+	if (index == 0 || index >= ncpus || lost[index])
+		return -1;
+	enum mailbox_state st = mbox[index].state;
+	if (st == MB_IDLE)
+		return -1;
+	if (st == MB_CALLED)
+		return 0;
+	mbox[index].state = MB_IDLE;
+	write_cr3(read_cr3());
+	return 1;
 }
 
 /* ---------------------------------------------------------------- an AP comes up */

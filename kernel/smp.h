@@ -39,5 +39,8 @@ int smp_call_async(unsigned index, smp_fn fn, void *arg);
  * whose every step is bounded by its own watchdog, as the engine's runs are). The
  * waiting CPU halts meanwhile. */
 int smp_wait(unsigned index, uint32_t timeout_ms);
+/* Without waiting: 1 when the call has finished (the CPU is then ready for another), 0
+ * while it runs, -1 when no call is outstanding or the CPU is not usable. */
+int smp_poll(unsigned index);
 
 #endif
