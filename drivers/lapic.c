@@ -223,10 +223,5 @@ bool lapic_send_nmi_to_self(void)
 {
 	if (!regs)
 		return false;
-	wr(LAPIC_ICR_HI, 0);
-	wr(LAPIC_ICR_LO, ICR_ALL_INCL_SELF | ICR_LEVEL_ASSERT | ICR_DELIVERY_NMI);
-	for (int i = 0; i < 1000000; i++)
-		if (!(rd(LAPIC_ICR_LO) & ICR_DELIVERY_PENDING))
-			return true;
-	return false;
+	return icr_send(0, ICR_ALL_INCL_SELF | ICR_LEVEL_ASSERT | ICR_DELIVERY_NMI);
 }
