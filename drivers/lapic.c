@@ -32,7 +32,6 @@
 #define ICR_DELIVERY_NMI     (4u << 8)
 #define ICR_DELIVERY_PENDING (1u << 12)
 #define ICR_LEVEL_ASSERT     (1u << 14)
-#define ICR_ALL_INCL_SELF    (2u << 18)   /* NMI may not use the "self" shorthand */
 #define ICR_XAPIC_DEST_SHIFT 24           /* in ICR_HI (xAPIC); x2APIC: ICR bits 63:32 */
 #define ICR_SIPI_VECTOR(page) ((uint32_t)((page) >> 12) & 0xff)
 #define LAPIC_XAPIC_ID_SHIFT 24           /* ID register bits 31:24 (xAPIC); x2APIC: all 32 */
@@ -223,5 +222,7 @@ bool lapic_send_nmi_to_self(void)
 {
 	if (!regs)
 		return false;
-	return icr_send(0, ICR_ALL_INCL_SELF | ICR_LEVEL_ASSERT | ICR_DELIVERY_NMI);
+	/* To this CPU's own APIC ID: the "self" shorthand is invalid for NMIs, and "all
+	 * including self" would reach the other processors too. */
+	return icr_send(lapic_id(), ICR_LEVEL_ASSERT | ICR_DELIVERY_NMI);
 }

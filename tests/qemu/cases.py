@@ -797,9 +797,16 @@ NB_TRACE = "trace=msr payloads=empty reps=1 iters=10 cpl=3 events=cycles "
 SMP_BIOS_LIST = dict(args=["--bios", "--cpu", "max"], config="mode=list")
 
 CASES += [
-    dict(name="smp-4-cores-skylake", args=["--bios", "--cpu", "Skylake-Client", "--smp", "4"], config="mode=detect",
-         timeout=60, lines=cpu_lines([(0, 0, 0), (0, 1, 0), (0, 2, 0), (0, 3, 0)]) + ["sys.topology=leaf 0xb smt_bits=0 core_bits=2"],
-         absent=NO_FAIL + [r"no-answer", r"^sys\.smp="]),
+    # The self-test calls every AP: own stacks, APIC ID, CR0/CR4, a CPL 3 round trip; an NMI
+    # to the boot CPU's own APIC ID reaches only it.
+    dict(name="smp-4-cores-skylake-selftest", args=["--bios", "--cpu", "Skylake-Client", "--smp", "4"],
+         config="mode=selftest", timeout=90,
+         lines=cpu_lines([(0, 0, 0), (0, 1, 0), (0, 2, 0), (0, 3, 0)]) +
+               ["sys.topology=leaf 0xb smt_bits=0 core_bits=2", "PASS: smp.call_each_cpu", "PASS: nmi.noted_and_survived"],
+         match=SELFTEST_OK, absent=NO_FAIL + [r"no-answer", r"^sys\.smp="]),
+    dict(name="i686-smp-selftest-kvm32", args=["--bios", "--cpu", "kvm32", "--smp", "2"], config="mode=selftest",
+         timeout=90, lines=BIOS32 + ["sys.cpus=2", "PASS: smp.call_each_cpu", "PASS: nmi.noted_and_survived"],
+         match=SELFTEST_OK, absent=NO_FAIL + [r"no-answer"]),
     dict(name="smp-2x2-threads-skylake", args=["--bios", "--cpu", "Skylake-Client", "--smp", "4,sockets=2,cores=1,threads=2"],
          config="mode=detect", timeout=60, lines=cpu_lines([(0, 0, 0), (0, 0, 1), (1, 0, 0), (1, 0, 1)]),
          absent=NO_FAIL + [r"no-answer"]),
