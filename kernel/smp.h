@@ -30,8 +30,11 @@ unsigned smp_sibling_of(unsigned index);        /* an SMT sibling of index, or S
 /* The code an AP runs first (arch/x86/trampoline.asm jumps here on its own stack). */
 void smp_ap_main(unsigned self);
 
-/* Make parked CPU index run fn(arg) and park again. Returns at once: 0, or -1 when the
- * CPU is not online or busy. */
+/* Make parked CPU index run fn(arg) (with interrupts off, as the boot CPU runs) and park
+ * again; the boot CPU calls, and is woken by an IPI when the call returns. Returns at
+ * once: 0, or -1 when the CPU is not online, is the boot CPU (0), or is busy. Parked CPUs
+ * wait in HLT (interrupts on, every source masked but IPIs), so an idle sibling takes no
+ * execution resources from the one being measured. */
 typedef void (*smp_fn)(void *arg);
 int smp_call_async(unsigned index, smp_fn fn, void *arg);
 /* Wait for the call to finish: 0, or -1 after timeout_ms (the CPU is then marked lost
