@@ -1,7 +1,9 @@
 #include "drivers/lapic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/desc.h"
+#include "arch/x86/setup.h"
 #include "arch/x86/traps.h"
+#include "arch/x86/x2apic.h"
 #include "lib/util.h"
 
 /* Register offsets, SDM Vol. 3A Table 11-1. */
@@ -24,10 +26,15 @@
 
 #define SVR_ENABLE      (1u << 8)
 /* ICR fields, SDM Vol. 3A Figure 11-12. */
+#define ICR_DELIVERY_FIXED   (0u << 8)
+#define ICR_DELIVERY_INIT    (5u << 8)
+#define ICR_DELIVERY_STARTUP (6u << 8)
 #define ICR_DELIVERY_NMI     (4u << 8)
 #define ICR_DELIVERY_PENDING (1u << 12)
 #define ICR_LEVEL_ASSERT     (1u << 14)
-#define ICR_ALL_INCL_SELF    (2u << 18)   /* NMI may not use the "self" shorthand */
+#define ICR_XAPIC_DEST_SHIFT 24           /* in ICR_HI (xAPIC); x2APIC: ICR bits 63:32 */
+#define ICR_SIPI_VECTOR(page) ((uint32_t)((page) >> 12) & 0xff)
+#define LAPIC_XAPIC_ID_SHIFT 24           /* ID register bits 31:24 (xAPIC); x2APIC: all 32 */
 #define LVT_MASKED      (1u << 16)
 #define LVT_ONESHOT     0u
 
@@ -44,10 +51,20 @@ static const uint32_t div_code[8] = { 0xb, 0x0, 0x1, 0x2, 0x3, 0x8, 0x9, 0xa };
 #define CAL_MS     10u
 
 static volatile uint32_t *regs;
+static bool x2apic;                /* registers are MSRs (SDM Vol. 3A 11.12), regs unused */
 static uint64_t timer_hz;          /* at divide-by-1 */
 
-static uint32_t rd(uint32_t off) { return regs[off / 4]; }
-static void wr(uint32_t off, uint32_t v) { regs[off / 4] = v; }
+/* The register access layer: MMIO at the xAPIC page, or in x2APIC mode the MSR at
+ * MSR_X2APIC_BASE + offset / 16 (SDM Vol. 3A Table 11-6). Every CPU's own local APIC
+ * answers at the same address, so these serve every CPU. */
+static uint32_t rd(uint32_t off) { return x2apic ? x2apic_read(off) : regs[off / 4]; }
+static void wr(uint32_t off, uint32_t v)
+{
+	if (x2apic)
+		x2apic_write(off, v);
+	else
+		regs[off / 4] = v;
+}
 
 static bool timer_irq(struct trap_frame *f)
 {
@@ -83,14 +100,10 @@ bool lapic_init(uint64_t phys_base, const char **why)
 		return false;
 	}
 	regs = (volatile uint32_t *)(uintptr_t)phys_base;     /* identity-mapped */
+	x2apic = cpu_lapic_x2apic();
 	outb(PIC1_DATA, 0xff);
 	outb(PIC2_DATA, 0xff);
-	wr(LAPIC_TPR, 0);
-	wr(LAPIC_SVR, SVR_ENABLE | VEC_APIC_SPURIOUS);
-	const uint32_t lvts[] = { LAPIC_LVT_TIMER, LAPIC_LVT_THERM, LAPIC_LVT_PERF,
-				  LAPIC_LVT_LINT0, LAPIC_LVT_LINT1, LAPIC_LVT_ERROR };
-	for (unsigned i = 0; i < ARRAY_SIZE(lvts); i++)
-		wr(lvts[i], LVT_MASKED);
+	lapic_init_ap();
 	trap_set_irq_handler(VEC_APIC_TIMER, timer_irq);
 	if (!calibrate()) {
 		*why = "APIC timer calibration against the PIT did not finish";
@@ -99,12 +112,86 @@ bool lapic_init(uint64_t phys_base, const char **why)
 	return true;
 }
 
+void lapic_init_ap(void)
+{
+	wr(LAPIC_TPR, 0);
+	wr(LAPIC_SVR, SVR_ENABLE | VEC_APIC_SPURIOUS);
+	const uint32_t lvts[] = { LAPIC_LVT_TIMER, LAPIC_LVT_THERM, LAPIC_LVT_PERF,
+				  LAPIC_LVT_LINT0, LAPIC_LVT_LINT1, LAPIC_LVT_ERROR };
+	for (unsigned i = 0; i < ARRAY_SIZE(lvts); i++)
+		wr(lvts[i], LVT_MASKED);
+}
+
+bool lapic_x2apic(void)
+{
+	return x2apic;
+}
+
+uint32_t lapic_id(void)
+{
+	uint32_t v = rd(LAPIC_ID);
+	return x2apic ? v : v >> LAPIC_XAPIC_ID_SHIFT;
+}
+
+void lapic_eoi(void)
+{
+	wr(LAPIC_EOI, 0);
+}
+
+/* Busy-wait on this CPU's timer (masked one-shot at divide-by-1): no interrupt, no
+ * firmware. The watchdog must not be armed meanwhile. */
+void lapic_delay_us(uint32_t us)
+{
+	uint64_t ticks = timer_hz * us / 1000000;
+	while (ticks) {
+		uint32_t piece = ticks > 0xffffffffu ? 0xffffffffu : (uint32_t)ticks;
+		wr(LAPIC_TIMER_DIV, div_code[0]);
+		wr(LAPIC_LVT_TIMER, LVT_MASKED);
+		wr(LAPIC_TIMER_INIT, piece);
+		while (rd(LAPIC_TIMER_CUR))
+			cpu_relax();
+		ticks -= piece;
+	}
+}
+
+/* Write the ICR: xAPIC needs the destination in ICR_HI first and reports delivery in
+ * ICR_LO bit 12; the x2APIC ICR is one MSR write, with no delivery status (SDM Vol. 3A
+ * 11.12.9). False when an xAPIC send stays pending. */
+static bool icr_send(uint32_t apic_id, uint32_t lo)
+{
+	if (x2apic) {
+		x2apic_write_icr(apic_id, lo);
+		return true;
+	}
+	wr(LAPIC_ICR_HI, apic_id << ICR_XAPIC_DEST_SHIFT);
+	wr(LAPIC_ICR_LO, lo);
+	for (int i = 0; i < 1000000; i++)
+		if (!(rd(LAPIC_ICR_LO) & ICR_DELIVERY_PENDING))
+			return true;
+	return false;
+}
+
+bool lapic_send_ipi(uint32_t apic_id, unsigned vector)
+{
+	return icr_send(apic_id, ICR_DELIVERY_FIXED | ICR_LEVEL_ASSERT | (vector & 0xff));
+}
+
+bool lapic_send_init(uint32_t apic_id)
+{
+	return icr_send(apic_id, ICR_DELIVERY_INIT | ICR_LEVEL_ASSERT);
+}
+
+bool lapic_send_sipi(uint32_t apic_id, uint32_t page)
+{
+	return icr_send(apic_id, ICR_DELIVERY_STARTUP | ICR_LEVEL_ASSERT | ICR_SIPI_VECTOR(page));
+}
+
 uint64_t lapic_timer_hz(void)
 {
 	return timer_hz;
 }
 
-bool lapic_watchdog_arm(uint32_t ms)
+bool lapic_timer_arm(uint32_t ms, unsigned vector)
 {
 	if (!timer_hz)
 		return false;
@@ -112,12 +199,17 @@ bool lapic_watchdog_arm(uint32_t ms)
 		uint64_t ticks = (timer_hz >> d) * ms / 1000;
 		if (ticks <= 0xffffffffu) {
 			wr(LAPIC_TIMER_DIV, div_code[d]);
-			wr(LAPIC_LVT_TIMER, LVT_ONESHOT | VEC_APIC_TIMER);
+			wr(LAPIC_LVT_TIMER, LVT_ONESHOT | (vector & 0xff));
 			wr(LAPIC_TIMER_INIT, ticks ? (uint32_t)ticks : 1);
 			return true;
 		}
 	}
 	return false;
+}
+
+bool lapic_watchdog_arm(uint32_t ms)
+{
+	return lapic_timer_arm(ms, VEC_APIC_TIMER);
 }
 
 void lapic_watchdog_disarm(void)
@@ -130,12 +222,9 @@ bool lapic_send_nmi_to_self(void)
 {
 	if (!regs)
 		return false;
-	wr(LAPIC_ICR_HI, 0);
-	wr(LAPIC_ICR_LO, ICR_ALL_INCL_SELF | ICR_LEVEL_ASSERT | ICR_DELIVERY_NMI);
-	for (int i = 0; i < 1000000; i++)
-		if (!(rd(LAPIC_ICR_LO) & ICR_DELIVERY_PENDING))
-			return true;
-	return false;
+	/* To this CPU's own APIC ID: the "self" shorthand is invalid for NMIs, and "all
+	 * including self" would reach the other processors too. */
+	return icr_send(lapic_id(), ICR_LEVEL_ASSERT | ICR_DELIVERY_NMI);
 }
 
 /* ---------------------------------------------------------------- performance-counter interrupt */
@@ -146,8 +235,6 @@ bool lapic_send_nmi_to_self(void)
  * unmasks it again. */
 #define LVT_DELIVERY_FIXED  (0u << 8)
 #define LVT_DELIVERY_NMI    (4u << 8)
-#define ICR_DELIVERY_FIXED  (0u << 8)
-#define ICR_SELF            (1u << 18)
 
 bool lapic_pmi_route(bool nmi)
 {
@@ -174,20 +261,10 @@ bool lapic_pmi_masked(void)
 	return !regs || (rd(LAPIC_LVT_PERF) & LVT_MASKED);
 }
 
-void lapic_eoi(void)
-{
-	if (regs)
-		wr(LAPIC_EOI, 0);
-}
-
 bool lapic_send_ipi_to_self(uint8_t vector)
 {
 	if (!regs || vector < 32)
 		return false;
-	wr(LAPIC_ICR_HI, 0);
-	wr(LAPIC_ICR_LO, ICR_SELF | ICR_LEVEL_ASSERT | ICR_DELIVERY_FIXED | vector);
-	for (int i = 0; i < 1000000; i++)
-		if (!(rd(LAPIC_ICR_LO) & ICR_DELIVERY_PENDING))
-			return true;
-	return false;
+	/* To this CPU's own APIC ID, through the ICR layer (xAPIC or x2APIC). */
+	return lapic_send_ipi(lapic_id(), vector);
 }

@@ -11,6 +11,7 @@
 #include "kernel/console.h"
 #include "kernel/kernel.h"
 #include "kernel/mem.h"
+#include "kernel/placement.h"
 #include "kernel/plan.h"
 #include "kernel/platform.h"
 #include "kernel/pmu.h"
@@ -168,6 +169,7 @@ static void record(const struct payload *pl, uint64_t size, unsigned cpl, const 
 			      .source = src, .reps = reps, .iters = per_sample(pl),
 			      .energy = energy != 0, .energy_esu = energy ? energy->energy.esu : 0 };
 	str_copy(r->event, event, sizeof(r->event));
+	placement_mark(r);
 	stats_compute(s, reps, kernel.cfg.trim_pct, &r->st);
 	int64_t n = (int64_t)r->iters, m = r->st.median_milli;
 	r->per_iter_milli = (m >= 0 ? m + n / 2 : m - n / 2) / n;
@@ -388,26 +390,9 @@ static void measure_payload(const struct payload *pl, uint64_t size)
 	user_reset();
 }
 
-int engine_main(void)
+/* Every selected payload, on the CPU running this (kernel/placement.c chooses it). */
+static void run_plan(void)
 {
-	kpmu_init();
-	report_meta();
-	make_plan();
-	sample_init();
-	/* The i686 payloads count iterations in ESI, and the harness doubles n. */
-	if (sizeof(void *) == 4 && kernel.cfg.iters > 0x7fffffffull) {
-		error("config", "iters=%llu is more than the i686 kernel's 32-bit payload loops "
-		      "count (at most 2147483647, so that 2 x iters fits): lower iters",
-		      (unsigned long long)kernel.cfg.iters);
-		report_done(0, 0, 0, plan.errors + kernel.config_errors);
-		return PLATFORM_EXIT_FAIL;
-	}
-	if (plan.nsel == 0) {
-		error("config", "payloads=%s selects nothing: no payload to run",
-		      kernel.cfg.payloads);
-		report_done(0, 0, 0, plan.errors + kernel.config_errors);
-		return PLATFORM_EXIT_FAIL;
-	}
 	bool pce = run_get_pce();
 	run_set_pce(kpmu.functional);
 	for (unsigned i = 0; i < plan.nsel; i++) {
@@ -429,6 +414,30 @@ int engine_main(void)
 			measure_payload(pl, kernel.cfg.sizes[s]);
 	}
 	run_set_pce(pce);
+}
+
+int engine_main(void)
+{
+	kpmu_init();
+	report_meta();
+	make_plan();
+	sample_init();
+	/* The i686 payloads count iterations in ESI, and the harness doubles n. */
+	if (sizeof(void *) == 4 && kernel.cfg.iters > 0x7fffffffull) {
+		error("config", "iters=%llu is more than the i686 kernel's 32-bit payload loops "
+		      "count (at most 2147483647, so that 2 x iters fits): lower iters",
+		      (unsigned long long)kernel.cfg.iters);
+		report_done(0, 0, 0, plan.errors + kernel.config_errors);
+		return PLATFORM_EXIT_FAIL;
+	}
+	if (plan.nsel == 0) {
+		error("config", "payloads=%s selects nothing: no payload to run",
+		      kernel.cfg.payloads);
+		report_done(0, 0, 0, plan.errors + kernel.config_errors);
+		return PLATFORM_EXIT_FAIL;
+	}
+	plan.errors += placement_check();
+	plan.errors += placement_run(run_plan);
 	report_done(tally.results, tally.faults, tally.timeouts, plan.errors + kernel.config_errors);
 	return tally.unexpected || plan.errors || kernel.config_errors ? PLATFORM_EXIT_FAIL
 								       : PLATFORM_EXIT_OK;

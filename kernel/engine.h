@@ -25,6 +25,12 @@ struct result {
 	int64_t per_iter_milli;     /* median / n, x1000 */
 	bool energy;                /* a RAPL energy counter: counts of 1/2^energy_esu J */
 	unsigned energy_esu;
+	/* Where it ran (kernel/placement.h), reported only when more than one CPU is up:
+	 * the CPU, the partner CPU (-1: none) and what the partner did. */
+	bool placed;
+	unsigned cpu;
+	int partner;
+	const char *partner_load;
 };
 
 struct fault_result {

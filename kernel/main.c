@@ -14,6 +14,7 @@
 #include "kernel/mem.h"
 #include "kernel/platform.h"
 #include "kernel/pmucheck.h"
+#include "kernel/smp.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -230,6 +231,7 @@ void kernel_main(struct boot_info *bi)
 	user_stack_init();
 	watchdog_init();
 	report_system(bi);
+	smp_init();
 	report_config_errors();
 
 	int code = run_mode(kernel.cfg.mode);

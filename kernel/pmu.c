@@ -49,10 +49,11 @@ int kpmu_parse(const char *text, struct ev_encoding *ev, char *err, size_t errle
 
 /*
  * NetBurst ESCRs qualify events by logical processor (T0/T1 bits, SDM Vol. 3B 18.19.4,
- * Table 18-29). The payload runs on this CPU, whose thread number is the low bit(s) of
- * its initial APIC ID (SDM Vol. 3A 8.9.1) when the package has more than one.
+ * Table 18-29). The payload runs on the CPU with initial APIC ID apic_id, whose thread
+ * number is the low bit(s) of that ID (SDM Vol. 3A 8.9.1) when the package has more than
+ * one. `where` says which CPU that is, for the line it prints.
  */
-static void choose_netburst_thread(void)
+static void choose_netburst_thread(uint8_t apic_id, const char *where)
 {
 	unsigned want = kernel.cfg.nb_thread, lp = 0;
 	if (kpmu.caps.kind != PMU_INTEL_NETBURST)
@@ -61,7 +62,7 @@ static void choose_netburst_thread(void)
 		unsigned span = 1;
 		while (span < kernel.cpu.logical_per_package)
 			span <<= 1;
-		lp = kernel.cpu.initial_apic_id & (span - 1) ? 1 : 0;
+		lp = apic_id & (span - 1) ? 1 : 0;
 	} else if (want == CFG_NB_T1 || want == CFG_NB_BOTH) {
 		kprintf("note: netburst.thread=%s ignored: this CPU has no Hyper-Threading, only "
 			"logical processor 0 (T0) exists\n", want == CFG_NB_T1 ? "1" : "both");
@@ -71,8 +72,16 @@ static void choose_netburst_thread(void)
 		lp = want;
 	kpmu.st.logical_cpu = lp;
 	kpmu.nb_both = want == CFG_NB_BOTH;
-	kprintf("pmu.netburst_thread=%s (%s)\n", kpmu.nb_both ? "T0+T1" : lp ? "T1" : "T0",
-		want == CFG_NB_AUTO ? "the logical processor running the payloads" : "netburst.thread");
+	kprintf("pmu.netburst_thread=%s (%s)%s\n", kpmu.nb_both ? "T0+T1" : lp ? "T1" : "T0",
+		want == CFG_NB_AUTO ? "the logical processor running the payloads" : "netburst.thread",
+		where);
+}
+
+void kpmu_follow_cpu(uint8_t initial_apic_id, unsigned cpu)
+{
+	char where[48];
+	bp_snprintf(where, sizeof(where), " on CPU %u", cpu);
+	choose_netburst_thread(initial_apic_id, where);
 }
 
 int kpmu_assign(const struct ev_encoding *ev, unsigned n, char *err, size_t errlen)
@@ -100,6 +109,14 @@ void kpmu_release(void)
 {
 	if (kpmu.be)
 		kpmu.be->disable_all(&kpmu.st);
+}
+
+void kpmu_disable_this_cpu(void)
+{
+	const struct pmu_backend *be = pmu_backend_for(kernel.pmu.kind);
+	struct pmu_state st = { .be = be, .caps = kernel.pmu, .io = msr_io_hardware(0) };
+	if (be)
+		be->disable_all(&st);
 }
 
 static void not_functional(const char *fmt, const char *detail)
@@ -213,7 +230,7 @@ void kpmu_init(void)
 	rapl_init();
 	kpmu.st = (struct pmu_state){ .be = kpmu.be, .caps = kpmu.caps,
 				      .io = msr_io_hardware(&tracer) };
-	choose_netburst_thread();
+	choose_netburst_thread(kernel.cpu.initial_apic_id, "");
 	kprintf("pmu.model=%s%s\n", kpmu.model->pfm_name, kpmu.forced ? " (forced by pmu=)" : "");
 	kprintf("pmu.serialize=%s\n", kpmu.serialize_lfence ? "lfence" : "cpuid");
 	char err[160];

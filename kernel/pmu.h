@@ -29,5 +29,11 @@ int kpmu_assign(const struct ev_encoding *ev, unsigned n, char *err, size_t errl
 int kpmu_start(void);                /* program + start what kpmu_assign placed */
 int kpmu_stop(void);
 void kpmu_release(void);            /* disable every counter */
+/* The plan moved to CPU cpu (initial APIC ID initial_apic_id): NetBurst's T0/T1 choice
+ * follows it (netburst.thread=auto), and the pmu.netburst_thread line says so again. */
+void kpmu_follow_cpu(uint8_t initial_apic_id, unsigned cpu);
+/* Every counter of the CPU running this off, by the detected generation's backend, not
+ * traced: an application processor at bring-up, before kpmu_init has run. */
+void kpmu_disable_this_cpu(void);
 
 #endif

@@ -212,6 +212,13 @@ void report_block(const struct payload *pl, uint64_t size, const struct result *
 	char sz[24], a[64], b[64];
 	kprintf("\n %s%s%s: %s\n", pl->name, size ? " " : "", size ? size_text(size, sz) : "",
 		pl->desc);
+	if (n && rs[0].placed) {
+		if (rs[0].partner >= 0)
+			kprintf("   on CPU %u, partner CPU %d: %s\n", rs[0].cpu, rs[0].partner,
+				rs[0].partner_load);
+		else
+			kprintf("   on CPU %u, no partner\n", rs[0].cpu);
+	}
 	if (pl->user) {
 		const struct cfg_bench *b = pl->user;
 		kprintf("   user benchmark: %u bytes x unroll %u x loop %u = %llu copies; each sample = "

@@ -139,6 +139,16 @@ int result_json(const struct result *r, char *buf, size_t len)
 	put(&j, ",\"trimmed\":%u", r->st.trimmed);
 	if (r->energy)
 		put_joules(&j, r);
+	/* Where it ran, when more than one CPU is up (kernel/placement.h). */
+	if (r->placed) {
+		put(&j, ",\"cpu\":%u,\"partner\":", r->cpu);
+		if (r->partner < 0) {
+			put(&j, "null,\"partner_load\":null");
+		} else {
+			put(&j, "%d,\"partner_load\":", r->partner);
+			put_str(&j, r->partner_load ? r->partner_load : "idle");
+		}
+	}
 	put(&j, "}");
 	return json_end(&j);
 }

@@ -2,6 +2,7 @@
  * selftest mode: checks of the foundation on whatever CPU this is. Each check can fail:
  * it compares what the CPU did (vector, RIP, value, count) with what the manuals say.
  */
+#include "arch/x86/cpu.h"
 #include "arch/x86/desc.h"
 #include "arch/x86/extable.h"
 #include "arch/x86/msr.h"
@@ -16,6 +17,7 @@
 #include "kernel/platform.h"
 #include "kernel/pmu.h"
 #include "kernel/sample.h"
+#include "kernel/smp.h"
 #include "lib/str.h"
 #include "lib/util.h"
 #include "payloads/payload.h"      /* CPU_NO_SYSCALL */
@@ -341,8 +343,51 @@ static void test_watchdog(bool have_watchdog)
 	check(r.status == RUN_OK && r.value == 5, "watchdog.next_run_normal", "status %d", r.status);
 }
 
-/* An NMI is noted and survived (only the smp=1 case: "all including self" reaches every CPU,
- * and the others are not started). */
+/* What an application processor saw when called (test_smp). */
+struct ap_probe {
+	unsigned self;
+	uint32_t apic_id;
+	uintptr_t cr0, cr4;
+	struct run_result r;
+};
+
+static void ap_probe(void *arg)
+{
+	struct ap_probe *a = arg;
+	a->self = smp_self();
+	a->apic_id = lapic_id();
+	a->cr0 = read_cr0();
+	a->cr4 = read_cr4();
+	run_call(&cpl3, st_add, 40, 2, &a->r);
+}
+
+/* Every other CPU takes a call and runs it on its own stacks, with its own APIC ID, in
+ * the boot CPU's CR0/CR4 state, and a CPL 3 round trip through its own TSS. */
+static void test_smp(void)
+{
+	unsigned n = smp_count(), ok = 0;
+	if (n < 2) {
+		check_skip("smp.call_each_cpu", "one CPU is up");
+		return;
+	}
+	for (unsigned i = 1; i < n; i++) {
+		static struct ap_probe a;
+		a = (struct ap_probe){ .self = SMP_NONE };
+		int st = smp_call_async(i, ap_probe, &a) == 0 ? smp_wait(i, 1000) : -1;
+		if (st == 0 && a.self == i && a.apic_id == smp_cpu(i)->apic_id && a.cr0 == read_cr0() &&
+		    a.cr4 == read_cr4() && a.r.status == RUN_OK && a.r.value == 42)
+			ok++;
+		else
+			kprintf("smp: CPU %u: call %d, ran on %u, APIC ID %u (want %u), CR0 %llx CR4 %llx, "
+				"CPL 3 run status %d value %llu\n", i, st, a.self, (unsigned)a.apic_id,
+				(unsigned)smp_cpu(i)->apic_id, (unsigned long long)a.cr0,
+				(unsigned long long)a.cr4, a.r.status, (unsigned long long)a.r.value);
+	}
+	check(ok == n - 1, "smp.call_each_cpu", "%u of %u processors answered as expected", ok,
+	      n - 1);
+}
+
+/* An NMI to this CPU's own APIC ID is noted and survived. */
 static void test_nmi(void)
 {
 	if (!kernel.lapic) {
@@ -427,5 +472,6 @@ int selftest_run(void)
 	test_watchdog(kernel.watchdog);
 	test_nmi();
 	test_pmi();
+	test_smp();
 	return check_summary();
 }

@@ -17,6 +17,7 @@ struct smp_cpu {
 	uint32_t apic_id;
 	struct cpu_position pos;
 	bool online;                /* answered and parked (the boot CPU: always) */
+	uint8_t initial_apic_id;    /* CPUID.1:EBX[31:24], which NetBurst's T0/T1 follow */
 };
 
 /* Find the APs, start them, report sys.cpus and one line per CPU. */
@@ -26,12 +27,23 @@ const struct smp_cpu *smp_cpu(unsigned index);  /* NULL past smp_count() */
 unsigned smp_self(void);                        /* the CPU running the caller */
 unsigned smp_sibling_of(unsigned index);        /* an SMT sibling of index, or SMP_NONE */
 
-/* Make parked CPU index run fn(arg) and park again. Returns at once: 0, or -1 when the
- * CPU is not online or busy. */
+/* The code an AP runs first (arch/x86/trampoline.asm jumps here on its own stack). */
+void smp_ap_main(unsigned self);
+
+/* Make parked CPU index run fn(arg) (with interrupts off, as the boot CPU runs) and park
+ * again; the boot CPU calls, and is woken by an IPI when the call returns. Returns at
+ * once: 0, or -1 when the CPU is not online, is the boot CPU (0), or is busy. Parked CPUs
+ * wait in HLT (interrupts on, every source masked but IPIs), so an idle sibling takes no
+ * execution resources from the one being measured. */
 typedef void (*smp_fn)(void *arg);
 int smp_call_async(unsigned index, smp_fn fn, void *arg);
 /* Wait for the call to finish: 0, or -1 after timeout_ms (the CPU is then marked lost
- * and never commanded again). */
+ * and never commanded again); timeout_ms 0 waits as long as the call runs (for a call
+ * whose every step is bounded by its own watchdog, as the engine's runs are). The
+ * waiting CPU halts meanwhile. */
 int smp_wait(unsigned index, uint32_t timeout_ms);
+/* Without waiting: 1 when the call has finished (the CPU is then ready for another), 0
+ * while it runs, -1 when no call is outstanding or the CPU is not usable. */
+int smp_poll(unsigned index);
 
 #endif

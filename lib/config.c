@@ -507,6 +507,41 @@ static void show_trace(const struct cfg_key *k, const struct bp_config *cfg, cha
 	bp_snprintf(buf, buflen, "%s", cfg->trace_msr ? "msr" : "none");
 }
 
+static const struct cfg_word partner_words[] = {
+	{ "auto", CFG_PARTNER_AUTO }, { "none", CFG_PARTNER_NONE }, { NULL, 0 },
+};
+
+/* partner=auto|none|N */
+static int parse_partner(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+			 size_t len, char *why, size_t whylen)
+{
+	uint64_t n;
+	for (const struct cfg_word *w = partner_words; w->word; w++)
+		if (word_equal(w->word, v, len)) {
+			cfg->partner = w->value;
+			return 0;
+		}
+	if (check_number(k, v, len, &n, why, whylen) != 0) {
+		size_t at = strlen(why);
+		bp_snprintf(why + at, whylen - at, "; or auto|none");
+		return -1;
+	}
+	cfg->partner = (unsigned)n;
+	return 0;
+}
+
+static void show_partner(const struct cfg_key *k, const struct bp_config *cfg, char *buf,
+			 size_t buflen)
+{
+	(void)k;
+	for (const struct cfg_word *w = partner_words; w->word; w++)
+		if (cfg->partner == w->value) {
+			bp_snprintf(buf, buflen, "%s", w->word);
+			return;
+		}
+	bp_snprintf(buf, buflen, "%u", cfg->partner);
+}
+
 /* ------------------------------------------------------------ the keys */
 
 static const struct cfg_word mode_words[] = {
@@ -559,6 +594,10 @@ static const struct cfg_key cfg_keys[] = {
 	{ .name = "watchdog",        FIELD(watchdog_ms),    NUMBER(1, 600000) },
 	{ .name = "insn_count",      FIELD(single_step),    WORDS(insn_count_words) },
 	{ .name = "netburst.thread", FIELD(nb_thread),      WORDS(thread_words) },
+	{ .name = "cpu",             FIELD(cpu),            NUMBER(0, CFG_CPU_MAX) },
+	{ .name = "partner",         FIELD(partner),        .parse = parse_partner,
+	  .show = show_partner, .min = 0, .max = CFG_CPU_MAX },
+	{ .name = "partner.load",    FIELD(partner_load),   .parse = parse_list, .show = show_list },
 	{ .name = "exit",            FIELD(exit_when_done), WORDS(yes_no_words) },
 	{ .name = "pmu",             FIELD(pmu),            .parse = parse_name, .show = show_list },
 	{ .name = "sample.event",    FIELD(sample_event),   .parse = parse_sample_event,
@@ -593,6 +632,9 @@ void config_defaults(struct bp_config *cfg)
 	cfg->watchdog_ms = 2000;
 	cfg->single_step = true;
 	cfg->nb_thread = CFG_NB_AUTO;
+	cfg->cpu = 0;
+	cfg->partner = CFG_PARTNER_AUTO;
+	str_copy(cfg->partner_load, "idle", sizeof(cfg->partner_load));
 	cfg->exit_when_done = true;
 	str_copy(cfg->pmu, "auto", sizeof(cfg->pmu));
 	cfg->sample_period = 100000;

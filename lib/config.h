@@ -59,6 +59,11 @@ enum cfg_format { CFG_FORMAT_BOTH = 0, CFG_FORMAT_HUMAN, CFG_FORMAT_MACHINE };
 #define CFG_NB_BOTH  2u
 #define CFG_NB_AUTO  3u       /* the one running the payload (its initial APIC ID) */
 
+/* cpu= and partner= (kernel/smp.h numbers CPUs: 0 is the boot CPU). */
+#define CFG_CPU_MAX        63u
+#define CFG_PARTNER_AUTO   0xfffffffeu  /* the SMT sibling of cpu=, where it has one */
+#define CFG_PARTNER_NONE   0xffffffffu
+
 #define CFG_CPL0 0x1u
 #define CFG_CPL3 0x2u
 
@@ -80,6 +85,9 @@ struct bp_config {
 	uint32_t watchdog_ms;           /* watchdog=ms per payload run, 1..600000 */
 	bool single_step;               /* insn_count=step|off  TF-counted instructions w/o PMU */
 	unsigned nb_thread;             /* netburst.thread=auto|0|1|both: CFG_NB_* */
+	unsigned cpu;                   /* cpu=N: the logical CPU that runs the payloads */
+	unsigned partner;               /* partner=auto|none|N: CFG_PARTNER_* or a CPU number */
+	char partner_load[CFG_LIST_MAX];/* partner.load=idle,spin,PAYLOAD: one plan run each */
 	bool exit_when_done;            /* exit=yes|no  leave QEMU via isa-debug-exit */
 	char pmu[32];                   /* pmu=auto|<libpfm4 PMU name>: model to program, overriding
 	                                   detection (e.g. to trace=msr a PMU QEMU does not have) */
@@ -94,7 +102,8 @@ struct bp_config {
 /* Defaults: mode run, default catalogue, events "cycles,instructions", both CPLs,
  * reps 11, warmup 2, iters 1000, sizes 4K..64M powers of 4, format both, COM1 115200,
  * no trace, trim 0, watchdog 2000 ms, insn_count step, netburst.thread 0, exit yes,
- * no sampling (sample.period 100000, sample.delivery vector). */
+ * no sampling (sample.period 100000, sample.delivery vector),
+ * cpu 0, partner auto, partner.load idle. */
 void config_defaults(struct bp_config *cfg);
 
 typedef void (*config_error_fn)(void *ctx, const char *msg);

@@ -71,6 +71,22 @@
 #define IST_STACK_SIZE      (16 * 1024)
 #define GUARD_SIZE          PAGE_SIZE
 
+/* The application processors' start-up page below 1 MiB (kernel/smp.c copies
+ * arch/x86/trampoline.asm, or arch/x86/32/trampoline.asm, there): what the boot CPU
+ * writes at these offsets for the processor it starts, and the trampoline's own GDT
+ * selectors (flat 32-bit code, data, 64-bit code). */
+#define TRAMP_CR3           0xf00       /* page tables to load (below 4 GiB) */
+#define TRAMP_CR4           0xf08       /* CR4 for paging: PAE, or PSE for two-level */
+#define TRAMP_EFER          0xf10       /* EFER low half (LME, NXE); 0: leave EFER alone */
+#define TRAMP_ENTRY         0xf18       /* kernel address to jump to (smp_ap_entry) */
+#define TRAMP_STACK         0xf20       /* the processor's kernel stack top */
+#define TRAMP_CPU           0xf28       /* its bareperf CPU number */
+#define TRAMP_GDTR          0xf30       /* written in real mode: limit, 32-bit base */
+#define TRAMP_FAR           0xf38       /* written on the way: far pointer, offset + selector */
+#define TRAMP_SEL_CODE32    0x08
+#define TRAMP_SEL_DATA      0x10
+#define TRAMP_SEL_CODE64    0x18
+
 /* struct harness (kernel/engine.c), read by payloads/harness.asm: byte offsets. */
 #define HARNESS_FN          0
 #define HARNESS_ARG         8

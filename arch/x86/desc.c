@@ -44,8 +44,9 @@ struct table_ptr {
 	uint64_t base;
 } __attribute__((packed));
 
-static uint64_t gdt[8] __attribute__((aligned(16)));
-static struct tss64 tss __attribute__((aligned(16)));
+/* One GDT and TSS per logical processor (a busy TSS cannot be shared); one IDT. */
+static uint64_t gdt[STACK_CPUS][8] __attribute__((aligned(16)));
+static struct tss64 tss[STACK_CPUS] __attribute__((aligned(16)));
 static struct idt_gate idt[256] __attribute__((aligned(16)));
 extern const uint64_t trap_entries[256];   /* entry.asm */
 extern char int80_fast[], bp_entry[], user_exit_entry[];
@@ -66,7 +67,7 @@ const char *vector_name(unsigned vec)
 
 void tss_set_rsp0(uint64_t rsp0)
 {
-	tss.rsp[0] = rsp0;
+	tss[0].rsp[0] = rsp0;
 }
 
 static void set_gate(unsigned vec, uint64_t handler, unsigned ist, unsigned dpl)
@@ -81,32 +82,35 @@ static void set_gate(unsigned vec, uint64_t handler, unsigned ist, unsigned dpl)
 	};
 }
 
-void desc_init(void)
+/* Build CPU cpu's GDT and TSS (its own stacks) and load them with the shared IDT. */
+void desc_init_cpu(unsigned cpu)
 {
 	const uint64_t code = SEG_P | SEG_S | SEG_CODE | SEG_RW | SEG_ACCESSED | SEG_L | SEG_G |
 			      SEG_LIMIT_MAX;
 	const uint64_t data = SEG_P | SEG_S | SEG_RW | SEG_ACCESSED | SEG_DB | SEG_G | SEG_LIMIT_MAX;
+	uint64_t *g = gdt[cpu];
+	struct tss64 *t = &tss[cpu];
 
-	gdt[0] = 0;
-	gdt[SEL_KCODE / 8] = code;
-	gdt[SEL_KDATA / 8] = data;
-	gdt[SEL_UCODE32 / 8] = (code & ~SEG_L) | SEG_DB | SEG_DPL(3);
-	gdt[SEL_UDATA / 8] = data | SEG_DPL(3);
-	gdt[SEL_UCODE / 8] = code | SEG_DPL(3);
+	g[0] = 0;
+	g[SEL_KCODE / 8] = code;
+	g[SEL_KDATA / 8] = data;
+	g[SEL_UCODE32 / 8] = (code & ~SEG_L) | SEG_DB | SEG_DPL(3);
+	g[SEL_UDATA / 8] = data | SEG_DPL(3);
+	g[SEL_UCODE / 8] = code | SEG_DPL(3);
 
-	memset(&tss, 0, sizeof(tss));
-	tss.rsp[0] = stack_top(STACK_TRAP);
-	tss.ist[IST_DF - 1] = stack_top(STACK_DF);
-	tss.ist[IST_NMI - 1] = stack_top(STACK_NMI);
-	tss.ist[IST_MC - 1] = stack_top(STACK_MC);
-	tss.ist[IST_DB - 1] = stack_top(STACK_DB);
-	tss.iomap_base = sizeof(tss);   /* no I/O bitmap: CPL 3 I/O always #GPs */
-	uint64_t base = (uint64_t)&tss, limit = sizeof(tss) - 1;
-	gdt[SEL_TSS / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) | SEG_TSS_AVAIL | SEG_P |
-			   (((base >> 24) & 0xff) << 56);
-	gdt[SEL_TSS / 8 + 1] = base >> 32;
+	memset(t, 0, sizeof(*t));
+	t->rsp[0] = stack_top_cpu(cpu, STACK_TRAP);
+	t->ist[IST_DF - 1] = stack_top_cpu(cpu, STACK_DF);
+	t->ist[IST_NMI - 1] = stack_top_cpu(cpu, STACK_NMI);
+	t->ist[IST_MC - 1] = stack_top_cpu(cpu, STACK_MC);
+	t->ist[IST_DB - 1] = stack_top_cpu(cpu, STACK_DB);
+	t->iomap_base = sizeof(*t);   /* no I/O bitmap: CPL 3 I/O always #GPs */
+	uint64_t base = (uint64_t)t, limit = sizeof(*t) - 1;
+	g[SEL_TSS / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) | SEG_TSS_AVAIL | SEG_P |
+			 (((base >> 24) & 0xff) << 56);
+	g[SEL_TSS / 8 + 1] = base >> 32;
 
-	struct table_ptr gp = { sizeof(gdt) - 1, (uint64_t)gdt };
+	struct table_ptr gp = { sizeof(gdt[0]) - 1, (uint64_t)g };
 	__asm__ volatile(
 		"lgdt %0\n\t"
 		"mov %1, %%ds\n\t mov %1, %%es\n\t mov %1, %%ss\n\t"
@@ -115,7 +119,13 @@ void desc_init(void)
 		"1:\n\t"
 		"ltr %w3\n\t"
 		: : "m"(gp), "r"((uint64_t)SEL_KDATA), "i"(SEL_KCODE), "r"(SEL_TSS) : "rax", "memory");
+	struct table_ptr ip = { sizeof(idt) - 1, (uint64_t)idt };
+	__asm__ volatile("lidt %0" : : "m"(ip));
+}
 
+void desc_init(void)
+{
+	desc_init_cpu(0);
 	for (unsigned v = 0; v < 256; v++)
 		set_gate(v, trap_entries[v], 0, 0);
 	set_gate(VEC_DF, trap_entries[VEC_DF], IST_DF, 0);

@@ -24,9 +24,14 @@
 #define VEC_PIT            (VEC_PIC_BASE + 0)
 #define VEC_APIC_TIMER     0xf0
 #define VEC_PMI            0xf1     /* LVT performance-counter entry, fixed delivery */
+#define VEC_SMP_WAKE       0xf2     /* IPI: a parked CPU has a call (kernel/smp.c) */
 #define VEC_APIC_SPURIOUS  0xff
 
+/* The boot CPU's GDT and TSS, and the IDT every CPU shares. */
 void desc_init(void);
+/* An application processor's own GDT and TSS (stack_top_cpu's stacks), loaded with the
+ * shared IDT; on i686 also its own #DF task. cpu < STACK_CPUS (arch/x86/stacks.h). */
+void desc_init_cpu(unsigned cpu);
 void tss_set_rsp0(uint64_t rsp0);
 #ifndef __x86_64__
 /* The page directory the i686 #DF task runs with (a task switch loads CR3 from its TSS). */

@@ -25,7 +25,8 @@
 #define MSR_IA32_PAT                    0x00000277
 #define MSR_IA32_DS_AREA                0x00000600
 #define MSR_IA32_TSC_DEADLINE           0x000006e0
-#define MSR_X2APIC_BASE                 0x00000800
+#define MSR_X2APIC_BASE                 0x00000800            /* + xAPIC offset / 16, SDM 11.12.1.2 */
+#define MSR_X2APIC_ICR                  0x00000830            /* one 64-bit ICR, destination 63:32 */
 
 #define MSR_EFER                        0xc0000080
 #define   EFER_SCE                      (1ull << 0)           /* SYSCALL enable */

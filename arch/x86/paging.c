@@ -141,8 +141,8 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 		uint64_t *e = walk((uint64_t)p, 1, false);
 		*e = kernel_virt_to_phys((uint64_t)p) | leaf_flags(fl);
 	}
-	for (int s = 0; s < STACK_COUNT; s++)
-		*walk(stack_guard(s), 1, false) = 0;
+	for (unsigned s = 0; s < STACK_GUARDS; s++)
+		*walk(stack_guard_nth(s), 1, false) = 0;
 
 	/* Payload code, the same physical pages, user-accessible and executable. */
 	for (char *p = __payload_start; p < __payload_end; p += PAGE_SIZE)

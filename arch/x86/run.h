@@ -38,6 +38,10 @@ struct run_opts {
  */
 void run_call(const struct run_opts *o, const void *fn, uint64_t a0, uint64_t a1,
 	      struct run_result *r);
+/* Call a .payload function fn(arg, n) directly at CPL 0, with no recovery point and no
+ * watchdog: for loads that only keep a CPU busy (kernel/placement.c), never for
+ * measurements or payloads that may fault. Returns what fn returned. */
+uint64_t run_payload_direct(const void *fn, uint64_t arg, uint64_t n);
 /* The user stack for CPL 3 runs (user-region address of its top). */
 void run_set_user_stack(uint64_t top);
 

@@ -31,8 +31,17 @@ uint64_t cpu_lapic_enable(const struct cpu_info *ci)
 	if (!ci->apic || !ci->msr)
 		return 0;
 	uint64_t v = rdmsr(MSR_IA32_APIC_BASE);
-	/* Firmware may hand over in x2APIC mode, where the MMIO page does not answer. The
-	 * only legal way back to xAPIC is through disabled (SDM Vol. 3A 11.12.5). */
+	/* x2APIC mode where CPUID has it (SDM Vol. 3A 11.12.5: from xAPIC, set EXTD with
+	 * the enable bit kept). Without it, firmware that handed over in x2APIC mode is
+	 * taken back, which is legal only through disabled. A hypervisor may drop the EXTD
+	 * write (QEMU TCG): cpu_lapic_x2apic reads back what holds. */
+	if (ci->x2apic) {
+		if (!(v & APIC_BASE_ENABLE))
+			wrmsr(MSR_IA32_APIC_BASE, v |= APIC_BASE_ENABLE);
+		if (!(v & APIC_BASE_EXTD))
+			wrmsr(MSR_IA32_APIC_BASE, v | APIC_BASE_EXTD);
+		return v & APIC_BASE_ADDR_MASK;
+	}
 	if (v & APIC_BASE_EXTD) {
 		v &= ~(APIC_BASE_EXTD | APIC_BASE_ENABLE);
 		wrmsr(MSR_IA32_APIC_BASE, v);
@@ -40,6 +49,11 @@ uint64_t cpu_lapic_enable(const struct cpu_info *ci)
 	if (!(v & APIC_BASE_ENABLE))
 		wrmsr(MSR_IA32_APIC_BASE, v | APIC_BASE_ENABLE);
 	return v & APIC_BASE_ADDR_MASK;
+}
+
+bool cpu_lapic_x2apic(void)
+{
+	return rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_EXTD;
 }
 
 bool cpu_lfence_serializing(const struct cpu_info *ci)

@@ -13,6 +13,8 @@ void arch_init(const struct boot_info *bi, const struct cpu_info *ci);
 /* Physical base of the local APIC, with its global enable bit set (IA32_APIC_BASE,
  * SDM Vol. 3A 11.4.4). 0 when the CPU has no APIC. */
 uint64_t cpu_lapic_enable(const struct cpu_info *ci);
+/* Whether this CPU's local APIC is in x2APIC mode (IA32_APIC_BASE.EXTD). */
+bool cpu_lapic_x2apic(void);
 
 /* Whether LFENCE is dispatch-serialising here, so it can order counter reads: always on
  * Intel; on AMD families 0Fh/11h always, on others when DE_CFG (MSR C001_1029) bit 1

@@ -15,6 +15,14 @@ struct guarded_stack kernel_stack;
 static struct guarded_stack trap_stack;
 static struct guarded_ist ist_stacks[4];
 
+/* The application processors' stacks: the trap stack (TSS RSP0/ESP0) is an IST-sized one
+ * there, since only a CPL 3 run's traps and the park loop's IPIs land on it. */
+struct ap_stacks {
+	struct guarded_stack kernel;
+	struct guarded_ist other[STACK_COUNT - 1];
+};
+static struct ap_stacks ap_stacks[STACK_CPUS - 1];
+
 static const char *const names[STACK_COUNT] = {
 	[STACK_KERNEL] = "kernel", [STACK_TRAP] = "trap", [STACK_DF] = "#DF",
 	[STACK_NMI] = "NMI", [STACK_MC] = "#MC", [STACK_DB] = "#DB",
@@ -43,10 +51,42 @@ const char *stack_name(enum stack_id id)
 	return id < STACK_COUNT ? names[id] : "?";
 }
 
+uintptr_t stack_guard_cpu(unsigned cpu, enum stack_id id)
+{
+	if (cpu == 0)
+		return stack_guard(id);
+	struct ap_stacks *s = &ap_stacks[cpu - 1];
+	return id == STACK_KERNEL ? (uintptr_t)s->kernel.guard : (uintptr_t)s->other[id - 1].guard;
+}
+
+uintptr_t stack_top_cpu(unsigned cpu, enum stack_id id)
+{
+	if (cpu == 0)
+		return stack_top(id);
+	return stack_guard_cpu(cpu, id) + GUARD_SIZE +
+	       (id == STACK_KERNEL ? KERNEL_STACK_SIZE : IST_STACK_SIZE);
+}
+
+uintptr_t stack_guard_nth(unsigned i)
+{
+	return stack_guard_cpu(i / STACK_COUNT, (enum stack_id)(i % STACK_COUNT));
+}
+
 int stack_guard_hit(uintptr_t va)
 {
-	for (int i = 0; i < STACK_COUNT; i++)
-		if (va >= stack_guard(i) && va < stack_guard(i) + GUARD_SIZE)
-			return i;
+	for (unsigned i = 0; i < STACK_GUARDS; i++)
+		if (va >= stack_guard_nth(i) && va < stack_guard_nth(i) + GUARD_SIZE)
+			return (int)(i % STACK_COUNT);
+	return -1;
+}
+
+int stack_cpu_of(uintptr_t va)
+{
+	for (unsigned i = 0; i < STACK_GUARDS; i++) {
+		enum stack_id id = (enum stack_id)(i % STACK_COUNT);
+		unsigned cpu = i / STACK_COUNT;
+		if (va >= stack_guard_nth(i) + GUARD_SIZE && va < stack_top_cpu(cpu, id))
+			return (int)cpu;
+	}
 	return -1;
 }

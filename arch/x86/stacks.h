@@ -6,10 +6,25 @@
 
 enum stack_id { STACK_KERNEL, STACK_TRAP, STACK_DF, STACK_NMI, STACK_MC, STACK_DB, STACK_COUNT };
 
+/* The boot CPU's stacks. */
 uintptr_t stack_top(enum stack_id id);
 uintptr_t stack_guard(enum stack_id id);    /* virtual address of the guard page */
 const char *stack_name(enum stack_id id);
-/* Which stack's guard page holds va, or -1. */
+/* Which stack's guard page holds va, or -1 (any CPU's). */
 int stack_guard_hit(uintptr_t va);
+
+/*
+ * Every logical processor has the same set (kernel/smp.c starts the others): CPU 0 is the
+ * boot CPU, whose stacks are the ones above; CPUs 1 .. STACK_CPUS - 1 get a kernel stack
+ * of KERNEL_STACK_SIZE and the others of IST_STACK_SIZE, each above its own guard page.
+ */
+#define STACK_CPUS 64
+uintptr_t stack_top_cpu(unsigned cpu, enum stack_id id);
+uintptr_t stack_guard_cpu(unsigned cpu, enum stack_id id);
+/* The CPU whose stacks hold va, or -1. */
+int stack_cpu_of(uintptr_t va);
+/* Every guard page of every CPU, for paging_init to leave unmapped: i < STACK_GUARDS. */
+#define STACK_GUARDS (STACK_CPUS * STACK_COUNT)
+uintptr_t stack_guard_nth(unsigned i);
 
 #endif

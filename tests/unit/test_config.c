@@ -108,8 +108,8 @@ static void test_defaults_and_report(void **state)
 		"mode=run\npayloads=*\nevents=cycles,instructions\ncpl=both\nreps=11\nwarmup=2\n"
 		"iters=1000\nsizes=4K,16K,64K,256K,1M,4M,16M,64M\nformat=both\nserial.port=0x3f8\n"
 		"serial.baud=115200\ntrace=none\ntrim=0\nwatchdog=2000\ninsn_count=step\n"
-		"netburst.thread=auto\nexit=yes\npmu=auto\nsample.event=none\n"
-		"sample.period=100000\nsample.delivery=vector\n");
+		"netburst.thread=auto\ncpu=0\npartner=auto\npartner.load=idle\nexit=yes\npmu=auto\n"
+		"sample.event=none\nsample.period=100000\nsample.delivery=vector\n");
 }
 
 static void test_sample_keys(void **state)
@@ -131,6 +131,34 @@ static void test_sample_keys(void **state)
 	assert_int_equal(apply(&cfg, "sample.event=none sample.delivery=vector", &m), 0);
 	assert_string_equal(cfg.sample_event, "");
 	assert_false(cfg.sample_nmi);
+}
+
+static void test_cpu_partner_keys(void **state)
+{
+	(void)state;
+	struct bp_config cfg;
+	struct messages m;
+
+	config_defaults(&cfg);
+	assert_int_equal(cfg.cpu, 0);
+	assert_int_equal(cfg.partner, CFG_PARTNER_AUTO);
+	assert_string_equal(cfg.partner_load, "idle");
+	assert_int_equal(apply(&cfg, "cpu=3 partner=2 partner.load=idle,spin", &m), 0);
+	assert_int_equal(cfg.cpu, 3);
+	assert_int_equal(cfg.partner, 2);
+	assert_string_equal(cfg.partner_load, "idle,spin");
+	assert_int_equal(apply(&cfg, "partner=none", &m), 0);
+	assert_int_equal(cfg.partner, CFG_PARTNER_NONE);
+	assert_int_equal(apply(&cfg, "partner=auto", &m), 0);
+	assert_int_equal(cfg.partner, CFG_PARTNER_AUTO);
+	assert_int_equal(apply(&cfg, "cpu=64", &m), 1);
+	assert_string_equal(m.text[0], "test.cfg line 1: cpu=64 out of range (0..63)");
+	assert_int_equal(apply(&cfg, "partner=sibling", &m), 1);
+	assert_string_equal(m.text[0],
+		"test.cfg line 1: partner=sibling is not a number (0..63); or auto|none");
+	assert_int_equal(apply(&cfg, "partner.load=idle,", &m), 1);
+	assert_int_equal(cfg.cpu, 3);                   /* the bad entries changed nothing */
+	assert_string_equal(cfg.partner_load, "idle,spin");
 }
 
 static void test_pmu_key(void **state)
@@ -453,7 +481,8 @@ static const char *const valid_entries[] = {
 	"serial.baud=115200", "serial.baud=1", "serial.baud=38400", "trace=msr", "trace=none",
 	"trim=0", "trim=25", "watchdog=1", "watchdog=600000", "insn_count=step",
 	"insn_count=off", "netburst.thread=0", "netburst.thread=1", "netburst.thread=both", "netburst.thread=auto",
-	"exit=yes", "exit=no",
+	"exit=yes", "exit=no", "cpu=0", "cpu=63", "partner=auto", "partner=none", "partner=1",
+	"partner.load=idle", "partner.load=idle,spin,add_chain",
 };
 
 static void build_valid_config(char *buf, size_t size)
@@ -563,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_sample_keys),
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_bad_entry_keeps_rest),
+		cmocka_unit_test(test_cpu_partner_keys),
 		cmocka_unit_test(test_syntax),
 		cmocka_unit_test(test_not_text),
 		cmocka_unit_test(test_oversized_source),

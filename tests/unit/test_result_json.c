@@ -122,6 +122,31 @@ static void test_result_fields(void **state)
 	}
 }
 
+/* With more than one CPU up, each result says where it ran and next to what. */
+static void test_result_placement(void **state)
+{
+	(void)state;
+	struct result r = doc_result();
+	char buf[RESULT_JSON_MAX];
+	const char *tail = "\"per_iter\":96.000,\"trimmed\":0,\"cpu\":1,\"partner\":0,"
+			   "\"partner_load\":\"spin\"}";
+	r.placed = true;
+	r.cpu = 1;
+	r.partner = 0;
+	r.partner_load = "spin";
+	int n = result_json(&r, buf, sizeof(buf));
+	assert_int_equal(n, (int)strlen(buf));
+	assert_string_equal(buf + strlen(buf) - strlen(tail), tail);
+	r.partner = -1;
+	r.partner_load = 0;
+	result_json(&r, buf, sizeof(buf));
+	assert_non_null(strstr(buf, ",\"trimmed\":0,\"cpu\":1,\"partner\":null,"
+				    "\"partner_load\":null}"));
+	r.placed = false;                   /* one CPU: the record as it always was */
+	result_json(&r, buf, sizeof(buf));
+	assert_null(strstr(buf, "\"cpu\":"));
+}
+
 static void test_result_large_values(void **state)
 {
 	(void)state;
@@ -318,6 +343,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_result_matches_docs),
 		cmocka_unit_test(test_result_fields),
+		cmocka_unit_test(test_result_placement),
 		cmocka_unit_test(test_result_large_values),
 		cmocka_unit_test(test_result_escapes_names),
 		cmocka_unit_test(test_result_longest_event_fits),

@@ -53,9 +53,10 @@ struct table_ptr {
 	uint32_t base;
 } __attribute__((packed));
 
-static uint64_t gdt[8] __attribute__((aligned(16)));
-static struct tss32 tss __attribute__((aligned(16)));
-static struct tss32 df_tss __attribute__((aligned(16)));
+/* One GDT, TSS and #DF task per logical processor; one IDT. */
+static uint64_t gdt[STACK_CPUS][8] __attribute__((aligned(16)));
+static struct tss32 tss[STACK_CPUS] __attribute__((aligned(16)));
+static struct tss32 df_tss[STACK_CPUS] __attribute__((aligned(16)));
 static struct idt_gate idt[256] __attribute__((aligned(16)));
 extern const uint32_t trap_entries[256];   /* arch/x86/32/entry.asm */
 extern char int80_fast[], bp_entry[], user_exit_entry[];
@@ -76,7 +77,7 @@ const char *vector_name(unsigned vec)
 
 void tss_set_rsp0(uint64_t rsp0)
 {
-	tss.esp0 = (uint32_t)rsp0;
+	tss[0].esp0 = (uint32_t)rsp0;
 }
 
 static uint64_t tss_descriptor(const struct tss32 *t)
@@ -90,22 +91,26 @@ static uint64_t tss_descriptor(const struct tss32 *t)
  * The #DF task (SDM Vol. 3A 6.15, interrupt 8): protected mode has no IST, so a double
  * fault from a kernel stack overflow (a #PF on the guard page, whose delivery pushes onto
  * the same guard page) would fault a third time. The task gate switches to df_tss and
- * its own stack; the CPU saved what ran before in `tss`. Never returns.
+ * its own stack; the CPU saved what ran before in its `tss`. Never returns.
  */
 static __attribute__((noreturn, used)) void df_task(void)
 {
+	/* Which CPU: the one whose #DF stack this is (each CPU's df_tss has its own). */
+	int cpu = stack_cpu_of((uintptr_t)__builtin_frame_address(0));
+	const struct tss32 *t = &tss[cpu < 0 ? 0 : cpu];
 	struct trap_frame f = {
-		.edi = tss.edi, .esi = tss.esi, .ebp = tss.ebp, .ebx = tss.ebx, .edx = tss.edx,
-		.ecx = tss.ecx, .eax = tss.eax, .gs = tss.gs, .fs = tss.fs, .es = tss.es,
-		.ds = tss.ds, .vector = VEC_DF, .error = 0, .eip = tss.eip, .cs = tss.cs,
-		.eflags = tss.eflags, .esp = tss.esp, .ss = tss.ss,
+		.edi = t->edi, .esi = t->esi, .ebp = t->ebp, .ebx = t->ebx, .edx = t->edx,
+		.ecx = t->ecx, .eax = t->eax, .gs = t->gs, .fs = t->fs, .es = t->es,
+		.ds = t->ds, .vector = VEC_DF, .error = 0, .eip = t->eip, .cs = t->cs,
+		.eflags = t->eflags, .esp = t->esp, .ss = t->ss,
 	};
 	trap_fatal(&f, "double fault (through the #DF task gate)");
 }
 
 void desc_set_df_task_cr3(uintptr_t cr3)
 {
-	df_tss.cr3 = (uint32_t)cr3;
+	for (unsigned cpu = 0; cpu < STACK_CPUS; cpu++)
+		df_tss[cpu].cr3 = (uint32_t)cr3;
 }
 
 static void set_gate(unsigned vec, uint32_t handler, unsigned dpl)
@@ -123,39 +128,43 @@ static void set_gate(unsigned vec, uint32_t handler, unsigned dpl)
  * SEL_UCODE is the 32-bit user code segment here, and SEL_UCODE32 (which exists in the
  * x86-64 GDT only for SYSRET's selector arithmetic) is the same descriptor. #DF goes
  * through a task gate to df_task; NMI and #MC use interrupt gates on the current stack,
- * since protected mode has no IST.
+ * since protected mode has no IST. Each CPU loads its own GDT (its TSS and #DF TSS) and
+ * the shared IDT.
  */
-void desc_init(void)
+void desc_init_cpu(unsigned cpu)
 {
 	const uint64_t code = SEG_P | SEG_S | SEG_CODE | SEG_RW | SEG_ACCESSED | SEG_DB | SEG_G |
 			      SEG_LIMIT_MAX;
 	const uint64_t data = SEG_P | SEG_S | SEG_RW | SEG_ACCESSED | SEG_DB | SEG_G | SEG_LIMIT_MAX;
+	uint64_t *g = gdt[cpu];
+	struct tss32 *t = &tss[cpu], *df = &df_tss[cpu];
 
-	gdt[0] = 0;
-	gdt[SEL_KCODE / 8] = code;
-	gdt[SEL_KDATA / 8] = data;
-	gdt[SEL_UCODE32 / 8] = code | SEG_DPL(3);
-	gdt[SEL_UDATA / 8] = data | SEG_DPL(3);
-	gdt[SEL_UCODE / 8] = code | SEG_DPL(3);
+	g[0] = 0;
+	g[SEL_KCODE / 8] = code;
+	g[SEL_KDATA / 8] = data;
+	g[SEL_UCODE32 / 8] = code | SEG_DPL(3);
+	g[SEL_UDATA / 8] = data | SEG_DPL(3);
+	g[SEL_UCODE / 8] = code | SEG_DPL(3);
 
-	memset(&tss, 0, sizeof(tss));
-	tss.esp0 = stack_top(STACK_TRAP);
-	tss.ss0 = SEL_KDATA;
-	tss.iomap_base = sizeof(tss);   /* no I/O bitmap: CPL 3 I/O always #GPs */
-	gdt[SEL_TSS / 8] = tss_descriptor(&tss);
+	memset(t, 0, sizeof(*t));
+	t->esp0 = stack_top_cpu(cpu, STACK_TRAP);
+	t->ss0 = SEL_KDATA;
+	t->iomap_base = sizeof(*t);   /* no I/O bitmap: CPL 3 I/O always #GPs */
+	g[SEL_TSS / 8] = tss_descriptor(t);
 
-	/* CR3 is filled in by paging_init (desc_set_df_task_cr3): a task switch loads it. */
-	memset(&df_tss, 0, sizeof(df_tss));
-	df_tss.eip = (uintptr_t)df_task;
-	df_tss.esp = stack_top(STACK_DF);
-	df_tss.eflags = RFLAGS_RESERVED1;     /* IF clear */
-	df_tss.cs = SEL_KCODE;
-	df_tss.ss = df_tss.ds = df_tss.es = SEL_KDATA;
-	df_tss.cr3 = (uint32_t)read_cr3();
-	df_tss.iomap_base = sizeof(df_tss);
-	gdt[SEL_TSS_DF / 8] = tss_descriptor(&df_tss);
+	/* CR3: the tables in use now; the boot CPU's paging_init updates it
+	 * (desc_set_df_task_cr3) when it loads its own. A task switch loads it. */
+	memset(df, 0, sizeof(*df));
+	df->eip = (uintptr_t)df_task;
+	df->esp = stack_top_cpu(cpu, STACK_DF);
+	df->eflags = RFLAGS_RESERVED1;     /* IF clear */
+	df->cs = SEL_KCODE;
+	df->ss = df->ds = df->es = SEL_KDATA;
+	df->cr3 = (uint32_t)read_cr3();
+	df->iomap_base = sizeof(*df);
+	g[SEL_TSS_DF / 8] = tss_descriptor(df);
 
-	struct table_ptr gp = { sizeof(gdt) - 1, (uintptr_t)gdt };
+	struct table_ptr gp = { sizeof(gdt[0]) - 1, (uintptr_t)g };
 	__asm__ volatile(
 		"lgdt %0\n\t"
 		"mov %1, %%ds\n\t mov %1, %%es\n\t mov %1, %%ss\n\t"
@@ -164,7 +173,13 @@ void desc_init(void)
 		"1:\n\t"
 		"ltr %w3\n\t"
 		: : "m"(gp), "r"((uint32_t)SEL_KDATA), "i"(SEL_KCODE), "r"(SEL_TSS) : "eax", "memory");
+	struct table_ptr ip = { sizeof(idt) - 1, (uintptr_t)idt };
+	__asm__ volatile("lidt %0" : : "m"(ip));
+}
 
+void desc_init(void)
+{
+	desc_init_cpu(0);
 	for (unsigned v = 0; v < 256; v++)
 		set_gate(v, trap_entries[v], 0);
 	idt[VEC_DF] = (struct idt_gate){ .sel = SEL_TSS_DF, .type_attr = GATE_TASK };

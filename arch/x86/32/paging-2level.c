@@ -135,8 +135,8 @@ void paging_2level_init(void)
 	paging_2level_map(img_hi, img_hi, IDENTITY_LIMIT - img_hi, MAP_WRITE);
 	paging_2level_map(MMIO_WINDOW_BASE, MMIO_WINDOW_BASE, (1ull << 32) - MMIO_WINDOW_BASE,
 			  MAP_WRITE);
-	for (int s = 0; s < STACK_COUNT; s++)
-		*walk(stack_guard(s), 1, false) = 0;
+	for (unsigned s = 0; s < STACK_GUARDS; s++)
+		*walk(stack_guard_nth(s), 1, false) = 0;
 
 	for (char *p = __payload_start; p < __payload_end; p += PAGE_SIZE)
 		*walk(payload_user_alias((uintptr_t)p), 1, true) =

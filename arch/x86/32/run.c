@@ -119,3 +119,13 @@ bool run_handle_trap(struct trap_frame *f)
 	}
 	return false;
 }
+
+uint64_t run_payload_direct(const void *fn, uint64_t arg, uint64_t n)
+{
+	/* The i686 payload convention (arch/x86/32/entry.asm): EDI, ESI in; EDX:EAX out;
+	 * EBX and EBP kept. */
+	uint32_t a = (uint32_t)arg, c = (uint32_t)n, lo, hi;
+	__asm__ volatile("call *%4" : "+D"(a), "+S"(c), "=a"(lo), "=d"(hi) : "r"(fn)
+			 : "ecx", "memory", "cc");
+	return ((uint64_t)hi << 32) | lo;
+}
