@@ -168,9 +168,13 @@ $(B)/host/%: scripts/host/%.c $(B)/host/libbareperf.a
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) $< -o $@ $(B)/host/libbareperf.a $(shell pkg-config --libs libpfm 2>/dev/null || echo -lpfm)
 
+# A suite that needs more libraries names them in TEST_LIBS_<suite>; test_c2c runs the
+# two halves of each cross-core measurement on two threads.
+TEST_LIBS_test_c2c := -lpthread
+
 $(B)/host/tests/%: tests/unit/%.c $(TEST_SUPPORT) $(B)/host/libbareperf.a
 	@mkdir -p $(dir $@)
-	$(CC) $(HCFLAGS) $< -o $@ $(TEST_SUPPORT) $(B)/host/libbareperf.a -lcmocka -lpfm
+	$(CC) $(HCFLAGS) $< -o $@ $(TEST_SUPPORT) $(B)/host/libbareperf.a -lcmocka -lpfm $(TEST_LIBS_$*)
 
 # Event-name tables generated from libpfm4 (Debian libpfm4-dev) by a host program.
 $(B)/gen-pfm-tables: scripts/gen/gen-pfm-tables.c
