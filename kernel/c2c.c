@@ -13,6 +13,7 @@
 #include "kernel/kernel.h"
 #include "kernel/mem.h"
 #include "kernel/platform.h"
+#include "kernel/pmu.h"
 #include "kernel/smp.h"
 #include "lib/c2c.h"
 #include "lib/format.h"
@@ -364,6 +365,7 @@ int c2c_main(void)
 	unsigned ncpu = smp_count();
 	char why[120];
 
+	kpmu_init();            /* @meta names the PMU */
 	report_meta();
 	if (ncpu < 2) {
 		bp_snprintf(why, sizeof(why), "needs 2 CPUs; %u is online", ncpu);
