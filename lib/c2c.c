@@ -77,10 +77,13 @@ void c2c_ping(void *arg)
 {
 	struct c2c_pingpong *p = arg;
 	uint32_t *seq = &p->line.word;
+	const uint64_t limit = p->spin_limit;
+	const uint32_t rounds = p->rounds;
 	enum wait_result w;
 	uint32_t v = 1;         /* the value the line holds once pong is here */
 
-	w = wait_for(seq, v, p->spin_limit);
+	/* Settings in locals: the loops touch no memory but the line and the clock. */
+	w = wait_for(seq, v, limit);
 	if (w != WAIT_OK) {
 		p->stuck_at = v;
 		p->ping_status = wait_status(w, false);
@@ -89,9 +92,9 @@ void c2c_ping(void *arg)
 	}
 	for (uint32_t s = 0; s < p->warmup + p->samples; s++) {
 		uint64_t t0 = p->clock();
-		for (uint32_t r = 0; r < p->rounds; r++, v += 2) {
+		for (uint32_t r = 0; r < rounds; r++, v += 2) {
 			raise_flag(seq, v + 1);
-			w = wait_for(seq, v + 2, p->spin_limit);
+			w = wait_for(seq, v + 2, limit);
 			if (w != WAIT_OK) {
 				p->stuck_at = v + 2;
 				p->ping_status = wait_status(w, true);
@@ -110,7 +113,8 @@ void c2c_pong(void *arg)
 {
 	struct c2c_pingpong *p = arg;
 	uint32_t *seq = &p->line.word;
-	uint32_t total = (p->warmup + p->samples) * p->rounds;
+	const uint64_t limit = p->spin_limit;
+	const uint32_t total = (p->warmup + p->samples) * p->rounds;
 	uint32_t expect = 0, k = 0;
 	enum c2c_status st = C2C_OK;
 
@@ -121,7 +125,7 @@ void c2c_pong(void *arg)
 		goto out;
 	}
 	for (; k < total; k++) {
-		enum wait_result w = wait_for(seq, 2 * k + 2, p->spin_limit);
+		enum wait_result w = wait_for(seq, 2 * k + 2, limit);
 		if (w != WAIT_OK) {
 			st = wait_status(w, k > 0);
 			if (w == WAIT_SPUN_OUT)
@@ -171,6 +175,7 @@ static uint32_t *counter_of(struct c2c_counters *c, unsigned side)
 static void count_side(struct c2c_counters *c, unsigned side)
 {
 	uint32_t *mine = counter_of(c, side);
+	const uint32_t n = c->increments;
 	enum wait_result w;
 
 	raise_flag(&c->gate[side].word, 1);
@@ -182,12 +187,11 @@ static void count_side(struct c2c_counters *c, unsigned side)
 		return;
 	}
 	uint64_t t0 = c->clock();
-	for (uint32_t i = 0; i < c->increments; i++)
+	for (uint32_t i = 0; i < n; i++)
 		__atomic_fetch_add(mine, 1, __ATOMIC_RELAXED);
 	uint64_t t1 = c->clock();
 	c->ticks[side] = t1 - t0;
-	c->status[side] = __atomic_load_n(mine, __ATOMIC_RELAXED) == c->increments ? C2C_OK
-										   : C2C_BAD_DATA;
+	c->status[side] = __atomic_load_n(mine, __ATOMIC_RELAXED) == n ? C2C_OK : C2C_BAD_DATA;
 }
 
 void c2c_count_first(void *counters)
