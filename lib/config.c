@@ -397,6 +397,18 @@ static int parse_sizes(const struct cfg_key *k, struct bp_config *cfg, const cha
 	return 0;
 }
 
+/* One size in its largest exact unit, after sep. */
+static int show_size(char *buf, size_t buflen, const char *sep, uint64_t b)
+{
+	if (b != 0 && b % SIZE_G == 0)
+		return bp_snprintf(buf, buflen, "%s%lluG", sep, (unsigned long long)(b / SIZE_G));
+	if (b != 0 && b % SIZE_M == 0)
+		return bp_snprintf(buf, buflen, "%s%lluM", sep, (unsigned long long)(b / SIZE_M));
+	if (b != 0 && b % SIZE_K == 0)
+		return bp_snprintf(buf, buflen, "%s%lluK", sep, (unsigned long long)(b / SIZE_K));
+	return bp_snprintf(buf, buflen, "%s%llu", sep, (unsigned long long)b);
+}
+
 static void show_sizes(const struct cfg_key *k, const struct bp_config *cfg, char *buf,
 		       size_t buflen)
 {
@@ -404,20 +416,8 @@ static void show_sizes(const struct cfg_key *k, const struct bp_config *cfg, cha
 
 	(void)k;
 	buf[0] = '\0';
-	for (unsigned i = 0; i < cfg->nsizes && i < CFG_SIZES_MAX && n < buflen; i++) {
-		uint64_t b = cfg->sizes[i];
-		const char *sep = i ? "," : "";
-		int w;
-		if (b != 0 && b % SIZE_G == 0)
-			w = bp_snprintf(buf + n, buflen - n, "%s%lluG", sep, (unsigned long long)(b / SIZE_G));
-		else if (b != 0 && b % SIZE_M == 0)
-			w = bp_snprintf(buf + n, buflen - n, "%s%lluM", sep, (unsigned long long)(b / SIZE_M));
-		else if (b != 0 && b % SIZE_K == 0)
-			w = bp_snprintf(buf + n, buflen - n, "%s%lluK", sep, (unsigned long long)(b / SIZE_K));
-		else
-			w = bp_snprintf(buf + n, buflen - n, "%s%llu", sep, (unsigned long long)b);
-		n += (size_t)w;
-	}
+	for (unsigned i = 0; i < cfg->nsizes && i < CFG_SIZES_MAX && n < buflen; i++)
+		n += (size_t)show_size(buf + n, buflen - n, i ? "," : "", cfg->sizes[i]);
 }
 
 /* The four PC COM ports' conventional I/O bases. */
@@ -542,6 +542,164 @@ static void show_partner(const struct cfg_key *k, const struct bp_config *cfg, c
 	bp_snprintf(buf, buflen, "%u", cfg->partner);
 }
 
+/* ------------------------------------------------------------ cross-core keys */
+
+/* c2c=all, or pairs A-B of CPU numbers: A starts each exchange, B answers. */
+static int parse_c2c_pair(const char *item, size_t ilen, uint8_t pair[2])
+{
+	size_t dash = 0;
+	uint64_t a, b;
+
+	while (dash < ilen && item[dash] != '-')
+		dash++;
+	if (dash == 0 || dash + 1 >= ilen || str_to_u64(item, dash, &a) != 0 ||
+	    str_to_u64(item + dash + 1, ilen - dash - 1, &b) != 0)
+		return -1;
+	if (a >= CFG_C2C_CPUS || b >= CFG_C2C_CPUS)
+		return -2;
+	pair[0] = (uint8_t)a;
+	pair[1] = (uint8_t)b;
+	return 0;
+}
+
+static int parse_c2c_pairs(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+			   size_t len, char *why, size_t whylen)
+{
+	char ex[CFG_EXCERPT + 4], item_ex[CFG_EXCERPT + 4];
+	uint8_t pairs[CFG_C2C_PAIRS_MAX][2];
+	unsigned n = 0;
+	size_t pos = 0;
+	bool more = true;
+
+	if (word_equal("all", v, len)) {
+		cfg->c2c_npairs = 0;
+		return 0;
+	}
+	while (more) {
+		size_t start = pos;
+		size_t ilen = list_next(v, len, &pos, &more);
+		const char *item = v + start, *problem = NULL;
+		if (n == CFG_C2C_PAIRS_MAX) {
+			bp_snprintf(why, whylen, "%s= has more than %u pairs (c2c=all measures every "
+				    "pair)", k->name, CFG_C2C_PAIRS_MAX);
+			return -1;
+		}
+		int r = parse_c2c_pair(item, ilen, pairs[n]);
+		if (r == -1)
+			problem = "is not a pair of CPU numbers (write A-B, e.g. 0-1, or all)";
+		else if (r == -2)
+			problem = "names a CPU past 63";
+		else if (pairs[n][0] == pairs[n][1])
+			problem = "pairs a CPU with itself";
+		for (unsigned i = 0; !problem && i < n; i++)
+			if (pairs[i][0] == pairs[n][0] && pairs[i][1] == pairs[n][1])
+				problem = "is given twice";
+		if (problem) {
+			bp_snprintf(why, whylen, "%s=%s: '%s' %s", k->name,
+				    excerpt(v, len, ex, sizeof(ex)),
+				    excerpt(item, ilen, item_ex, sizeof(item_ex)), problem);
+			return -1;
+		}
+		n++;
+	}
+	memcpy(cfg->c2c_pairs, pairs, sizeof(pairs[0]) * n);
+	cfg->c2c_npairs = n;
+	return 0;
+}
+
+static void show_c2c_pairs(const struct cfg_key *k, const struct bp_config *cfg, char *buf,
+			   size_t buflen)
+{
+	size_t n = 0;
+
+	(void)k;
+	if (cfg->c2c_npairs == 0) {
+		bp_snprintf(buf, buflen, "all");
+		return;
+	}
+	buf[0] = '\0';
+	for (unsigned i = 0; i < cfg->c2c_npairs && i < CFG_C2C_PAIRS_MAX && n < buflen; i++)
+		n += (size_t)bp_snprintf(buf + n, buflen - n, "%s%u-%u", i ? "," : "",
+					 cfg->c2c_pairs[i][0], cfg->c2c_pairs[i][1]);
+}
+
+/* The report's names; "all" also selects the three. */
+static const struct cfg_word c2c_test_words[] = {
+	{ "c2c_latency", CFG_C2C_LATENCY }, { "false_sharing", CFG_C2C_FALSE_SHARING },
+	{ "shared_bw", CFG_C2C_SHARED_BW },
+	{ "all", CFG_C2C_LATENCY | CFG_C2C_FALSE_SHARING | CFG_C2C_SHARED_BW }, { NULL, 0 },
+};
+
+static int parse_c2c_tests(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+			   size_t len, char *why, size_t whylen)
+{
+	char ex[CFG_EXCERPT + 4], item_ex[CFG_EXCERPT + 4];
+	unsigned tests = 0;
+	size_t pos = 0;
+	bool more = true;
+
+	while (more) {
+		size_t start = pos;
+		size_t ilen = list_next(v, len, &pos, &more);
+		const struct cfg_word *w = c2c_test_words;
+		while (w->word && !word_equal(w->word, v + start, ilen))
+			w++;
+		if (!w->word) {
+			bp_snprintf(why, whylen, "%s=%s: '%s' is not a test "
+				    "(c2c_latency|false_sharing|shared_bw|all)", k->name,
+				    excerpt(v, len, ex, sizeof(ex)),
+				    excerpt(v + start, ilen, item_ex, sizeof(item_ex)));
+			return -1;
+		}
+		tests |= w->value;
+	}
+	cfg->c2c_tests = tests;
+	return 0;
+}
+
+static void show_c2c_tests(const struct cfg_key *k, const struct bp_config *cfg, char *buf,
+			   size_t buflen)
+{
+	size_t n = 0;
+
+	(void)k;
+	buf[0] = '\0';
+	for (const struct cfg_word *w = c2c_test_words; w->word && n < buflen; w++)
+		if ((w->value & (w->value - 1)) == 0 && (cfg->c2c_tests & w->value))
+			n += (size_t)bp_snprintf(buf + n, buflen - n, "%s%s", n ? "," : "", w->word);
+}
+
+/* c2c.size: one buffer size, whole cache lines, meant to fit the shared cache. */
+static int parse_c2c_size(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+			  size_t len, char *why, size_t whylen)
+{
+	char ex[CFG_EXCERPT + 4];
+	uint64_t bytes = 0;
+	int r = config_parse_size(v, len, &bytes);
+
+	if (r < 0)
+		bp_snprintf(why, whylen, "%s=%s is not a size (a number with optional K, M or G "
+			    "suffix)", k->name, excerpt(v, len, ex, sizeof(ex)));
+	else if (r > 0 || bytes < k->min || bytes > k->max)
+		bp_snprintf(why, whylen, "%s=%s out of range (4K..256M)", k->name,
+			    excerpt(v, len, ex, sizeof(ex)));
+	else if (bytes % 64)
+		bp_snprintf(why, whylen, "%s=%s is not a whole number of 64-byte lines", k->name,
+			    excerpt(v, len, ex, sizeof(ex)));
+	else {
+		cfg->c2c_size = bytes;
+		return 0;
+	}
+	return -1;
+}
+
+static void show_c2c_size(const struct cfg_key *k, const struct bp_config *cfg, char *buf,
+			  size_t buflen)
+{
+	(void)k;
+	show_size(buf, buflen, "", cfg->c2c_size);
+}
+
 /* ------------------------------------------------------------ the keys */
 
 static const struct cfg_word mode_words[] = {
@@ -604,6 +762,14 @@ static const struct cfg_key cfg_keys[] = {
 	  .show = show_sample_event },
 	{ .name = "sample.period",   FIELD(sample_period),  NUMBER(1, 1ull << 47) },
 	{ .name = "sample.delivery", FIELD(sample_nmi),     WORDS(delivery_words) },
+	{ .name = "c2c",             FIELD(c2c_pairs),      .parse = parse_c2c_pairs,
+	  .show = show_c2c_pairs },
+	{ .name = "c2c.tests",       FIELD(c2c_tests),      .parse = parse_c2c_tests,
+	  .show = show_c2c_tests },
+	{ .name = "c2c.rounds",      FIELD(c2c_rounds),     NUMBER(1, 1000000) },
+	{ .name = "c2c.increments",  FIELD(c2c_increments), NUMBER(1, 1000000000) },
+	{ .name = "c2c.size",        FIELD(c2c_size),       .parse = parse_c2c_size,
+	  .show = show_c2c_size, .min = SIZE_MIN, .max = 256 * SIZE_M },
 };
 #define CFG_NKEYS (ARRAY_SIZE(cfg_keys))
 
@@ -638,6 +804,11 @@ void config_defaults(struct bp_config *cfg)
 	cfg->exit_when_done = true;
 	str_copy(cfg->pmu, "auto", sizeof(cfg->pmu));
 	cfg->sample_period = 100000;
+	cfg->c2c_npairs = 0;
+	cfg->c2c_tests = CFG_C2C_LATENCY | CFG_C2C_FALSE_SHARING | CFG_C2C_SHARED_BW;
+	cfg->c2c_rounds = 1000;
+	cfg->c2c_increments = 1000000;
+	cfg->c2c_size = SIZE_M;
 }
 
 /* ------------------------------------------------------------ the parser */

@@ -67,6 +67,13 @@ enum cfg_format { CFG_FORMAT_BOTH = 0, CFG_FORMAT_HUMAN, CFG_FORMAT_MACHINE };
 #define CFG_CPL0 0x1u
 #define CFG_CPL3 0x2u
 
+/* Cross-core measurements (docs/c2c.md). CPU numbers as kernel/smp.h counts them. */
+#define CFG_C2C_CPUS          64        /* CPU numbers 0..63 (SMP_MAX_CPUS) */
+#define CFG_C2C_PAIRS_MAX     64
+#define CFG_C2C_LATENCY       0x1u      /* c2c_latency */
+#define CFG_C2C_FALSE_SHARING 0x2u      /* false_sharing */
+#define CFG_C2C_SHARED_BW     0x4u      /* shared_bw */
+
 struct bp_config {
 	enum cfg_mode mode;             /* mode=run|selftest|detect|crashtest|list|crashstack|pmucheck */
 	char payloads[CFG_LIST_MAX];    /* payloads=add_chain,mem_*  (names and globs, comma list) */
@@ -94,6 +101,12 @@ struct bp_config {
 	char sample_event[128];         /* sample.event=EVENT: sample the payload RIP ("" = off) */
 	uint64_t sample_period;         /* sample.period=N events between samples */
 	bool sample_nmi;                /* sample.delivery=vector|nmi: how the PMI arrives */
+	unsigned c2c_npairs;            /* c2c=all (0: every pair of online CPUs) or A-B,...: */
+	uint8_t c2c_pairs[CFG_C2C_PAIRS_MAX][2];        /* these pairs, A starts */
+	unsigned c2c_tests;             /* c2c.tests=c2c_latency,false_sharing,shared_bw */
+	uint32_t c2c_rounds;            /* c2c.rounds=N round trips per latency sample */
+	uint32_t c2c_increments;        /* c2c.increments=N per CPU per false_sharing run */
+	uint64_t c2c_size;              /* c2c.size=1M shared_bw buffer bytes */
 	bool payloads_set;              /* payloads= was given (else user benchmarks run alone) */
 	unsigned nbench;                /* bench.NAME.*: user benchmarks, in order of appearance */
 	struct cfg_bench bench[CFG_BENCH_MAX];
@@ -103,7 +116,8 @@ struct bp_config {
  * reps 11, warmup 2, iters 1000, sizes 4K..64M powers of 4, format both, COM1 115200,
  * no trace, trim 0, watchdog 2000 ms, insn_count step, netburst.thread 0, exit yes,
  * no sampling (sample.period 100000, sample.delivery vector),
- * cpu 0, partner auto, partner.load idle. */
+ * cpu 0, partner auto, partner.load idle;
+ * c2c every pair, all three tests, 1000 round trips, 1000000 increments, 1M. */
 void config_defaults(struct bp_config *cfg);
 
 typedef void (*config_error_fn)(void *ctx, const char *msg);

@@ -150,6 +150,23 @@ class BrokenLogs(unittest.TestCase):
         report.print_summary(log, io.StringIO())
         report.latency_script(log)
 
+    def test_c2c_records_count_as_results(self):
+        text = "\n".join([
+            '@c2c {"test":"c2c_latency","ping_cpu":1,"pong_cpu":0,"rounds":1000,"reps":11,'
+            '"trimmed":0,"unit":"ticks","one_way_median":52.500,"one_way_min":50.000,'
+            '"round_trip_median":105.000,"round_trip_min":100.000}',
+            '@c2c {"test":"shared_bw","writer_cpu":0}',
+            '@done {"results":2,"faults":0,"timeouts":0,"errors":0}'])
+        log = report.parse_log(text, "c2c")
+        self.assertEqual([c["test"] for c in log.c2c], ["c2c_latency"])
+        self.assertEqual(log.as_json()["c2c"], log.c2c)
+        self.assertEqual(log.warnings, [
+            "c2c line 2: @c2c missing field 'reps'; skipped",
+            "c2c: no valid @meta line; CPU and PMU are unknown",
+            "c2c: @done counts 2 results but the log has 1 valid ones"])
+        log = report.parse_log(text.replace('"results":2', '"results":1'), "c2c")
+        self.assertEqual(len(log.warnings), 2)
+
     def test_cut_short_log_warns(self):
         text = "\n".join(l for l in sample_text().split("\n") if not l.startswith("@done"))
         log = report.parse_log(text, "cut")

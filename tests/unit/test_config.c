@@ -57,6 +57,13 @@ static void assert_configs_equal(const struct bp_config *a, const struct bp_conf
 	assert_int_equal(a->single_step, b->single_step);
 	assert_int_equal(a->nb_thread, b->nb_thread);
 	assert_int_equal(a->exit_when_done, b->exit_when_done);
+	assert_int_equal(a->c2c_npairs, b->c2c_npairs);
+	for (unsigned i = 0; i < a->c2c_npairs; i++)
+		assert_memory_equal(a->c2c_pairs[i], b->c2c_pairs[i], 2);
+	assert_int_equal(a->c2c_tests, b->c2c_tests);
+	assert_int_equal(a->c2c_rounds, b->c2c_rounds);
+	assert_int_equal(a->c2c_increments, b->c2c_increments);
+	assert_true(a->c2c_size == b->c2c_size);
 }
 
 struct report_lines {
@@ -103,13 +110,15 @@ static void test_defaults_and_report(void **state)
 	assert_true(cfg.exit_when_done);
 
 	config_report(&cfg, collect_line, &r);
-	assert_int_equal(r.count, 21);
+	assert_int_equal(r.count, 29);
 	assert_string_equal(r.text,
 		"mode=run\npayloads=*\nevents=cycles,instructions\ncpl=both\nreps=11\nwarmup=2\n"
 		"iters=1000\nsizes=4K,16K,64K,256K,1M,4M,16M,64M\nformat=both\nserial.port=0x3f8\n"
 		"serial.baud=115200\ntrace=none\ntrim=0\nwatchdog=2000\ninsn_count=step\n"
 		"netburst.thread=auto\ncpu=0\npartner=auto\npartner.load=idle\nexit=yes\npmu=auto\n"
-		"sample.event=none\nsample.period=100000\nsample.delivery=vector\n");
+		"sample.event=none\nsample.period=100000\nsample.delivery=vector\n"
+		"c2c=all\nc2c.tests=c2c_latency,false_sharing,shared_bw\nc2c.rounds=1000\n"
+		"c2c.increments=1000000\nc2c.size=1M\n");
 }
 
 static void test_sample_keys(void **state)
@@ -178,6 +187,77 @@ static void test_pmu_key(void **state)
 	assert_string_equal(cfg.pmu, "amd64_fam19h_zen4");
 	assert_int_equal(apply(&cfg, "pmu=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", &m), 1);
 	assert_non_null(strstr(m.text[0], "a name of 1 to 31 characters"));
+}
+
+static void test_c2c_keys(void **state)
+{
+	(void)state;
+	struct bp_config cfg;
+	struct messages m;
+	struct report_lines r = { 0 };
+
+	config_defaults(&cfg);
+	assert_int_equal(apply(&cfg, "c2c=0-1,2-0,63-5 c2c.tests=shared_bw,c2c_latency "
+			       "c2c.rounds=50 c2c.increments=1000000000 c2c.size=32K", &m), 0);
+	assert_int_equal(cfg.c2c_npairs, 3);
+	assert_int_equal(cfg.c2c_pairs[0][0], 0);
+	assert_int_equal(cfg.c2c_pairs[0][1], 1);
+	assert_int_equal(cfg.c2c_pairs[1][0], 2);
+	assert_int_equal(cfg.c2c_pairs[1][1], 0);
+	assert_int_equal(cfg.c2c_pairs[2][0], 63);
+	assert_int_equal(cfg.c2c_pairs[2][1], 5);
+	assert_int_equal(cfg.c2c_tests, CFG_C2C_SHARED_BW | CFG_C2C_LATENCY);
+	assert_int_equal(cfg.c2c_rounds, 50);
+	assert_int_equal(cfg.c2c_increments, 1000000000);
+	assert_true(cfg.c2c_size == 32768);
+	config_report(&cfg, collect_line, &r);
+	assert_non_null(strstr(r.text, "\nc2c=0-1,2-0,63-5\nc2c.tests=c2c_latency,shared_bw\n"
+			       "c2c.rounds=50\nc2c.increments=1000000000\nc2c.size=32K\n"));
+	assert_int_equal(apply(&cfg, "c2c=ALL c2c.tests=all c2c.size=4160", &m), 0);
+	assert_int_equal(cfg.c2c_npairs, 0);
+	assert_int_equal(cfg.c2c_tests, CFG_C2C_LATENCY | CFG_C2C_FALSE_SHARING | CFG_C2C_SHARED_BW);
+	assert_true(cfg.c2c_size == 4160);
+
+	/* Each bad value is one message and leaves the earlier value. */
+	assert_int_equal(apply(&cfg, "c2c=1-2", &m), 0);
+	static const struct { const char *text, *msg; } bad[] = {
+		{ "c2c=0-1,1", "test.cfg line 1: c2c=0-1,1: '1' is not a pair of CPU numbers "
+		  "(write A-B, e.g. 0-1, or all)" },
+		{ "c2c=0-64", "test.cfg line 1: c2c=0-64: '0-64' names a CPU past 63" },
+		{ "c2c=3-3", "test.cfg line 1: c2c=3-3: '3-3' pairs a CPU with itself" },
+		{ "c2c=0-1,2-3,0-1", "test.cfg line 1: c2c=0-1,2-3,0-1: '0-1' is given twice" },
+		{ "c2c=-1", "test.cfg line 1: c2c=-1: '-1' is not a pair of CPU numbers "
+		  "(write A-B, e.g. 0-1, or all)" },
+		{ "c2c.tests=c2c_latency,false", "test.cfg line 1: c2c.tests=c2c_latency,false: "
+		  "'false' is not a test (c2c_latency|false_sharing|shared_bw|all)" },
+		{ "c2c.rounds=0", "test.cfg line 1: c2c.rounds=0 out of range (1..1000000)" },
+		{ "c2c.size=100", "test.cfg line 1: c2c.size=100 out of range (4K..256M)" },
+		{ "c2c.size=4100", "test.cfg line 1: c2c.size=4100 is not a whole number of 64-byte "
+		  "lines" },
+		{ "c2c.size=1X", "test.cfg line 1: c2c.size=1X is not a size (a number with "
+		  "optional K, M or G suffix)" },
+	};
+	for (unsigned i = 0; i < ARRAY_SIZE(bad); i++) {
+		assert_int_equal(apply(&cfg, bad[i].text, &m), 1);
+		assert_string_equal(m.text[0], bad[i].msg);
+	}
+	assert_int_equal(cfg.c2c_npairs, 1);
+	assert_int_equal(cfg.c2c_pairs[0][0], 1);
+	assert_int_equal(cfg.c2c_rounds, 50);
+
+	/* 64 pairs fit (0-1 .. 0-63, 1-0); a 65th (2-0) does not. */
+	char many[1024];
+	size_t o = (size_t)snprintf(many, sizeof(many), "c2c=");
+	for (unsigned i = 1; i <= 63; i++)
+		o += (size_t)snprintf(many + o, sizeof(many) - o, "0-%u,", i);
+	o += (size_t)snprintf(many + o, sizeof(many) - o, "1-0,2-0");
+	assert_int_equal(apply(&cfg, many, &m), 1);
+	assert_string_equal(m.text[0], "test.cfg line 1: c2c= has more than 64 pairs (c2c=all "
+			    "measures every pair)");
+	many[o - 4] = '\0';                     /* without ",2-0" */
+	assert_int_equal(apply(&cfg, many, &m), 0);
+	assert_int_equal(cfg.c2c_npairs, 64);
+	assert_int_equal(cfg.c2c_pairs[63][0], 1);
 }
 
 static void test_every_key(void **state)
@@ -588,6 +668,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_and_report),
 		cmocka_unit_test(test_every_key),
+		cmocka_unit_test(test_c2c_keys),
 		cmocka_unit_test(test_pmu_key),
 		cmocka_unit_test(test_sample_keys),
 		cmocka_unit_test(test_messages),
