@@ -9,6 +9,7 @@
 #include "drivers/pit.h"
 #include "drivers/qemu-fwcfg.h"
 #include "drivers/uart16550.h"
+#include "kernel/c2c.h"
 #include "kernel/console.h"
 #include "kernel/engine.h"
 #include "kernel/mem.h"
@@ -212,6 +213,9 @@ static int run_mode(enum cfg_mode mode)
 		break;
 	case CFG_MODE_PMUCHECK:
 		code = pmucheck_main();
+		break;
+	case CFG_MODE_C2C:
+		code = c2c_main();
 		break;
 	}
 	return code;

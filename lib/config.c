@@ -706,6 +706,7 @@ static const struct cfg_word mode_words[] = {
 	{ "run", CFG_MODE_RUN }, { "selftest", CFG_MODE_SELFTEST }, { "detect", CFG_MODE_DETECT },
 	{ "crashtest", CFG_MODE_CRASHTEST }, { "list", CFG_MODE_LIST },
 	{ "crashstack", CFG_MODE_CRASHSTACK }, { "pmucheck", CFG_MODE_PMUCHECK },
+	{ "c2c", CFG_MODE_C2C },
 	{ NULL, 0 },
 };
 static const struct cfg_word cpl_words[] = {

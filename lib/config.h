@@ -48,9 +48,10 @@ struct cfg_bench {
 /* crashtest: fault in the kernel on purpose, to check the fatal-error path (report, exit 2).
  * list: print the payload catalogue (@payload records) and stop.
  * crashstack: overflow the kernel stack into its guard page: the #DF path (report, exit 2).
- * pmucheck: the PMU conformance checks (docs/pmucheck.md). */
+ * pmucheck: the PMU conformance checks (docs/pmucheck.md).
+ * c2c: the cross-core tests between pairs of CPUs (docs/c2c.md). */
 enum cfg_mode { CFG_MODE_RUN = 0, CFG_MODE_SELFTEST, CFG_MODE_DETECT, CFG_MODE_CRASHTEST,
-		CFG_MODE_LIST, CFG_MODE_CRASHSTACK, CFG_MODE_PMUCHECK };
+		CFG_MODE_LIST, CFG_MODE_CRASHSTACK, CFG_MODE_PMUCHECK, CFG_MODE_C2C };
 enum cfg_format { CFG_FORMAT_BOTH = 0, CFG_FORMAT_HUMAN, CFG_FORMAT_MACHINE };
 
 /* netburst.thread: which logical processor's events the ESCRs qualify (T0/T1). */
@@ -75,7 +76,7 @@ enum cfg_format { CFG_FORMAT_BOTH = 0, CFG_FORMAT_HUMAN, CFG_FORMAT_MACHINE };
 #define CFG_C2C_SHARED_BW     0x4u      /* shared_bw */
 
 struct bp_config {
-	enum cfg_mode mode;             /* mode=run|selftest|detect|crashtest|list|crashstack|pmucheck */
+	enum cfg_mode mode;             /* mode=run|selftest|detect|crashtest|list|crashstack|pmucheck|c2c */
 	char payloads[CFG_LIST_MAX];    /* payloads=add_chain,mem_*  (names and globs, comma list) */
 	char events[CFG_LIST_MAX];      /* events=cycles,instructions,skl::... (event_split_list) */
 	unsigned cpls;                  /* cpl=0|3|both|0,3  -> CFG_CPL0|CFG_CPL3 */

@@ -862,6 +862,32 @@ def pmucheck_skips(out, reason):
     done = tagged(out, "checkdone")
     if done != [{"scope": "full", "passed": 0, "failed": 0, "skipped": len(PMUCHECK_NAMES)}]:
         problems.append("@checkdone %s" % done)
+
+# ---------------------------------------------------------------- cross-core tests (mode=c2c)
+# Small enough for TCG: a few samples of a few round trips, increments and a 64 KiB buffer.
+C2C_SMALL = "mode=c2c reps=3 warmup=1 c2c.rounds=20 c2c.increments=2000 c2c.size=64K"
+
+
+def c2c_pair_1_0_measured(out):
+    """Two CPUs, c2c=all: the one pair 1-0, one @c2c record per test with its figures."""
+    problems = []
+    recs = {r["test"]: r for r in tagged(out, "c2c")}
+    if sorted(recs) != ["c2c_latency", "false_sharing", "shared_bw"]:
+        problems.append("@c2c tests %s, expected one of each" % sorted(recs))
+    lat, fs, bw = recs.get("c2c_latency"), recs.get("false_sharing"), recs.get("shared_bw")
+    if lat and not ((lat["ping_cpu"], lat["pong_cpu"], lat["rounds"], lat["reps"]) == (1, 0, 20, 3)
+                    and 0 < lat["one_way_median"] and
+                    abs(lat["round_trip_median"] - 2 * lat["one_way_median"]) <= 0.002):
+        problems.append("c2c_latency record %s" % lat)
+    if fs and not (fs["cpus"] == [1, 0] and fs["increments"] == 2000 and
+                   min(fs["shared"] + fs["padded"]) > 0 and fs["ratio"] > 0):
+        problems.append("false_sharing record %s" % fs)
+    if bw and not ((bw["writer_cpu"], bw["reader_cpu"], bw["bytes"]) == (1, 0, 65536)
+                   and bw["write"] > 0 and bw["read"] > 0):
+        problems.append("shared_bw record %s" % bw)
+    done = tagged(out, "done")
+    if not done or (done[0]["results"], done[0]["errors"]) != (3, 0):
+        problems.append("@done %s, expected 3 results and no error" % done)
     return problems
 
 
@@ -1016,4 +1042,29 @@ CASES += [
                 "pmu.netburst_thread=T0+T1 (netburst.thread) on CPU 1",
                 "wrmsr FSB_ESCR0 0x3a2 <- 0x2600020f evsel=0x13 emask=0x1 t0_os t0_usr t1_os t1_usr (global_power_events)"],
          absent=NO_FAIL),
+    dict(name="c2c-one-cpu-skips", args=["--cpu", "qemu64"], config="mode=c2c", timeout=60,
+         lines=["c2c_latency: skipped: needs 2 CPUs; 1 is online",
+                "false_sharing: skipped: needs 2 CPUs; 1 is online",
+                '@skip {"bench":"shared_bw","reason":"needs 2 CPUs; 1 is online"}',
+                '@done {"results":0,"faults":0,"timeouts":0,"errors":0}'],
+         absent=NO_FAIL),
+    dict(name="c2c-two-cpus", args=["--cpu", "qemu64", "--smp", "2"], config=C2C_SMALL,
+         timeout=180, check=c2c_pair_1_0_measured,
+         match=[r"^c2c_latency CPU 1 -> 0: one way \d+\.\d{3} ticks \(round trip \d+\.\d{3}\)",
+                r"^            0       1$", r"^    1 +\d+\.\d$",
+                r"^false_sharing CPUs 1 and 0: ticks per locked increment",
+                r"^shared_bw CPU 1 writes, CPU 0 reads: 65536 bytes"],
+         absent=NO_FAIL + [r"^error:"]),
+    # The i686 kernel (SeaBIOS, a CPU without long mode) runs the same tests.
+    dict(name="i686-c2c-two-cpus", args=["--bios", "--cpu", "kvm32", "--smp", "2"], config=C2C_SMALL,
+         timeout=120, check=c2c_pair_1_0_measured, lines=["cpu.mode=protected"],
+         match=[r"^c2c_latency CPU 1 -> 0: one way \d+\.\d{3} ticks"], absent=NO_FAIL + [r"^error:"]),
+    # A named pair with a CPU that is not there is skipped; the good one still runs.
+    dict(name="c2c-pair-not-online", args=["--cpu", "qemu64", "--smp", "2"],
+         config=C2C_SMALL + " c2c=0-1,0-5 c2c.tests=c2c_latency", timeout=180,
+         lines=["c2c_latency: skipped: pair 0-5: CPU 5 is not online (CPUs 0..1 are)"],
+         match=[r'^@c2c \{"test":"c2c_latency","ping_cpu":0,"pong_cpu":1,"rounds":20,"reps":3,',
+                r'^@done \{"results":1,"faults":0,"timeouts":0,"errors":0\}$',
+                r"^    0 +\d+\.\d$"],
+         absent=NO_FAIL + [r"^error:"]),
 ]

@@ -307,6 +307,8 @@ static void test_every_key(void **state)
 	assert_int_equal(cfg.mode, CFG_MODE_LIST);
 	assert_int_equal(apply(&cfg, "mode=List", &m), 0);
 	assert_int_equal(cfg.mode, CFG_MODE_LIST);
+	assert_int_equal(apply(&cfg, "mode=c2c", &m), 0);
+	assert_int_equal(cfg.mode, CFG_MODE_C2C);
 	assert_int_equal(apply(&cfg, "cpl=3,0 trace=msr,none,msr", &m), 0);
 	assert_int_equal(cfg.cpls, CFG_CPL0 | CFG_CPL3);
 	assert_true(cfg.trace_msr);
@@ -330,8 +332,8 @@ static void test_messages(void **state)
 		{ "watchdg=5", "test.cfg line 1: unknown key 'watchdg' (did you mean 'watchdog'?)" },
 		{ "xyzzy=1", "test.cfg line 1: unknown key 'xyzzy' (see docs/config.md for the keys)" },
 		{ "=5", "test.cfg line 1: '=5' has no key (key=value)" },
-		{ "mode=benchmark", "test.cfg line 1: mode=benchmark is not one of run|selftest|detect|crashtest|list|crashstack|pmucheck" },
-		{ "mode=selftets", "test.cfg line 1: mode=selftets is not one of run|selftest|detect|crashtest|list|crashstack|pmucheck (did you mean 'selftest'?)" },
+		{ "mode=benchmark", "test.cfg line 1: mode=benchmark is not one of run|selftest|detect|crashtest|list|crashstack|pmucheck|c2c" },
+		{ "mode=selftets", "test.cfg line 1: mode=selftets is not one of run|selftest|detect|crashtest|list|crashstack|pmucheck|c2c (did you mean 'selftest'?)" },
 		{ "cpl=1", "test.cfg line 1: cpl=1 is not one of 0|3|both|0,3|3,0" },
 		{ "sizes=4K,2G", "test.cfg line 1: sizes=4K,2G: '2G' out of range (4K..1G)" },
 		{ "sizes=4095", "test.cfg line 1: sizes=4095: '4095' out of range (4K..1G)" },
@@ -351,14 +353,14 @@ static void test_messages(void **state)
 		/* a hint must be closer than the word is long: "on" is two edits from "off" */
 		{ "insn_count=on", "test.cfg line 1: insn_count=on is not one of step|off" },
 		{ "insn_count=of", "test.cfg line 1: insn_count=of is not one of step|off (did you mean 'off'?)" },
-		{ "mode=r", "test.cfg line 1: mode=r is not one of run|selftest|detect|crashtest|list|crashstack|pmucheck" },
-		{ "mode=rn", "test.cfg line 1: mode=rn is not one of run|selftest|detect|crashtest|list|crashstack|pmucheck (did you mean 'run'?)" },
+		{ "mode=r", "test.cfg line 1: mode=r is not one of run|selftest|detect|crashtest|list|crashstack|pmucheck|c2c" },
+		{ "mode=rn", "test.cfg line 1: mode=rn is not one of run|selftest|detect|crashtest|list|crashstack|pmucheck|c2c (did you mean 'run'?)" },
 		{ "netburst.thread=2", "test.cfg line 1: netburst.thread=2 is not one of auto|0|1|both" },
 		{ "exit=maybe", "test.cfg line 1: exit=maybe is not one of yes|no" },
 		{ "events=\"cycles", "test.cfg line 1: unterminated quote in 'events' (close it with \" on the same line)" },
 		{ "reps=5;;\r\n\tReps=6", "test.cfg line 2: unknown key 'Reps' (did you mean 'reps'?)" },
 		{ "mode=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-		  "test.cfg line 1: mode=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... is not one of run|selftest|detect|crashtest|list|crashstack|pmucheck" },
+		  "test.cfg line 1: mode=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... is not one of run|selftest|detect|crashtest|list|crashstack|pmucheck|c2c" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
