@@ -15,6 +15,7 @@
 #include "kernel/plan.h"
 #include "kernel/platform.h"
 #include "kernel/pmu.h"
+#include "kernel/pmucheck.h"
 #include "kernel/result-json.h"
 #include "kernel/sample.h"
 #include "kernel/userbench.h"
@@ -420,6 +421,7 @@ int engine_main(void)
 {
 	kpmu_init();
 	report_meta();
+	pmucheck_brief();
 	make_plan();
 	sample_init();
 	/* The i686 payloads count iterations in ESI, and the harness doubles n. */

@@ -11,7 +11,6 @@
 #include "arch/x86/setup.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
-#include "kernel/pmucheck.h"
 #include "lib/format.h"
 #include "lib/rapl.h"
 #include "lib/str.h"
@@ -243,11 +242,8 @@ void kpmu_init(void)
 	} else {
 		selfcheck();
 	}
-	if (kpmu.functional) {
+	if (kpmu.functional)
 		kprintf("pmu.functional=yes\n");
-		/* mode=pmucheck runs them all next. */
-		if (kernel.cfg.mode != CFG_MODE_PMUCHECK)
-			pmucheck_brief();
-	} else
+	else
 		kprintf("pmu.functional=no (%s)\n", kpmu.reason);
 }

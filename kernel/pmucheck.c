@@ -130,7 +130,8 @@ static void run_suite(enum pmucheck_scope scope, struct pmucheck_summary *sum)
 void pmucheck_brief(void)
 {
 	struct pmucheck_summary sum;
-	run_suite(PMUCHECK_BRIEF, &sum);
+	if (kpmu.functional)
+		run_suite(PMUCHECK_BRIEF, &sum);
 }
 
 int pmucheck_main(void)
