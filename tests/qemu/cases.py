@@ -862,6 +862,8 @@ def pmucheck_skips(out, reason):
     done = tagged(out, "checkdone")
     if done != [{"scope": "full", "passed": 0, "failed": 0, "skipped": len(PMUCHECK_NAMES)}]:
         problems.append("@checkdone %s" % done)
+    return problems
+
 
 # ---------------------------------------------------------------- cross-core tests (mode=c2c)
 # Small enough for TCG: a few samples of a few round trips, increments and a 64 KiB buffer.
