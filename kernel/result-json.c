@@ -3,86 +3,14 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include "lib/format.h"
+#include "lib/json-out.h"
 #include "lib/rapl.h"
 #include "lib/str.h"
 #include "lib/util.h"
 
-/* Appends to buf[0..len): o is the length so far; full once anything did not fit. */
-struct json_out {
-	char *buf;
-	size_t len, o;
-	bool full;
-};
-
-static void put(struct json_out *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct json_out *j, const char *fmt, ...)
-{
-	if (j->full)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = bp_vsnprintf(j->buf + j->o, j->len - j->o, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= j->len - j->o) {
-		j->full = true;
-		j->o = j->len - 1;
-	} else {
-		j->o += (size_t)n;
-	}
-}
-
-/* A quoted, escaped string. */
-static void put_str(struct json_out *j, const char *s)
-{
-	put(j, "\"");
-	if (j->full)
-		return;
-	int n = json_escape(s, j->buf + j->o, j->len - j->o);
-	if (n < 0) {
-		j->full = true;
-		j->o = j->len - 1;
-		return;
-	}
-	j->o += (size_t)n;
-	put(j, "\"");
-}
-
-static void put_milli(struct json_out *j, int64_t v)
-{
-	char num[32];
-	stats_fmt_milli(num, sizeof(num), v);
-	put(j, "%s", num);
-}
-
 static void put_bool(struct json_out *j, bool v)
 {
-	put(j, "%s", v ? "true" : "false");
-}
-
-static int json_end(struct json_out *j)
-{
-	return j->full ? -1 : (int)j->o;
-}
-
-int json_escape(const char *s, char *buf, size_t len)
-{
-	size_t o = 0;
-	if (len == 0)
-		return -1;
-	for (; *s && o + 7 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') {
-			buf[o++] = '\\';
-			buf[o++] = (char)c;
-		} else if (c < 0x20) {
-			o += (size_t)bp_snprintf(buf + o, len - o, "\\u%04x", c);
-		} else {
-			buf[o++] = (char)c;
-		}
-	}
-	buf[o] = 0;
-	return *s ? -1 : (int)o;
+	json_put(j, "%s", v ? "true" : "false");
 }
 
 const char *result_source_name(enum result_source s)
@@ -104,53 +32,53 @@ static void put_joules(struct json_out *j, const struct result *r)
 {
 	char num[40];
 	rapl_fmt_joules(num, sizeof(num), 1000, 1, r->energy_esu, 12);
-	put(j, ",\"joules_per_unit\":%s", num);
+	json_put(j, ",\"joules_per_unit\":%s", num);
 	rapl_fmt_joules(num, sizeof(num), r->st.median_milli, 1, r->energy_esu, 6);
-	put(j, ",\"median_joules\":%s", num);
+	json_put(j, ",\"median_joules\":%s", num);
 	rapl_fmt_joules(num, sizeof(num), r->st.median_milli, r->iters, r->energy_esu, 6);
-	put(j, ",\"per_iter_joules\":%s", num);
+	json_put(j, ",\"per_iter_joules\":%s", num);
 }
 
 int result_json(const struct result *r, char *buf, size_t len)
 {
-	struct json_out j = { buf, len, 0, len == 0 };
+	struct json_out j = json_out_start(buf, len);
 	if (len)
 		buf[0] = 0;
-	put(&j, "{\"bench\":");
-	put_str(&j, r->pl->name);
-	put(&j, ",\"size\":%llu,\"cpl\":%u,\"event\":", (unsigned long long)r->size, r->cpl);
-	put_str(&j, r->event);
-	put(&j, ",\"group\":%u,\"source\":\"%s\",\"unit\":\"%s\",\"reps\":%u,\"iters\":%llu,",
+	json_put(&j, "{\"bench\":");
+	json_put_str(&j, r->pl->name);
+	json_put(&j, ",\"size\":%llu,\"cpl\":%u,\"event\":", (unsigned long long)r->size, r->cpl);
+	json_put_str(&j, r->event);
+	json_put(&j, ",\"group\":%u,\"source\":\"%s\",\"unit\":\"%s\",\"reps\":%u,\"iters\":%llu,",
 	    r->group, result_source_name(r->source),
 	    r->energy ? "energy-units" : result_unit_name(r->source), r->reps,
 	    (unsigned long long)r->iters);
 	/* A user benchmark: iters counts copies of its code, unroll x max(loop, 1). */
 	if (r->pl->user)
-		put(&j, "\"unroll\":%u,\"loop\":%u,", r->pl->user->unroll, r->pl->user->loop);
-	put(&j, "\"insns_per_iter\":%d,\"min\":%lld,\"median\":", r->pl->insns_per_iter,
+		json_put(&j, "\"unroll\":%u,\"loop\":%u,", r->pl->user->unroll, r->pl->user->loop);
+	json_put(&j, "\"insns_per_iter\":%d,\"min\":%lld,\"median\":", r->pl->insns_per_iter,
 	    (long long)r->st.min);
-	put_milli(&j, r->st.median_milli);
-	put(&j, ",\"mean\":");
-	put_milli(&j, r->st.mean_milli);
-	put(&j, ",\"stddev\":");
-	put_milli(&j, r->st.stddev_milli);
-	put(&j, ",\"max\":%lld,\"per_iter\":", (long long)r->st.max);
-	put_milli(&j, r->per_iter_milli);
-	put(&j, ",\"trimmed\":%u", r->st.trimmed);
+	json_put_milli(&j, r->st.median_milli);
+	json_put(&j, ",\"mean\":");
+	json_put_milli(&j, r->st.mean_milli);
+	json_put(&j, ",\"stddev\":");
+	json_put_milli(&j, r->st.stddev_milli);
+	json_put(&j, ",\"max\":%lld,\"per_iter\":", (long long)r->st.max);
+	json_put_milli(&j, r->per_iter_milli);
+	json_put(&j, ",\"trimmed\":%u", r->st.trimmed);
 	if (r->energy)
 		put_joules(&j, r);
 	/* Where it ran, when more than one CPU is up (kernel/placement.h). */
 	if (r->placed) {
-		put(&j, ",\"cpu\":%u,\"partner\":", r->cpu);
+		json_put(&j, ",\"cpu\":%u,\"partner\":", r->cpu);
 		if (r->partner < 0) {
-			put(&j, "null,\"partner_load\":null");
+			json_put(&j, "null,\"partner_load\":null");
 		} else {
-			put(&j, "%d,\"partner_load\":", r->partner);
-			put_str(&j, r->partner_load ? r->partner_load : "idle");
+			json_put(&j, "%d,\"partner_load\":", r->partner);
+			json_put_str(&j, r->partner_load ? r->partner_load : "idle");
 		}
 	}
-	put(&j, "}");
-	return json_end(&j);
+	json_put(&j, "}");
+	return json_out_end(&j);
 }
 
 int payload_json(const struct payload *pl, char *buf, size_t len)
@@ -164,40 +92,40 @@ int payload_json(const struct payload *pl, char *buf, size_t len)
 		{ PL_NEEDS_SYSCALL, "syscall" },        /* CPUID.80000001H:EDX[11] */
 		{ PL_NEEDS_SSE2, "sse2" },              /* CPUID.01H:EDX[26] */
 	};
-	struct json_out j = { buf, len, 0, len == 0 };
+	struct json_out j = json_out_start(buf, len);
 	unsigned cpls = pl->flags & (PL_CPL0 | PL_CPL3);
 	if (len)
 		buf[0] = 0;
-	put(&j, "{\"name\":");
-	put_str(&j, pl->name);
-	put(&j, ",\"insns_per_iter\":%d,\"cpls\":\"%s\",\"sizes\":", pl->insns_per_iter,
+	json_put(&j, "{\"name\":");
+	json_put_str(&j, pl->name);
+	json_put(&j, ",\"insns_per_iter\":%d,\"cpls\":\"%s\",\"sizes\":", pl->insns_per_iter,
 	    cpls == (PL_CPL0 | PL_CPL3) ? "0,3" : cpls == PL_CPL3 ? "3" : cpls ? "0" : "");
 	put_bool(&j, pl->flags & PL_SIZES);
-	put(&j, ",\"kernel_code\":");
+	json_put(&j, ",\"kernel_code\":");
 	put_bool(&j, pl->flags & PL_KERNEL_CODE);
-	put(&j, ",\"fault\":");
+	json_put(&j, ",\"fault\":");
 	put_bool(&j, pl->flags & PL_FAULT);
-	put(&j, ",\"needs\":[");
+	json_put(&j, ",\"needs\":[");
 	bool first = true;
 	for (unsigned i = 0; i < ARRAY_SIZE(needs); i++) {
 		if (!(pl->flags & needs[i].flag))
 			continue;
-		put(&j, "%s\"%s\"", first ? "" : ",", needs[i].name);
+		json_put(&j, "%s\"%s\"", first ? "" : ",", needs[i].name);
 		first = false;
 	}
-	put(&j, "]");
+	json_put(&j, "]");
 	if (pl->user)
-		put(&j, ",\"user\":true,\"unroll\":%u,\"loop\":%u", pl->user->unroll,
+		json_put(&j, ",\"user\":true,\"unroll\":%u,\"loop\":%u", pl->user->unroll,
 		    pl->user->loop);
 	/* Test payloads only: what they must do. */
 	if ((pl->flags & PL_FAULT) && pl->expect_vector == ~0u)
-		put(&j, ",\"expect\":\"timeout\"");
+		json_put(&j, ",\"expect\":\"timeout\"");
 	else if (pl->flags & PL_FAULT)
-		put(&j, ",\"expect\":\"fault\",\"vector\":%u", pl->expect_vector);
-	put(&j, ",\"desc\":");
-	put_str(&j, pl->desc ? pl->desc : "");
-	put(&j, "}");
-	return json_end(&j);
+		json_put(&j, ",\"expect\":\"fault\",\"vector\":%u", pl->expect_vector);
+	json_put(&j, ",\"desc\":");
+	json_put_str(&j, pl->desc ? pl->desc : "");
+	json_put(&j, "}");
+	return json_out_end(&j);
 }
 
 int result_negative_note(const struct result *r, char *buf, size_t len)
@@ -222,30 +150,30 @@ const char *check_verdict_name(enum pmucheck_verdict v)
 int check_json(const struct pmucheck_result *r, char *buf, size_t len)
 {
 	static const char *const verdict[] = { "pass", "fail", "skip" };
-	struct json_out j = { buf, len, 0, len == 0 };
+	struct json_out j = json_out_start(buf, len);
 	if (len)
 		buf[0] = 0;
-	put(&j, "{\"check\":");
-	put_str(&j, r->name);
-	put(&j, ",\"verdict\":\"%s\",\"measured\":", verdict[r->verdict]);
-	put_str(&j, r->measured);
-	put(&j, ",\"%s\":", r->verdict == PMUCHECK_SKIP ? "reason" : "rule");
-	put_str(&j, r->rule);
+	json_put(&j, "{\"check\":");
+	json_put_str(&j, r->name);
+	json_put(&j, ",\"verdict\":\"%s\",\"measured\":", verdict[r->verdict]);
+	json_put_str(&j, r->measured);
+	json_put(&j, ",\"%s\":", r->verdict == PMUCHECK_SKIP ? "reason" : "rule");
+	json_put_str(&j, r->rule);
 	if (r->verdict == PMUCHECK_FAIL) {
-		put(&j, ",\"why\":");
-		put_str(&j, r->why);
+		json_put(&j, ",\"why\":");
+		json_put_str(&j, r->why);
 	}
-	put(&j, "}");
-	return json_end(&j);
+	json_put(&j, "}");
+	return json_out_end(&j);
 }
 
 int check_summary_json(const char *scope, const struct pmucheck_summary *s, char *buf, size_t len)
 {
-	struct json_out j = { buf, len, 0, len == 0 };
+	struct json_out j = json_out_start(buf, len);
 	if (len)
 		buf[0] = 0;
-	put(&j, "{\"scope\":");
-	put_str(&j, scope);
-	put(&j, ",\"passed\":%u,\"failed\":%u,\"skipped\":%u}", s->passed, s->failed, s->skipped);
-	return json_end(&j);
+	json_put(&j, "{\"scope\":");
+	json_put_str(&j, scope);
+	json_put(&j, ",\"passed\":%u,\"failed\":%u,\"skipped\":%u}", s->passed, s->failed, s->skipped);
+	return json_out_end(&j);
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include "arch/x86/pmu/conformance.h"
 #include "kernel/engine.h"
+#include "lib/json-out.h"       /* json_escape */
 
 /* Enough for any record below: names escape to at most 6 bytes per character. */
 #define RESULT_JSON_MAX (6 * EV_NAME_MAX + 512)
@@ -15,9 +16,6 @@
  * Each returns the length written, or -1 when buf is too small; buf is NUL-terminated
  * either way (when len > 0), holding as much as fitted.
  */
-/* The body of a JSON string: '"' and '\' escaped, control characters as \u00XX. Stops
- * while 7 bytes are left, so an escape is never cut in half. */
-int json_escape(const char *s, char *buf, size_t len);
 /* {"bench":...,"trimmed":N}: one @result. */
 int result_json(const struct result *r, char *buf, size_t len);
 /* {"name":...,"desc":...}: one @payload, the catalogue entry as mode=list prints it. */

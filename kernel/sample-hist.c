@@ -1,7 +1,7 @@
 /* The sampled-IP histogram and its @sample record (kernel/sample-hist.h). */
 #include "kernel/sample-hist.h"
-#include "kernel/result-json.h"
 #include "lib/format.h"
+#include "lib/json-out.h"
 #include "lib/str.h"
 
 void sample_hist_reset(struct sample_hist *h, uintptr_t base)
@@ -46,35 +46,20 @@ void sample_hist_sort(struct sample_hist *h)
 	}
 }
 
-struct out { char *buf; size_t len, pos; bool cut; };
-
-static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	size_t room = o->pos < o->len ? o->len - o->pos : 0;
-	va_start(ap, fmt);
-	int n = bp_vsnprintf(room ? o->buf + o->pos : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= room)
-		o->cut = true;
-	o->pos += n > 0 ? (size_t)n : 0;
-}
-
 int sample_json(const struct sample_run *run, const struct sample_hist *h, char *buf, size_t len)
 {
 	char bench[6 * 64 + 8], event[6 * 128 + 8];
-	struct out o = { buf, len, 0, false };
+	struct json_out o = json_out_start(buf, len);
 	json_escape(run->bench, bench, sizeof(bench));
 	json_escape(run->event, event, sizeof(event));
-	put(&o, "{\"bench\":\"%s\",\"size\":%llu,\"cpl\":%u,\"event\":\"%s\",\"period\":%llu,"
+	json_put(&o, "{\"bench\":\"%s\",\"size\":%llu,\"cpl\":%u,\"event\":\"%s\",\"period\":%llu,"
 		"\"events\":%llu,\"samples\":%llu,\"outside\":%llu,\"unbinned\":%llu,\"offsets\":[",
 	    bench, (unsigned long long)run->size, run->cpl, event, (unsigned long long)run->period,
 	    (unsigned long long)run->events, (unsigned long long)h->total,
 	    (unsigned long long)h->outside, (unsigned long long)h->unbinned);
 	for (unsigned i = 0; i < h->n; i++)
-		put(&o, "%s[%u,%llu]", i ? "," : "", h->bin[i].offset,
+		json_put(&o, "%s[%u,%llu]", i ? "," : "", h->bin[i].offset,
 		    (unsigned long long)h->bin[i].count);
-	put(&o, "]}");
-	return o.cut ? -1 : (int)o.pos;
+	json_put(&o, "]}");
+	return json_out_end(&o);
 }

@@ -1,7 +1,7 @@
 /* Cross-core measurement halves, their statistics and their printing (lib/c2c.h). */
 #include "lib/c2c.h"
-#include <stdarg.h>
 #include "lib/format.h"
+#include "lib/json-out.h"
 #include "lib/str.h"
 #include "lib/u128.h"
 
@@ -347,102 +347,65 @@ int64_t c2c_gbps_milli(int64_t bytes_per_tick_milli, uint64_t tsc_hz)
 	return scale(bytes_per_tick_milli, tsc_hz, 1000000000ull);
 }
 
-/* Appends to buf[0..len): o is the length so far; full once anything did not fit. */
-struct c2c_out {
-	char *buf;
-	size_t len, o;
-	bool full;
-};
-
-static void put(struct c2c_out *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct c2c_out *j, const char *fmt, ...)
+/* ,"name":value with value in thousandths. */
+static void put_named_milli(struct json_out *j, const char *name, int64_t milli)
 {
-	if (j->full)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = bp_vsnprintf(j->buf + j->o, j->len - j->o, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= j->len - j->o) {
-		j->full = true;
-		j->o = j->len - 1;
-	} else {
-		j->o += (size_t)n;
-	}
-}
-
-static void put_milli(struct c2c_out *j, const char *name, int64_t v)
-{
-	char num[32];
-	stats_fmt_milli(num, sizeof(num), v);
-	put(j, ",\"%s\":%s", name, num);
-}
-
-static struct c2c_out out_start(char *buf, size_t len)
-{
-	if (len)
-		buf[0] = '\0';
-	return (struct c2c_out){ buf, len, 0, len == 0 };
-}
-
-static int out_end(struct c2c_out *j)
-{
-	return j->full ? -1 : (int)j->o;
+	json_put(j, ",\"%s\":", name);
+	json_put_milli(j, milli);
 }
 
 int c2c_latency_json(const struct c2c_latency *l, uint64_t tsc_hz, char *buf, size_t len)
 {
-	struct c2c_out j = out_start(buf, len);
+	struct json_out j = json_out_start(buf, len);
 
-	put(&j, "{\"test\":\"c2c_latency\",\"ping_cpu\":%u,\"pong_cpu\":%u,\"rounds\":%u,"
+	json_put(&j, "{\"test\":\"c2c_latency\",\"ping_cpu\":%u,\"pong_cpu\":%u,\"rounds\":%u,"
 	    "\"reps\":%u,\"trimmed\":%u,\"unit\":\"ticks\"", l->ping_cpu, l->pong_cpu, l->rounds,
 	    l->st.n + l->st.trimmed, l->st.trimmed);
-	put_milli(&j, "one_way_median", l->one_way_median_milli);
-	put_milli(&j, "one_way_min", l->one_way_min_milli);
-	put_milli(&j, "round_trip_median", l->round_trip_median_milli);
-	put_milli(&j, "round_trip_min", l->round_trip_min_milli);
+	put_named_milli(&j, "one_way_median", l->one_way_median_milli);
+	put_named_milli(&j, "one_way_min", l->one_way_min_milli);
+	put_named_milli(&j, "round_trip_median", l->round_trip_median_milli);
+	put_named_milli(&j, "round_trip_min", l->round_trip_min_milli);
 	if (tsc_hz) {
-		put_milli(&j, "one_way_median_ns", c2c_ticks_to_ns_milli(l->one_way_median_milli, tsc_hz));
-		put_milli(&j, "one_way_min_ns", c2c_ticks_to_ns_milli(l->one_way_min_milli, tsc_hz));
+		put_named_milli(&j, "one_way_median_ns", c2c_ticks_to_ns_milli(l->one_way_median_milli, tsc_hz));
+		put_named_milli(&j, "one_way_min_ns", c2c_ticks_to_ns_milli(l->one_way_min_milli, tsc_hz));
 	}
-	put(&j, "}");
-	return out_end(&j);
+	json_put(&j, "}");
+	return json_out_end(&j);
 }
 
 int c2c_false_sharing_json(const struct c2c_false_sharing *f, char *buf, size_t len)
 {
-	struct c2c_out j = out_start(buf, len);
+	struct json_out j = json_out_start(buf, len);
 	char a[32], b[32];
 
-	put(&j, "{\"test\":\"false_sharing\",\"cpus\":[%u,%u],\"increments\":%u,\"reps\":%u,"
+	json_put(&j, "{\"test\":\"false_sharing\",\"cpus\":[%u,%u],\"increments\":%u,\"reps\":%u,"
 	    "\"unit\":\"ticks per increment\"", f->cpu[0], f->cpu[1], f->increments, f->reps);
 	stats_fmt_milli(a, sizeof(a), f->shared_milli[0]);
 	stats_fmt_milli(b, sizeof(b), f->shared_milli[1]);
-	put(&j, ",\"shared\":[%s,%s]", a, b);
+	json_put(&j, ",\"shared\":[%s,%s]", a, b);
 	stats_fmt_milli(a, sizeof(a), f->padded_milli[0]);
 	stats_fmt_milli(b, sizeof(b), f->padded_milli[1]);
-	put(&j, ",\"padded\":[%s,%s]", a, b);
-	put_milli(&j, "ratio", f->ratio_milli);
-	put(&j, "}");
-	return out_end(&j);
+	json_put(&j, ",\"padded\":[%s,%s]", a, b);
+	put_named_milli(&j, "ratio", f->ratio_milli);
+	json_put(&j, "}");
+	return json_out_end(&j);
 }
 
 int c2c_bandwidth_json(const struct c2c_bandwidth *bw, uint64_t tsc_hz, char *buf, size_t len)
 {
-	struct c2c_out j = out_start(buf, len);
+	struct json_out j = json_out_start(buf, len);
 
-	put(&j, "{\"test\":\"shared_bw\",\"writer_cpu\":%u,\"reader_cpu\":%u,\"bytes\":%llu,"
+	json_put(&j, "{\"test\":\"shared_bw\",\"writer_cpu\":%u,\"reader_cpu\":%u,\"bytes\":%llu,"
 	    "\"reps\":%u,\"unit\":\"bytes per tick\"", bw->writer_cpu, bw->reader_cpu,
 	    (unsigned long long)bw->bytes, bw->reps);
-	put_milli(&j, "write", bw->write_milli);
-	put_milli(&j, "read", bw->read_milli);
+	put_named_milli(&j, "write", bw->write_milli);
+	put_named_milli(&j, "read", bw->read_milli);
 	if (tsc_hz) {
-		put_milli(&j, "write_gbps", c2c_gbps_milli(bw->write_milli, tsc_hz));
-		put_milli(&j, "read_gbps", c2c_gbps_milli(bw->read_milli, tsc_hz));
+		put_named_milli(&j, "write_gbps", c2c_gbps_milli(bw->write_milli, tsc_hz));
+		put_named_milli(&j, "read_gbps", c2c_gbps_milli(bw->read_milli, tsc_hz));
 	}
-	put(&j, "}");
-	return out_end(&j);
+	json_put(&j, "}");
+	return json_out_end(&j);
 }
 
 void c2c_matrix_init(struct c2c_matrix *m, const unsigned *cpu, unsigned n)
