@@ -21,52 +21,9 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-/* Reads a file into an exactly sized buffer (so ASan sees any read past its end). */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (f == NULL)
-		fail_msg("cannot open %s (tests run from the repository root)", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc(n > 0 ? (size_t)n : 1);
-	assert_non_null(buf);
-	if (n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n)
-		fail_msg("short read on %s", path);
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
-static struct cpuid_dump *load_dump(const char *path)
-{
-	struct cpuid_dump *d = malloc(sizeof(*d));
-	char err[128];
-	size_t len;
-	char *text = slurp(path, &len);
-	int n;
-
-	assert_non_null(d);
-	n = cpuid_dump_parse(d, text, len, err, sizeof(err));
-	free(text);
-	if (n <= 0)
-		fail_msg("%s: %s", path, err);
-	return d;
-}
-
 static struct cpuid_dump *parse_text(const char *text)
 {
-	struct cpuid_dump *d = malloc(sizeof(*d));
-	char err[128];
-
-	assert_non_null(d);
-	if (cpuid_dump_parse(d, text, strlen(text), err, sizeof(err)) <= 0)
-		fail_msg("synthetic dump did not parse: %s", err);
-	return d;
+	return test_parse_dump("synthetic dump", text, strlen(text));
 }
 
 /*
@@ -207,7 +164,7 @@ static const struct expect data_table[] = {
 
 static void check_expect(const struct expect *x)
 {
-	struct cpuid_dump *d = load_dump(x->path);
+	struct cpuid_dump *d = test_load_dump(x->path);
 	struct cpu_info ci;
 	struct pmu_caps pc;
 	struct report rep = { 0 };
@@ -260,7 +217,7 @@ static void test_transcribed_dumps(void **state)
 
 static void decode_file(const char *path, struct cpu_info *ci, struct pmu_caps *pc)
 {
-	struct cpuid_dump *d = load_dump(path);
+	struct cpuid_dump *d = test_load_dump(path);
 
 	decode_fenced(d, ci, pc);
 	free(d);
@@ -415,7 +372,7 @@ static void test_parser_subleaves(void **state)
 
 	(void)state;
 	/* Bulldozer lists 0x8000001D's four subleaves as untagged repeats. */
-	d = load_dump(DATA_DIR "AuthenticAMD0600F01_K15_Bulldozer_CPUID.txt");
+	d = test_load_dump(DATA_DIR "AuthenticAMD0600F01_K15_Bulldozer_CPUID.txt");
 	assert_true(cpuid_dump_read(d, 0x8000001Du, 3, r));
 	assert_int_equal(r[0], 0x00004163);
 	assert_true(cpuid_dump_read(d, 0x8000001Du, 0, r));
@@ -431,7 +388,7 @@ static void test_parser_subleaves(void **state)
 	free(d);
 
 	/* Raphael tags subleaves, with gaps and notes: [SL 0B], "[x87]", "[AuthenticAMD]". */
-	d = load_dump(DATA_DIR "AuthenticAMD0A60F12_K19_Raphael_01_CPUID.txt");
+	d = test_load_dump(DATA_DIR "AuthenticAMD0A60F12_K19_Raphael_01_CPUID.txt");
 	assert_true(cpuid_dump_read(d, 0xD, 0xB, r));
 	assert_int_equal(r[0], 0x00000010);
 	assert_true(cpuid_dump_read(d, 0xD, 9, r));
@@ -773,7 +730,7 @@ static void test_report_order(void **state)
 		"pmu.kind", "pmu.version", "pmu.gp_counters", "pmu.gp_width",
 		"pmu.fixed_counters", "pmu.fixed_width",
 	};
-	struct cpuid_dump *d = load_dump(DATA_DIR "GenuineIntel0090672_AlderLake_S_CPUID.txt");
+	struct cpuid_dump *d = test_load_dump(DATA_DIR "GenuineIntel0090672_AlderLake_S_CPUID.txt");
 	struct cpu_info ci;
 	struct pmu_caps pc;
 	struct report rep = { 0 };
@@ -915,7 +872,7 @@ static void test_fuzz_parser(void **state)
 	rng_state = 0x6261726570657266ull;      /* fixed seed: failures reproduce */
 	for (f = 0; f < nfiles; f++) {
 		size_t len;
-		char *text = slurp(all[f]->path, &len);
+		char *text = test_slurp(all[f]->path, &len);
 
 		for (i = 0; i < 400; i++) {
 			size_t mlen;

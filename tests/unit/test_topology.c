@@ -17,39 +17,6 @@
 #include "lib/util.h"
 #include "tests/unit/test_data.h"
 
-static struct cpuid_dump *parse_text(const char *text, size_t len)
-{
-	struct cpuid_dump *d = malloc(sizeof(*d));
-	char err[128];
-
-	assert_non_null(d);
-	if (cpuid_dump_parse(d, text, len, err, sizeof(err)) <= 0)
-		fail_msg("dump did not parse: %s", err);
-	return d;
-}
-
-static struct cpuid_dump *load_dump(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	struct cpuid_dump *d;
-	char *buf;
-	long n;
-
-	if (f == NULL)
-		fail_msg("cannot open %s (tests run from the repository root)", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc(n > 0 ? (size_t)n : 1);
-	assert_non_null(buf);
-	if (n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n)
-		fail_msg("short read on %s", path);
-	fclose(f);
-	d = parse_text(buf, (size_t)n);
-	free(buf);
-	return d;
-}
-
 struct expect {
 	const char *name;           /* file in tests/data/cpuid/, or a label */
 	const char *source;
@@ -106,7 +73,7 @@ static void test_real_dumps(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(real_dumps); i++) {
 		snprintf(path, sizeof(path), TEST_CPUID_DIR "%s", real_dumps[i].name);
-		struct cpuid_dump *d = load_dump(path);
+		struct cpuid_dump *d = test_load_dump(path);
 		check(d, &real_dumps[i]);
 		free(d);
 	}
@@ -256,7 +223,7 @@ static void test_synthetic_sources(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(synthetic); i++) {
-		struct cpuid_dump *d = parse_text(synthetic[i].dump, strlen(synthetic[i].dump));
+		struct cpuid_dump *d = test_parse_dump("synthetic dump", synthetic[i].dump, strlen(synthetic[i].dump));
 		check(d, &synthetic[i].x);
 		free(d);
 	}
@@ -333,7 +300,7 @@ static void test_positions(void **state)
 /* Alder Lake's real widths on an x2APIC ID of its range. */
 static void test_position_from_dump(void **state)
 {
-	struct cpuid_dump *d = load_dump(TEST_CPUID_DIR "GenuineIntel0090672_AlderLake_S_CPUID.txt");
+	struct cpuid_dump *d = test_load_dump(TEST_CPUID_DIR "GenuineIntel0090672_AlderLake_S_CPUID.txt");
 	struct cpu_topology t;
 	struct cpu_position p;
 
