@@ -929,27 +929,15 @@ static int parse_pfm(const struct pmu_model *m, const struct pmu_caps *pc, const
 }
 
 /* ---------------------------------------------------------------- entry points */
-int event_parse(const struct pmu_model *m, const struct pmu_caps *pc,
-		const struct ev_generic_map *gm, const char *text, struct ev_encoding *out,
-		char *err, size_t errlen)
+/* tsc, aperf, mperf and the RAPL energy names: registers read by RDMSR. 1 when text
+ * names none of them. */
+static int parse_msr_event(const struct pmu_caps *pc, const char *text, struct ev_encoding *out,
+			   char *err, size_t errlen)
 {
-	memset(out, 0, sizeof(*out));
-	if (err && errlen)
-		err[0] = 0;
-	size_t len = strlen(text);
-	if (len == 0)
-		return fmt_error(err, errlen, "empty event");
-	if (len >= EV_NAME_MAX)
-		return fmt_error(err, errlen, "event '%.20s...' longer than %d characters", text, EV_NAME_MAX - 1);
-	str_copy(out->name, text, sizeof(out->name));
-	for (size_t i = 0; i < len; i++)
-		if (text[i] <= ' ' || text[i] > '~')
-			return fmt_error(err, errlen, "'%s': unexpected character at offset %zu", text, i);
-
 	static const struct { const char *name; enum ev_class cls; } fixed_classes[] = {
 		{ "tsc", EV_CLASS_TSC }, { "aperf", EV_CLASS_APERF }, { "mperf", EV_CLASS_MPERF },
 	};
-	for (unsigned i = 0; i < 3; i++)
+	for (unsigned i = 0; i < ARRAY_SIZE(fixed_classes); i++)
 		if (!str_casecmp(text, fixed_classes[i].name)) {
 			out->cls = fixed_classes[i].cls;
 			if (out->cls != EV_CLASS_TSC && !pc->aperfmperf)
@@ -970,49 +958,83 @@ int event_parse(const struct pmu_model *m, const struct pmu_caps *pc,
 		return 0;
 	}
 
+	return 1;
+}
+
+/* p4/escr=...,cccr=.../: a NetBurst raw event. */
+static int parse_p4_raw(const struct pmu_model *m, const struct pmu_caps *pc, const char *text,
+			struct ev_encoding *out, char *err, size_t errlen)
+{
+	if (m->kind != PMU_INTEL_NETBURST)
+		return fmt_error(err, errlen, "'%s': p4/.../ raw events need the netburst PMU (this is %s)",
+				 text, m->pfm_name);
+	const char *end = strchr(text + 3, '/');
+	if (!end)
+		return fmt_error(err, errlen, "'%s': missing closing '/'", text);
+	if (end[1])
+		return fmt_error(err, errlen, "'%s': unexpected '%s' after the closing '/'", text, end + 1);
+	char body[EV_NAME_MAX];
+	str_copy(body, text + 3, (size_t)(end - text - 3) + 1);
+	int r = netburst_event_parse_raw(body, pc, out, err, errlen);
+	str_copy(out->name, text, sizeof(out->name));
+	return r;
+}
+
+/* rXXXX: 'r' and hex digits up to the first ':'. */
+static bool is_raw_hex(const char *text, size_t len)
+{
+	if (text[0] != 'r' || len < 2)
+		return false;
+	for (size_t i = 1; i < len && text[i] != ':'; i++)
+		if (!((text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f') ||
+		      (text[i] >= 'A' && text[i] <= 'F')))
+			return false;
+	return true;
+}
+
+int event_parse(const struct pmu_model *m, const struct pmu_caps *pc,
+		const struct ev_generic_map *gm, const char *text, struct ev_encoding *out,
+		char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (err && errlen)
+		err[0] = 0;
+	size_t len = strlen(text);
+	if (len == 0)
+		return fmt_error(err, errlen, "empty event");
+	if (len >= EV_NAME_MAX)
+		return fmt_error(err, errlen, "event '%.20s...' longer than %d characters", text, EV_NAME_MAX - 1);
+	str_copy(out->name, text, sizeof(out->name));
+	for (size_t i = 0; i < len; i++)
+		if (text[i] <= ' ' || text[i] > '~')
+			return fmt_error(err, errlen, "'%s': unexpected character at offset %zu", text, i);
+
+	int r = parse_msr_event(pc, text, out, err, errlen);
+	if (r <= 0)
+		return r;
 	if (!strncmp(text, "cpu/", 4)) {
 		if (m->kind == PMU_INTEL_NETBURST)
 			return fmt_error(err, errlen, "'%s': NetBurst raw events are p4/escr=...,cccr=.../", text);
 		return parse_cpu_raw(m, pc, text, out, err, errlen);
 	}
-	if (!strncmp(text, "p4/", 3)) {
-		if (m->kind != PMU_INTEL_NETBURST)
-			return fmt_error(err, errlen, "'%s': p4/.../ raw events need the netburst PMU (this is %s)",
-				    text, m->pfm_name);
-		const char *end = strchr(text + 3, '/');
-		if (!end)
-			return fmt_error(err, errlen, "'%s': missing closing '/'", text);
-		if (end[1])
-			return fmt_error(err, errlen, "'%s': unexpected '%s' after the closing '/'", text, end + 1);
-		char body[EV_NAME_MAX];
-		str_copy(body, text + 3, (size_t)(end - text - 3) + 1);
-		int r = netburst_event_parse_raw(body, pc, out, err, errlen);
-		str_copy(out->name, text, sizeof(out->name));
-		return r;
-	}
-	if (text[0] == 'r' && len > 1) {
-		bool hex = true;
-		for (size_t i = 1; i < len && text[i] != ':'; i++)
-			if (!((text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f') ||
-			      (text[i] >= 'A' && text[i] <= 'F')))
-				hex = false;
-		if (hex) {
-			if (m->kind == PMU_INTEL_NETBURST)
-				return fmt_error(err, errlen, "'%s': NetBurst raw events are p4/escr=...,cccr=.../", text);
-			return parse_rXXXX(m, pc, text, out, err, errlen);
-		}
+	if (!strncmp(text, "p4/", 3))
+		return parse_p4_raw(m, pc, text, out, err, errlen);
+	if (is_raw_hex(text, len)) {
+		if (m->kind == PMU_INTEL_NETBURST)
+			return fmt_error(err, errlen, "'%s': NetBurst raw events are p4/escr=...,cccr=.../", text);
+		return parse_rXXXX(m, pc, text, out, err, errlen);
 	}
 	const char *colon = strchr(text, ':');
 	size_t nlen = colon ? (size_t)(colon - text) : len;
 	for (unsigned id = 0; id < EV_GEN_COUNT; id++)
 		if (strlen(generic_names[id]) == nlen && !strncmp(generic_names[id], text, nlen) &&
 		    !(colon && colon[1] == ':')) {
-			int r = parse_generic(m, pc, gm, id, colon ? colon : "", out, err, errlen);
+			r = parse_generic(m, pc, gm, id, colon ? colon : "", out, err, errlen);
 			if (r == 0)
 				str_copy(out->name, text, sizeof(out->name));
 			return r;
 		}
-	int r = parse_pfm(m, pc, text, out, err, errlen);
+	r = parse_pfm(m, pc, text, out, err, errlen);
 	if (r == 0)
 		str_copy(out->name, text, sizeof(out->name));
 	return r;
