@@ -34,7 +34,7 @@ enum rapl_state {
 	RAPL_UNPROBED,          /* no machine to read (host tools): CPUID/model only */
 	RAPL_ABSENT,            /* CPUID (AMD) or the model list (Intel) says none */
 	RAPL_UNIT_FAULT,        /* reading the power-unit MSR faulted */
-	RAPL_UNIT_ZERO,         /* it reads 0: not implemented (QEMU TCG reads unknown MSRs as 0) */
+	RAPL_UNIT_ZERO,         /* it reads 0: no RAPL behind it (QEMU TCG reads unknown MSRs as 0) */
 	RAPL_PRESENT,           /* domains holds what the status MSRs confirmed */
 };
 
