@@ -14,6 +14,7 @@
 #include "kernel/mem.h"
 #include "kernel/platform.h"
 #include "kernel/pmu.h"
+#include "kernel/pmucheck.h"
 #include "kernel/smp.h"
 #include "lib/c2c.h"
 #include "lib/format.h"
@@ -367,6 +368,7 @@ int c2c_main(void)
 
 	kpmu_init();            /* @meta names the PMU */
 	report_meta();
+	pmucheck_brief();
 	if (ncpu < 2) {
 		bp_snprintf(why, sizeof(why), "needs 2 CPUs; %u is online", ncpu);
 		for (unsigned t = 0; t < NTESTS; t++)

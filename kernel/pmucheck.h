@@ -6,8 +6,8 @@
 /* mode=pmucheck: detect, print @meta, run every check. The exit status: fail when a
  * check failed, else ok (checks that SKIP, as all do without a working PMU, do not fail). */
 int pmucheck_main(void);
-/* The cheap subset, run by mode=run after @meta; prints nothing unless the boot
- * self-check found the PMU functional. */
+/* The cheap subset, run by mode=run and mode=c2c after @meta; prints nothing unless the
+ * boot self-check found the PMU functional. */
 void pmucheck_brief(void);
 
 #endif
