@@ -37,7 +37,9 @@ int rapl_event_domain(const char *text)
  * MSR tables of Sandy Bridge and every later Core and Xeon generation, Goldmont and
  * later Atoms, and Xeon Phi (the list Linux's RAPL perf driver matches). fixed: the parts
  * whose MSR_DRAM_ENERGY_STATUS counts in 15.3 uJ (SDM Vol. 4: Haswell-E, Broadwell-E,
- * Skylake-SP and later Xeon Scalable tables, Xeon Phi). */
+ * Skylake-SP to Ice Lake-SP tables, Xeon Phi). Sapphire and Emerald Rapids are not: their
+ * table (4th/5th Gen Xeon Scalable) gives 619H "Energy in 61 micro-joules", the
+ * power-unit MSR's unit, and Linux dropped its SPR DRAM quirk for that reason. */
 static const struct { uint8_t model; bool dram_fixed; } intel_models[] = {
 	{ 0x2a, false }, { 0x2d, false },                       /* Sandy Bridge, -EP */
 	{ 0x3a, false }, { 0x3e, false },                       /* Ivy Bridge, -EP */
@@ -54,7 +56,7 @@ static const struct { uint8_t model; bool dram_fixed; } intel_models[] = {
 	{ 0x97, false }, { 0x9a, false }, { 0xbe, false },      /* Alder Lake */
 	{ 0xb7, false }, { 0xba, false }, { 0xbf, false },      /* Raptor Lake */
 	{ 0xaa, false }, { 0xac, false },                       /* Meteor Lake */
-	{ 0x8f, true }, { 0xcf, true },                         /* Sapphire, Emerald Rapids */
+	{ 0x8f, false }, { 0xcf, false },                       /* Sapphire, Emerald Rapids */
 	{ 0x5c, false }, { 0x5f, false }, { 0x7a, false },      /* Goldmont, Goldmont Plus */
 	{ 0x57, true }, { 0x85, true },                         /* Xeon Phi: Knights Landing, Mill */
 };

@@ -24,7 +24,7 @@ enum rapl_domain { RAPL_PKG, RAPL_CORES, RAPL_RAM, RAPL_DOMAIN_COUNT };
 /* The energy status registers count in bits 31:0 and wrap there; 63:32 are reserved. */
 #define RAPL_ENERGY_WIDTH       32
 /* The fixed DRAM unit of the server parts in rapl_intel_models: 15.3 uJ = 2^-16 J
- * (SDM Vol. 4, MSR_DRAM_ENERGY_STATUS in the Haswell-E and later Xeon tables). */
+ * (SDM Vol. 4, MSR_DRAM_ENERGY_STATUS in the Haswell-E to Ice Lake-SP Xeon tables). */
 #define RAPL_DRAM_FIXED_ESU     16
 
 enum rapl_vendor { RAPL_VENDOR_NONE, RAPL_VENDOR_INTEL, RAPL_VENDOR_AMD };

@@ -61,6 +61,14 @@ static void test_intel_models(void **state)
 	assert_true(rapl_intel_model(0x55, &fixed));     /* Skylake-SP: 15.3 uJ DRAM */
 	assert_true(fixed);
 	assert_true(rapl_intel_model(0x3f, &fixed) && fixed);   /* Haswell-EP */
+	assert_true(rapl_intel_model(0x6a, &fixed) && fixed);   /* Ice Lake-SP */
+	/* Sapphire and Emerald Rapids count DRAM in the power-unit MSR's unit (SDM Vol. 4,
+	 * 4th/5th Gen Xeon Scalable table, 619H: "Energy in 61 micro-joules"). */
+	assert_true(rapl_intel_model(0x8f, &fixed));
+	assert_false(fixed);
+	fixed = true;
+	assert_true(rapl_intel_model(0xcf, &fixed));
+	assert_false(fixed);
 	assert_false(rapl_intel_model(0x1a, &fixed));    /* Nehalem: before RAPL */
 	assert_false(fixed);
 	assert_false(rapl_intel_model(0x2c, &fixed));    /* Westmere-EP */
