@@ -12,6 +12,7 @@
 #include "kernel/console.h"
 #include "kernel/kernel.h"
 #include "lib/format.h"
+#include "lib/netburst.h"
 #include "lib/rapl.h"
 #include "lib/str.h"
 
@@ -49,19 +50,17 @@ int kpmu_parse(const char *text, struct ev_encoding *ev, char *err, size_t errle
 /*
  * NetBurst ESCRs qualify events by logical processor (T0/T1 bits, SDM Vol. 3B 18.19.4,
  * Table 18-29). The payload runs on the CPU with initial APIC ID apic_id, whose thread
- * number is the low bit(s) of that ID (SDM Vol. 3A 8.9.1) when the package has more than
- * one. `where` says which CPU that is, for the line it prints.
+ * number is the SMT field of that ID (SDM Vol. 3A 10.9.1) when its core has two threads;
+ * the core field above it is no thread (Pentium EE). `where` says which CPU that is, for
+ * the line it prints.
  */
 static void choose_netburst_thread(uint8_t apic_id, const char *where)
 {
 	unsigned want = kernel.cfg.nb_thread, lp = 0;
 	if (kpmu.caps.kind != PMU_INTEL_NETBURST)
 		return;
-	if (kpmu.caps.netburst_ht && kernel.cpu.logical_per_package > 1) {
-		unsigned span = 1;
-		while (span < kernel.cpu.logical_per_package)
-			span <<= 1;
-		lp = apic_id & (span - 1) ? 1 : 0;
+	if (kpmu.caps.netburst_ht) {
+		lp = netburst_thread_of(apic_id, kernel.cpu.threads_per_core);
 	} else if (want == CFG_NB_T1 || want == CFG_NB_BOTH) {
 		kprintf("note: netburst.thread=%s ignored: this CPU has no Hyper-Threading, only "
 			"logical processor 0 (T0) exists\n", want == CFG_NB_T1 ? "1" : "both");

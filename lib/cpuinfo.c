@@ -348,7 +348,9 @@ static void decode_pmu_intel(const struct leaf_reader *r, const struct cpu_info 
 
 	if (ci->family == INTEL_NETBURST_FAMILY) {
 		pmu_set(pc, PMU_INTEL_NETBURST, 0, P4_NUM_COUNTERS, P4_COUNTER_WIDTH);
-		pc->netburst_ht = ci->htt && ci->logical_per_package > 1;
+		/* Hyper-Threading is two threads per core, not HTT with two logical
+		 * processors per package: a Pentium D has that with one thread per core. */
+		pc->netburst_ht = ci->threads_per_core > 1;
 		return;
 	}
 	leaf_read(r, CPUID_LEAF_ARCH_PERFMON, 0, regs);

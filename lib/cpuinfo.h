@@ -76,7 +76,7 @@ struct pmu_caps {
 	bool amd_perfctr_core;       /* CPUID 0x80000001 ECX[23] */
 	bool amd_perfmon_v2;         /* CPUID 0x80000022 EAX[0] */
 	bool amd_lbr_v2;             /* CPUID 0x80000022 EAX[1] */
-	bool netburst_ht;            /* family 15 with more than one logical processor per package */
+	bool netburst_ht;            /* family 15 with two threads per core (Hyper-Threading) */
 	bool any_thread_deprecated;  /* leaf 0xA EDX[15] */
 	bool aperfmperf;             /* IA32_APERF/MPERF exist: CPUID.06H:ECX[0] */
 	struct rapl_caps rapl;       /* vendor from CPUID; domains and units probed at boot */

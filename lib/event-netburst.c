@@ -399,6 +399,14 @@ int netburst_event_parse_raw(const char *body, const struct pmu_caps *pc,
 
 /* ---------------------------------------------------------------- threads */
 
+unsigned netburst_thread_of(uint32_t apic_id, unsigned threads_per_core)
+{
+	uint32_t span = 1;
+	while (span < threads_per_core)
+		span <<= 1;
+	return (apic_id & (span - 1)) ? 1 : 0;
+}
+
 uint32_t netburst_escr_for_thread(uint32_t escr, bool usr, bool os, unsigned lp, bool both,
 				  bool ht)
 {

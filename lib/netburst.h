@@ -95,6 +95,11 @@ extern const unsigned nb_event_count;
 /* Index of the ESCR at msr, or -1. */
 int p4_escr_by_msr(uint32_t msr);
 
+/* Which logical processor of its core (0: T0, 1: T1) the CPU with initial APIC ID apic_id
+ * is: the SMT field of the ID, as wide as threads_per_core needs (SDM Vol. 3A 10.9.1).
+ * Only that field: on a dual-core part the core bit above it is no thread. */
+unsigned netburst_thread_of(uint32_t apic_id, unsigned threads_per_core);
+
 /* The ESCR value for logical processor lp (0 or 1), or for both when both is set:
  * escr's thread bits replaced by the OS/USR bits of the chosen thread(s). On a part
  * without HT only the T0 bits exist (T1 bits are reserved there). */

@@ -1044,6 +1044,15 @@ CASES += [
                 "pmu.netburst_thread=T0+T1 (netburst.thread) on CPU 1",
                 "wrmsr FSB_ESCR0 0x3a2 <- 0x2600020f evsel=0x13 emask=0x1 t0_os t0_usr t1_os t1_usr (global_power_events)"],
          absent=NO_FAIL),
+    # Dual-core NetBurst without HT (Pentium D): CPUID.1 says 2 logical per package, but
+    # each core has one thread, so CPU 1 (APIC ID 1, core 1) is T0, never T1.
+    dict(name="smp-netburst-dual-core-cpu1-t0",
+         args=["--bios", "--smp", "2,sockets=1,cores=2,threads=1", "--cpu", "qemu64,vendor=GenuineIntel,family=15,model=4"],
+         config=NB_TRACE + "cpu=1", timeout=60,
+         lines=["pmu.netburst_ht=no", "cpu.logical_per_package=2",
+                "pmu.netburst_thread=T0 (the logical processor running the payloads) on CPU 1",
+                "wrmsr FSB_ESCR0 0x3a2 <- 0x2600020c evsel=0x13 emask=0x1 t0_os t0_usr (global_power_events)"],
+         absent=NO_FAIL),
     dict(name="c2c-one-cpu-skips", args=["--cpu", "qemu64"], config="mode=c2c", timeout=60,
          lines=["c2c_latency: skipped: needs 2 CPUs; 1 is online",
                 "false_sharing: skipped: needs 2 CPUs; 1 is online",

@@ -717,6 +717,36 @@ static void test_family_model_rules(void **state)
 	assert_false(x.pc.netburst_ht);
 }
 
+/* Dual-core NetBurst: CPUID.1 says HTT with 2 (or 4) logical processors per package, but
+ * leaf 4 says 2 cores, so only the Extreme Edition has two threads per core (SDM Vol. 3A
+ * 10.9.1: SMT width from leaf 1 EBX[23:16] over leaf 4 EAX[31:26] + 1). */
+static void test_netburst_dual_core(void **state)
+{
+	/* Pentium D (family 15 model 4): one thread per core, T1 bits do not apply. */
+	static const char pentium_d[] =
+		"CPUID 00000000: 00000005-756E6547-6C65746E-49656E69\n"
+		"CPUID 00000001: 00000F44-00020800-0000E41D-BFEBFBFF\n"
+		"CPUID 00000004: 04000121-01C0003F-0000001F-00000000\n";
+	/* Pentium Extreme Edition (model 4): two cores with Hyper-Threading. */
+	static const char pentium_ee[] =
+		"CPUID 00000000: 00000005-756E6547-6C65746E-49656E69\n"
+		"CPUID 00000001: 00000F44-00040800-0000E41D-BFEBFBFF\n"
+		"CPUID 00000004: 04004121-01C0003F-0000001F-00000000\n";
+	struct decoded x;
+
+	(void)state;
+	decode_synthetic(pentium_d, &x);
+	assert_int_equal(x.pc.kind, PMU_INTEL_NETBURST);
+	assert_true(x.ci.htt);
+	assert_int_equal(x.ci.logical_per_package, 2);
+	assert_int_equal(x.ci.threads_per_core, 1);
+	assert_false(x.pc.netburst_ht);
+	decode_synthetic(pentium_ee, &x);
+	assert_int_equal(x.ci.logical_per_package, 4);
+	assert_int_equal(x.ci.threads_per_core, 2);
+	assert_true(x.pc.netburst_ht);
+}
+
 /* ------------------------------------------------------------------ report */
 
 static void test_report_order(void **state)
@@ -921,6 +951,7 @@ int main(void)
 		cmocka_unit_test(test_hypervisor_cases),
 		cmocka_unit_test(test_leaves_beyond_maximum),
 		cmocka_unit_test(test_family_model_rules),
+		cmocka_unit_test(test_netburst_dual_core),
 		cmocka_unit_test(test_report_order),
 		cmocka_unit_test(test_rapl_detection),
 		cmocka_unit_test(test_fuzz_parser),

@@ -801,6 +801,21 @@ static void test_describe(void **state)
 	assert_int_equal(netburst_msr_describe(0x3c6, 0, buf, sizeof(buf)), -1);   /* gap */
 }
 
+/* T0/T1 is the SMT field of the initial APIC ID only (SDM Vol. 3A 10.9.1): a Pentium D
+ * (two cores, one thread each: APIC IDs 0, 1) runs T0 on both cores; a Pentium Extreme
+ * Edition (two cores of two threads: 0-3) has T1 at the odd IDs, T0 at core 1's ID 2. */
+static void test_thread_of_apic_id(void **state)
+{
+	(void)state;
+	assert_int_equal(netburst_thread_of(0, 1), 0);
+	assert_int_equal(netburst_thread_of(1, 1), 0);     /* Pentium D, core 1 */
+	assert_int_equal(netburst_thread_of(0, 2), 0);
+	assert_int_equal(netburst_thread_of(1, 2), 1);     /* Prescott HT, second thread */
+	assert_int_equal(netburst_thread_of(2, 2), 0);     /* Pentium EE, core 1 thread 0 */
+	assert_int_equal(netburst_thread_of(3, 2), 1);
+	assert_int_equal(netburst_thread_of(6, 2), 0);     /* second package */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -816,6 +831,7 @@ int main(void)
 		cmocka_unit_test(test_backend_sequence),
 		cmocka_unit_test(test_backend_errors),
 		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_thread_of_apic_id),
 	};
 	return cmocka_run_group_tests(tests, setup_pfm, NULL);
 }
