@@ -79,8 +79,10 @@ static void work_set(struct msr_model_work *w, enum msr_model_quantity q, uint64
 
 /* The payloads as the model sees them, with overhead around them the way the kernel
  * has it: the call and ring switch at CPL 0 (and a few instructions at CPL 3 for a CPL 3
- * run), the same in every run. LOOP: 2 instructions and 1 branch per iteration in 2
- * cycles; SPACED: 10 instructions, 1 branch, 30 cycles, each branch alone. */
+ * run), the same in every run. LOOP: 2 instructions and 1 branch per iteration, one
+ * iteration a cycle as current cores run "dec; jnz", so something retires in every
+ * cycle (no cycle without, one rising edge at the start); SPACED: 10 instructions,
+ * 1 branch, 30 cycles, each branch alone. */
 static int host_run(void *ctx, enum pmucheck_payload p, unsigned cpl, uint64_t n)
 {
 	struct rig *r = ctx;
@@ -96,9 +98,9 @@ static int host_run(void *ctx, enum pmucheck_payload p, unsigned cpl, uint64_t n
 		msr_model_run(&r->m, &u);
 	}
 	if (p == PMUCHECK_LOOP) {
-		work_set(&w, MSR_Q_CYCLES, 2 * n, 2 * n, 1);
-		work_set(&w, MSR_Q_INSTRUCTIONS, 2 * n, n, n);
-		work_set(&w, MSR_Q_BRANCHES, n, n, n / 2);
+		work_set(&w, MSR_Q_CYCLES, n, n, 1);
+		work_set(&w, MSR_Q_INSTRUCTIONS, 2 * n, n, 1);
+		work_set(&w, MSR_Q_BRANCHES, n, n, 1);
 	} else {
 		work_set(&w, MSR_Q_CYCLES, 30 * n, 30 * n, 1);
 		work_set(&w, MSR_Q_INSTRUCTIONS, 10 * n, 4 * n, n);
