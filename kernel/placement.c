@@ -23,6 +23,7 @@ struct placement placement = { .cpu = 0, .partner = -1, .load = "idle" };
 static struct load loads[PLACEMENT_LOADS_MAX];
 static unsigned nloads;
 static volatile bool load_stop;
+static int lost_partner = -1;       /* a partner that did not stop its load in time */
 static void (*plan_fn)(void);
 static unsigned errors_seen;
 
@@ -202,9 +203,11 @@ static void run_here(const struct load *l)
 		error("partner CPU %d did not take its load: measuring without it", placement.partner);
 	plan_fn();
 	load_stop = true;
-	if (started && smp_wait((unsigned)placement.partner, PARTNER_STOP_MS))
+	if (started && smp_wait((unsigned)placement.partner, PARTNER_STOP_MS)) {
 		error("partner CPU %d did not stop its load within %u ms; it is left out from now",
 		      placement.partner, PARTNER_STOP_MS);
+		lost_partner = placement.partner;
+	}
 }
 
 /* An AP measures; the boot CPU waits in HLT, or is the partner and runs the load until
@@ -228,9 +231,11 @@ static void run_there(const struct load *l)
 		smp_wait(placement.cpu, 0);
 	}
 	load_stop = true;
-	if (started && smp_wait((unsigned)placement.partner, PARTNER_STOP_MS))
+	if (started && smp_wait((unsigned)placement.partner, PARTNER_STOP_MS)) {
 		error("partner CPU %d did not stop its load within %u ms; it is left out from now",
 		      placement.partner, PARTNER_STOP_MS);
+		lost_partner = placement.partner;
+	}
 }
 
 unsigned placement_run(void (*run_plan)(void))
@@ -238,6 +243,13 @@ unsigned placement_run(void (*run_plan)(void))
 	unsigned before = errors_seen;
 	plan_fn = run_plan;
 	for (unsigned i = 0; i < nloads; i++) {
+		/* A lost partner may still run its load (load_stop keeps asking it to stop):
+		 * whatever ran now would be measured next to that, not next to this load. */
+		if (lost_partner >= 0) {
+			error("partner.load=%s: not run: partner CPU %d may still be running its "
+			      "earlier load", loads[i].name, lost_partner);
+			continue;
+		}
 		placement.load = loads[i].name;
 		load_stop = false;
 		if (smp_count() > 1)
