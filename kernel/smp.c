@@ -128,7 +128,8 @@ static __attribute__((noreturn)) void park(unsigned self)
 	for (;;) {
 		irq_disable();
 		halt_while(&m->state, MB_IDLE);
-		if (m->state != MB_CALLED)
+		/* Acquire: fn and arg are plain fields, written before the state. */
+		if (__atomic_load_n(&m->state, __ATOMIC_ACQUIRE) != MB_CALLED)
 			continue;
 		/* The boot CPU's page-table changes since the last call: drop stale entries. */
 		write_cr3(read_cr3());
@@ -145,7 +146,8 @@ int smp_call_async(unsigned index, smp_fn fn, void *arg)
 		return -1;
 	mbox[index].fn = fn;
 	mbox[index].arg = arg;
-	mbox[index].state = MB_CALLED;
+	/* Release: the compiler may otherwise sink the plain stores above past this one. */
+	__atomic_store_n(&mbox[index].state, MB_CALLED, __ATOMIC_RELEASE);
 	lapic_send_ipi(cpus[index].apic_id, VEC_SMP_WAKE);
 	return 0;
 }
@@ -210,7 +212,7 @@ void smp_ap_main(unsigned self)
 	topology_position(&topo, c->apic_id, &c->pos);
 	c->index = self;
 	c->online = true;
-	answered[self] = true;
+	__atomic_store_n(&answered[self], true, __ATOMIC_RELEASE);   /* after *c, for the boot CPU */
 	park(self);
 }
 
