@@ -10,6 +10,10 @@
 
 #define PARTNER_STOP_MS  2000u     /* a load polls its stop flag at least this often */
 #define SPIN_SLICE       1000u     /* spin iterations between looks at the measuring CPU */
+/* Payload iterations per call at most: iters (up to 10^12) in one call could outlast
+ * PARTNER_STOP_MS; 2^16 of the slowest load (a few DIVs or CPUIDs an iteration, exits
+ * to a hypervisor included) take milliseconds. */
+#define LOAD_ITERS_MAX   65536u
 
 enum load_kind { LOAD_IDLE, LOAD_SPIN, LOAD_PAYLOAD };
 
@@ -95,7 +99,8 @@ static void load_step(const struct load *l)
 			__asm__ volatile("" ::: "memory");
 	} else if (l->kind == LOAD_PAYLOAD) {
 		uint64_t arg = l->pl->arg == ARG_NONZERO ? 0x5555555555555555ull : 0;
-		run_payload_direct(l->pl->fn, arg, kernel.cfg.iters);
+		uint64_t n = kernel.cfg.iters < LOAD_ITERS_MAX ? kernel.cfg.iters : LOAD_ITERS_MAX;
+		run_payload_direct(l->pl->fn, arg, n);
 	}
 }
 
