@@ -270,7 +270,7 @@ unsigned placement_run(void (*run_plan)(void))
 void placement_mark(struct result *r)
 {
 	r->placed = smp_count() > 1;
-	r->cpu = placement.cpu;
+	r->cpu = smp_self();        /* where it really ran: placement.cpu, unless smp.c erred */
 	r->partner = placement.partner;
 	r->partner_load = placement.partner >= 0 ? placement.load : 0;
 }
