@@ -113,12 +113,12 @@ static bool wake_irq(struct trap_frame *f)
 	return true;
 }
 
-/* HLT until *flag leaves `from`, interrupts off around the test so that a wake-up IPI
+/* HLT until *flag is `want`, interrupts off around the test so that a wake-up IPI
  * between the test and HLT is not lost: STI's one-instruction shadow holds it until HLT
  * has begun (SDM Vol. 2B STI). */
-static void halt_while(volatile enum mailbox_state *flag, enum mailbox_state from)
+static void halt_until(volatile enum mailbox_state *flag, enum mailbox_state want)
 {
-	while (*flag == from)
+	while (*flag != want)
 		__asm__ volatile("sti; hlt; cli" ::: "memory");
 }
 
@@ -127,7 +127,9 @@ static __attribute__((noreturn)) void park(unsigned self)
 	struct mailbox *m = &mbox[self];
 	for (;;) {
 		irq_disable();
-		halt_while(&m->state, MB_IDLE);
+		/* Not just while MB_IDLE: a MB_DONE the caller has not collected yet (or never
+		 * will, for a CPU it gave up on) must not make this loop spin. */
+		halt_until(&m->state, MB_CALLED);
 		/* Acquire: fn and arg are plain fields, written before the state. */
 		if (__atomic_load_n(&m->state, __ATOMIC_ACQUIRE) != MB_CALLED)
 			continue;
