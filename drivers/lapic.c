@@ -236,12 +236,28 @@ bool lapic_send_nmi_to_self(void)
 #define LVT_DELIVERY_FIXED  (0u << 8)
 #define LVT_DELIVERY_NMI    (4u << 8)
 
+#define LVT_VECTOR_MASK     0xffu
+#define LVT_DELIVERY_MASK   (7u << 8)
+
+static uint32_t pmi_lvt(bool nmi)
+{
+	return nmi ? LVT_DELIVERY_NMI : LVT_DELIVERY_FIXED | VEC_PMI;
+}
+
 bool lapic_pmi_route(bool nmi)
 {
 	if (!regs)
 		return false;
-	wr(LAPIC_LVT_PERF, LVT_MASKED | (nmi ? LVT_DELIVERY_NMI : LVT_DELIVERY_FIXED | VEC_PMI));
+	wr(LAPIC_LVT_PERF, LVT_MASKED | pmi_lvt(nmi));
 	return true;
+}
+
+bool lapic_pmi_routed(bool nmi)
+{
+	uint32_t v = regs ? rd(LAPIC_LVT_PERF) : 0;
+	/* NMI delivery ignores the vector field (SDM Vol. 3A 11.5.1). */
+	uint32_t mask = LVT_DELIVERY_MASK | (nmi ? 0 : LVT_VECTOR_MASK);
+	return regs && (v & mask) == pmi_lvt(nmi);
 }
 
 void lapic_pmi_unmask(void)

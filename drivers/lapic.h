@@ -38,6 +38,8 @@ bool lapic_pmi_route(bool nmi);
 void lapic_pmi_unmask(void);
 void lapic_pmi_mask(void);
 bool lapic_pmi_masked(void);
+/* Whether the entry delivers as lapic_pmi_route(nmi) set it (mask aside). */
+bool lapic_pmi_routed(bool nmi);
 /* A fixed interrupt on vector (32..255) to this CPU, sent to its own APIC ID. */
 bool lapic_send_ipi_to_self(uint8_t vector);
 

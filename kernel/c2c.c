@@ -35,7 +35,8 @@ static struct {
 	int64_t *samples[SAMPLE_ARRAYS];        /* reps each */
 	uintptr_t *buf;                 /* shared_bw, c2c.size bytes */
 	unsigned results, errors;
-} run;
+	int lost;                       /* a CPU that outlasted watchdog=, or -1 */
+} run = { .lost = -1 };
 
 static struct c2c_pingpong pingpong;
 static struct c2c_counters counters;
@@ -90,6 +91,14 @@ static int run_pair(unsigned a, smp_fn first, unsigned b, smp_fn second, void *a
 	unsigned self = smp_self();
 	int rc = 0;
 
+	/* A CPU given up on may still be running its half: it reads and writes the line,
+	 * counters, buffer and sample arrays every pair shares, so no pair runs after it. */
+	if (run.lost >= 0) {
+		bp_snprintf(why, whylen, "not run: CPU %d may still be running its half of an "
+			    "earlier pair (it outlasted watchdog=%u ms) in the memory every pair "
+			    "shares", run.lost, kernel.cfg.watchdog_ms);
+		return -1;
+	}
 	for (unsigned i = 0; i < 2; i++) {
 		if (cpu[i] == self)
 			continue;
@@ -104,9 +113,12 @@ static int run_pair(unsigned a, smp_fn first, unsigned b, smp_fn second, void *a
 		if (cpu[i] == self)
 			fn[i](arg);
 	for (unsigned i = 0; i < 2; i++) {
-		if (sent[i] && smp_wait(cpu[i], kernel.cfg.watchdog_ms) != 0 && rc == 0) {
-			bp_snprintf(why, whylen, "CPU %u did not finish within %u ms (watchdog=); it "
-				    "is not used again", cpu[i], kernel.cfg.watchdog_ms);
+		if (sent[i] && smp_wait(cpu[i], kernel.cfg.watchdog_ms) != 0) {
+			if (run.lost < 0)
+				run.lost = (int)cpu[i];
+			if (rc == 0)
+				bp_snprintf(why, whylen, "CPU %u did not finish within %u ms (watchdog=); "
+					    "it is not used again", cpu[i], kernel.cfg.watchdog_ms);
 			rc = -1;
 		}
 	}

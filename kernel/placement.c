@@ -10,6 +10,10 @@
 
 #define PARTNER_STOP_MS  2000u     /* a load polls its stop flag at least this often */
 #define SPIN_SLICE       1000u     /* spin iterations between looks at the measuring CPU */
+/* Payload iterations per call at most: iters (up to 10^12) in one call could outlast
+ * PARTNER_STOP_MS; 2^16 of the slowest load (a few DIVs or CPUIDs an iteration, exits
+ * to a hypervisor included) take milliseconds. */
+#define LOAD_ITERS_MAX   65536u
 
 enum load_kind { LOAD_IDLE, LOAD_SPIN, LOAD_PAYLOAD };
 
@@ -23,6 +27,7 @@ struct placement placement = { .cpu = 0, .partner = -1, .load = "idle" };
 static struct load loads[PLACEMENT_LOADS_MAX];
 static unsigned nloads;
 static volatile bool load_stop;
+static int lost_partner = -1;       /* a partner that did not stop its load in time */
 static void (*plan_fn)(void);
 static unsigned errors_seen;
 
@@ -94,7 +99,8 @@ static void load_step(const struct load *l)
 			__asm__ volatile("" ::: "memory");
 	} else if (l->kind == LOAD_PAYLOAD) {
 		uint64_t arg = l->pl->arg == ARG_NONZERO ? 0x5555555555555555ull : 0;
-		run_payload_direct(l->pl->fn, arg, kernel.cfg.iters);
+		uint64_t n = kernel.cfg.iters < LOAD_ITERS_MAX ? kernel.cfg.iters : LOAD_ITERS_MAX;
+		run_payload_direct(l->pl->fn, arg, n);
 	}
 }
 
@@ -202,9 +208,11 @@ static void run_here(const struct load *l)
 		error("partner CPU %d did not take its load: measuring without it", placement.partner);
 	plan_fn();
 	load_stop = true;
-	if (started && smp_wait((unsigned)placement.partner, PARTNER_STOP_MS))
+	if (started && smp_wait((unsigned)placement.partner, PARTNER_STOP_MS)) {
 		error("partner CPU %d did not stop its load within %u ms; it is left out from now",
 		      placement.partner, PARTNER_STOP_MS);
+		lost_partner = placement.partner;
+	}
 }
 
 /* An AP measures; the boot CPU waits in HLT, or is the partner and runs the load until
@@ -228,9 +236,11 @@ static void run_there(const struct load *l)
 		smp_wait(placement.cpu, 0);
 	}
 	load_stop = true;
-	if (started && smp_wait((unsigned)placement.partner, PARTNER_STOP_MS))
+	if (started && smp_wait((unsigned)placement.partner, PARTNER_STOP_MS)) {
 		error("partner CPU %d did not stop its load within %u ms; it is left out from now",
 		      placement.partner, PARTNER_STOP_MS);
+		lost_partner = placement.partner;
+	}
 }
 
 unsigned placement_run(void (*run_plan)(void))
@@ -238,6 +248,13 @@ unsigned placement_run(void (*run_plan)(void))
 	unsigned before = errors_seen;
 	plan_fn = run_plan;
 	for (unsigned i = 0; i < nloads; i++) {
+		/* A lost partner may still run its load (load_stop keeps asking it to stop):
+		 * whatever ran now would be measured next to that, not next to this load. */
+		if (lost_partner >= 0) {
+			error("partner.load=%s: not run: partner CPU %d may still be running its "
+			      "earlier load", loads[i].name, lost_partner);
+			continue;
+		}
 		placement.load = loads[i].name;
 		load_stop = false;
 		if (smp_count() > 1)
@@ -253,7 +270,7 @@ unsigned placement_run(void (*run_plan)(void))
 void placement_mark(struct result *r)
 {
 	r->placed = smp_count() > 1;
-	r->cpu = placement.cpu;
+	r->cpu = smp_self();        /* where it really ran: placement.cpu, unless smp.c erred */
 	r->partner = placement.partner;
 	r->partner_load = placement.partner >= 0 ? placement.load : 0;
 }

@@ -152,6 +152,15 @@ static void sample_fail(const struct payload *pl, const char *what, const char *
 	report_error("sample", msg);
 }
 
+/* Each local APIC has its own LVT entry, and sample_init routed only the boot CPU's: on
+ * an AP (cpu=N) the entry is as lapic_init_ap left it, masked with no vector, and
+ * unmasking that would deliver nothing. Route it here, on the CPU that takes the PMIs. */
+void sample_pmi_arm(void)
+{
+	lapic_pmi_route(kernel.cfg.sample_nmi);
+	lapic_pmi_unmask();
+}
+
 void sample_payload(const struct payload *pl, uint64_t size, unsigned cpl, uint64_t arg,
 		    uint64_t n)
 {
@@ -176,7 +185,7 @@ void sample_payload(const struct payload *pl, uint64_t size, unsigned cpl, uint6
 	struct run_opts o = { .cpl3 = cpl == 3, .watchdog_ms = kernel.cfg.watchdog_ms };
 	struct run_result r;
 	sampling = true;
-	lapic_pmi_unmask();
+	sample_pmi_arm();
 	run_call(&o, pl->fn, arg, n, &r);
 	lapic_pmi_mask();
 	kpmu_stop();

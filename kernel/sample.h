@@ -28,5 +28,8 @@ void pmi_install(bool nmi);
 void sample_init(void);
 void sample_payload(const struct payload *pl, uint64_t size, unsigned cpl, uint64_t arg,
 		    uint64_t n);
+/* Open this CPU's LVT performance-counter entry for a sampled run (sample_payload calls it
+ * on the CPU that runs the payload; lapic_pmi_mask closes it). */
+void sample_pmi_arm(void);
 
 #endif

@@ -454,6 +454,47 @@ static void test_pmi(void)
 	trap_set_irq_handler(VEC_NMI, NULL);
 }
 
+/* What CPU 1 saw when it opened its PMI entry as sample_payload does (test_pmi_on_ap). */
+struct ap_pmi {
+	bool routed, unmasked, sent, rearmed;
+	uint64_t before, after;
+};
+
+static void ap_pmi_probe(void *arg)
+{
+	struct ap_pmi *a = arg;
+	a->before = pmi_stats()->interrupts;
+	sample_pmi_arm();
+	a->routed = lapic_pmi_routed(false);
+	a->unmasked = !lapic_pmi_masked();
+	lapic_pmi_mask();
+	a->sent = lapic_send_ipi_to_self(VEC_PMI);
+	for (int i = 0; i < 100000 && pmi_stats()->interrupts == a->before; i++)
+		__asm__ volatile("sti; nop; cli" ::: "memory");
+	a->after = pmi_stats()->interrupts;
+	a->rearmed = !lapic_pmi_masked();
+	lapic_pmi_mask();
+}
+
+/* cpu=N samples on an AP: its own LVT entry (which lapic_init_ap leaves masked, with no
+ * vector) must deliver on VEC_PMI once sample_payload opens it there, and the handler
+ * must run and re-arm on that CPU. */
+static void test_pmi_on_ap(void)
+{
+	if (smp_count() < 2) {
+		check_skip("pmi.routed_on_ap", "one CPU is up");
+		return;
+	}
+	static struct ap_pmi a;
+	a = (struct ap_pmi){ 0 };
+	pmi_install(false);
+	int st = smp_call_async(1, ap_pmi_probe, &a) == 0 ? smp_wait(1, 1000) : -1;
+	check(st == 0 && a.routed && a.unmasked && a.sent && a.after == a.before + 1 && a.rearmed,
+	      "pmi.routed_on_ap", "call %d, LVT on VEC_PMI %d, unmasked %d, sent %d, PMIs %llu -> "
+	      "%llu, unmasked again %d", st, a.routed, a.unmasked, a.sent,
+	      (unsigned long long)a.before, (unsigned long long)a.after, a.rearmed);
+}
+
 int selftest_run(void)
 {
 	kprintf("selftest: start\n");
@@ -473,5 +514,6 @@ int selftest_run(void)
 	test_nmi();
 	test_pmi();
 	test_smp();
+	test_pmi_on_ap();
 	return check_summary();
 }

@@ -113,12 +113,12 @@ static bool wake_irq(struct trap_frame *f)
 	return true;
 }
 
-/* HLT until *flag leaves `from`, interrupts off around the test so that a wake-up IPI
+/* HLT until *flag is `want`, interrupts off around the test so that a wake-up IPI
  * between the test and HLT is not lost: STI's one-instruction shadow holds it until HLT
  * has begun (SDM Vol. 2B STI). */
-static void halt_while(volatile enum mailbox_state *flag, enum mailbox_state from)
+static void halt_until(volatile enum mailbox_state *flag, enum mailbox_state want)
 {
-	while (*flag == from)
+	while (*flag != want)
 		__asm__ volatile("sti; hlt; cli" ::: "memory");
 }
 
@@ -127,8 +127,11 @@ static __attribute__((noreturn)) void park(unsigned self)
 	struct mailbox *m = &mbox[self];
 	for (;;) {
 		irq_disable();
-		halt_while(&m->state, MB_IDLE);
-		if (m->state != MB_CALLED)
+		/* Not just while MB_IDLE: a MB_DONE the caller has not collected yet (or never
+		 * will, for a CPU it gave up on) must not make this loop spin. */
+		halt_until(&m->state, MB_CALLED);
+		/* Acquire: fn and arg are plain fields, written before the state. */
+		if (__atomic_load_n(&m->state, __ATOMIC_ACQUIRE) != MB_CALLED)
 			continue;
 		/* The boot CPU's page-table changes since the last call: drop stale entries. */
 		write_cr3(read_cr3());
@@ -145,7 +148,8 @@ int smp_call_async(unsigned index, smp_fn fn, void *arg)
 		return -1;
 	mbox[index].fn = fn;
 	mbox[index].arg = arg;
-	mbox[index].state = MB_CALLED;
+	/* Release: the compiler may otherwise sink the plain stores above past this one. */
+	__atomic_store_n(&mbox[index].state, MB_CALLED, __ATOMIC_RELEASE);
 	lapic_send_ipi(cpus[index].apic_id, VEC_SMP_WAKE);
 	return 0;
 }
@@ -210,7 +214,7 @@ void smp_ap_main(unsigned self)
 	topology_position(&topo, c->apic_id, &c->pos);
 	c->index = self;
 	c->online = true;
-	answered[self] = true;
+	__atomic_store_n(&answered[self], true, __ATOMIC_RELEASE);   /* after *c, for the boot CPU */
 	park(self);
 }
 

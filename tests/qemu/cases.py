@@ -970,10 +970,12 @@ CASES += [
     dict(name="smp-4-cores-skylake-selftest", args=["--bios", "--cpu", "Skylake-Client", "--smp", "4"],
          config="mode=selftest", timeout=90,
          lines=cpu_lines([(0, 0, 0), (0, 1, 0), (0, 2, 0), (0, 3, 0)]) +
-               ["sys.topology=leaf 0xb smt_bits=0 core_bits=2", "PASS: smp.call_each_cpu", "PASS: nmi.noted_and_survived"],
+               ["sys.topology=leaf 0xb smt_bits=0 core_bits=2", "PASS: smp.call_each_cpu", "PASS: nmi.noted_and_survived",
+                "PASS: pmi.routed_on_ap"],
          match=SELFTEST_OK, absent=NO_FAIL + [r"no-answer", r"^sys\.smp="]),
     dict(name="i686-smp-selftest-kvm32", args=["--bios", "--cpu", "kvm32", "--smp", "2"], config="mode=selftest",
-         timeout=90, lines=BIOS32 + ["sys.cpus=2", "PASS: smp.call_each_cpu", "PASS: nmi.noted_and_survived"],
+         timeout=90, lines=BIOS32 + ["sys.cpus=2", "PASS: smp.call_each_cpu", "PASS: nmi.noted_and_survived",
+                                        "PASS: pmi.routed_on_ap"],
          match=SELFTEST_OK, absent=NO_FAIL + [r"no-answer"]),
     dict(name="smp-2x2-threads-skylake", args=["--bios", "--cpu", "Skylake-Client", "--smp", "4,sockets=2,cores=1,threads=2"],
          config="mode=detect", timeout=60, lines=cpu_lines([(0, 0, 0), (0, 0, 1), (1, 0, 0), (1, 0, 1)]),
@@ -1070,6 +1072,17 @@ CASES += [
     dict(name="i686-c2c-two-cpus", args=["--bios", "--cpu", "kvm32", "--smp", "2"], config=C2C_SMALL,
          timeout=120, check=c2c_pair_1_0_measured, lines=["cpu.mode=protected"],
          match=[r"^c2c_latency CPU 1 -> 0: one way \d+\.\d{3} ticks"], absent=NO_FAIL + [r"^error:"]),
+    # A pair of two APs that outlasts watchdog= (1 ms here) leaves both still running their
+    # halves in the memory every pair shares: no later pair may run beside them (before,
+    # pair 3-0 ran and failed or measured next to them).
+    dict(name="c2c-lost-cpu-stops-pairs", args=["--bios", "--cpu", "max", "--smp", "4"],
+         config="mode=c2c c2c=2-1,3-0 c2c.tests=c2c_latency,shared_bw reps=3 warmup=1 c2c.rounds=100000 "
+                "c2c.size=64K watchdog=1", timeout=120, exit=1,
+         lines=["error: CPUs 2 and 1: CPU 2 did not finish within 1 ms (watchdog=); it is not used again",
+                "error: CPUs 3 and 0: not run: CPU 2 may still be running its half of an earlier pair (it "
+                "outlasted watchdog=1 ms) in the memory every pair shares",
+                '@done {"results":0,"faults":0,"timeouts":0,"errors":4}'],
+         absent=NO_FAIL + [r"^@c2c "]),
     # A named pair with a CPU that is not there is skipped; the good one still runs.
     dict(name="c2c-pair-not-online", args=["--cpu", "qemu64", "--smp", "2"],
          config=C2C_SMALL + " c2c=0-1,0-5 c2c.tests=c2c_latency", timeout=180,
