@@ -18,11 +18,14 @@
 #include "kernel/kernel.h"
 #include "kernel/pmu.h"
 #include "kernel/sample-hist.h"
+#include "kernel/smp.h"
 #include "lib/format.h"
 
 static struct pmi_stats stats;
 static struct sample_hist hist;
 static volatile bool sampling;          /* a sampled run is on: slot 0 is its event */
+static volatile unsigned pmi_cpu;       /* the CPU whose LVT entry was routed last: the
+                                           only one whose counters can interrupt */
 static bool enabled;                    /* sample.event= given and this machine can sample */
 static struct ev_encoding sample_ev;
 
@@ -43,6 +46,16 @@ static uint32_t armed_slots(void)
 
 static bool pmi_handle(struct trap_frame *f, bool nmi)
 {
+	/* Only the CPU that measures has armed counters. Elsewhere a counter's top bit (the
+	 * overflow sign on P6, Intel v1, AMD before PerfMonV2) says nothing, so an NMI there
+	 * is someone else's, and a vector is only acknowledged. */
+	if (smp_self() != pmi_cpu) {
+		if (nmi)
+			return false;
+		stats.elsewhere++;
+		lapic_eoi();
+		return true;
+	}
 	uint32_t mask = 0;
 	bool status = kpmu.be && kpmu.be->overflowed &&
 		      kpmu.be->overflowed(&kpmu.st, &mask) == 0;
@@ -79,6 +92,7 @@ static bool pmi_nmi(struct trap_frame *f)
 
 void pmi_install(bool nmi)
 {
+	pmi_cpu = smp_self();
 	trap_set_irq_handler(VEC_PMI, pmi_vector);
 	if (nmi)
 		trap_set_irq_handler(VEC_NMI, pmi_nmi);
@@ -157,6 +171,7 @@ static void sample_fail(const struct payload *pl, const char *what, const char *
  * unmasking that would deliver nothing. Route it here, on the CPU that takes the PMIs. */
 void sample_pmi_arm(void)
 {
+	pmi_cpu = smp_self();
 	lapic_pmi_route(kernel.cfg.sample_nmi);
 	lapic_pmi_unmask();
 }

@@ -15,6 +15,8 @@ struct pmi_stats {
 	uint64_t status_reads;  /* the backend's overflowed() answered */
 	uint64_t acks;          /* overflows acknowledged (ack hook, or none needed) */
 	uint64_t rearms;        /* LVT performance-counter entry unmasked again */
+	uint64_t elsewhere;     /* PMI vectors taken on a CPU that does not measure: only
+	                           acknowledged (NMIs there go on to the trap code) */
 	uint32_t last_mask;     /* slots the last PMI found overflowed */
 };
 const struct pmi_stats *pmi_stats(void);

@@ -971,11 +971,11 @@ CASES += [
          config="mode=selftest", timeout=90,
          lines=cpu_lines([(0, 0, 0), (0, 1, 0), (0, 2, 0), (0, 3, 0)]) +
                ["sys.topology=leaf 0xb smt_bits=0 core_bits=2", "PASS: smp.call_each_cpu", "PASS: nmi.noted_and_survived",
-                "PASS: pmi.routed_on_ap"],
+                "PASS: pmi.routed_on_ap", "PASS: pmi.ignored_on_other_cpu"],
          match=SELFTEST_OK, absent=NO_FAIL + [r"no-answer", r"^sys\.smp="]),
     dict(name="i686-smp-selftest-kvm32", args=["--bios", "--cpu", "kvm32", "--smp", "2"], config="mode=selftest",
          timeout=90, lines=BIOS32 + ["sys.cpus=2", "PASS: smp.call_each_cpu", "PASS: nmi.noted_and_survived",
-                                        "PASS: pmi.routed_on_ap"],
+                                        "PASS: pmi.routed_on_ap", "PASS: pmi.ignored_on_other_cpu"],
          match=SELFTEST_OK, absent=NO_FAIL + [r"no-answer"]),
     dict(name="smp-2x2-threads-skylake", args=["--bios", "--cpu", "Skylake-Client", "--smp", "4,sockets=2,cores=1,threads=2"],
          config="mode=detect", timeout=60, lines=cpu_lines([(0, 0, 0), (0, 0, 1), (1, 0, 0), (1, 0, 1)]),
