@@ -75,8 +75,8 @@ $(B)/kernel.elf: $(KERNEL_OBJ) $(B)/gen/linker.ld
 # shared header). 64-bit division comes from gcc-multilib's 32-bit libgcc.
 K32CFLAGS := $(filter-out -mno-red-zone -mcmodel=kernel,$(KCFLAGS)) -m32 -march=i686
 K32NASMFLAGS := -f elf32 -g -F dwarf -I$(B)/gen/
-ARCH_X86_SHARED_C := arch/x86/msr-io.c arch/x86/pt-pool.c arch/x86/setup.c arch/x86/stacks.c \
-	arch/x86/traps.c
+ARCH_X86_SHARED_C := arch/x86/msr-io.c arch/x86/pt-pool.c arch/x86/run.c arch/x86/setup.c \
+	arch/x86/stacks.c arch/x86/traps.c
 KERNEL32_C   := $(wildcard kernel/*.c arch/x86/32/*.c arch/x86/pmu/*.c drivers/*.c lib/*.c \
 	payloads/*.c) $(ARCH_X86_SHARED_C)
 KERNEL32_ASM := $(wildcard arch/x86/32/*.asm kernel/32/*.asm payloads/32/*.asm)

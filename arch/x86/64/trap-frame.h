@@ -14,5 +14,7 @@ _Static_assert(sizeof(struct trap_frame) == 22 * 8, "trap frame layout");
 /* The interrupted instruction pointer, for the word-size-neutral trap code. */
 static inline uintptr_t trap_frame_ip(const struct trap_frame *f) { return f->rip; }
 static inline void trap_frame_set_ip(struct trap_frame *f, uintptr_t ip) { f->rip = ip; }
+/* The stack pointer at the trap (always pushed in 64-bit mode). */
+static inline uint64_t trap_frame_sp(const struct trap_frame *f) { return f->rsp; }
 
 #endif

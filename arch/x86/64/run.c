@@ -1,0 +1,50 @@
+/* The x86-64 half of arch/x86/run.c: SYSCALL/SYSRET set-up (SDM Vol. 3A 5.8.8), entering
+ * a payload, and the frame a trap returns through. */
+#include "arch/x86/run-word.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/desc.h"
+#include "arch/x86/msr.h"
+#include "arch/x86/paging.h"
+
+extern uint64_t run_cpl0(uint64_t fn, uint64_t a0, uint64_t a1, uint64_t a2);
+extern uint64_t run_cpl3(uint64_t rip, uint64_t rsp, uint64_t a0, uint64_t a1, uint64_t a2,
+			 uint64_t rflags);
+extern char syscall_entry[];
+
+void run_init(bool syscall)
+{
+	/* Without SYSCALL, EFER.SCE is reserved (#GP if set); CPL 3 runs do not need it. */
+	if (!syscall)
+		return;
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
+	wrmsr(MSR_STAR, ((uint64_t)SEL_UCODE32 << 48) | ((uint64_t)SEL_KCODE << 32));
+	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
+	wrmsr(MSR_SYSCALL_MASK, RFLAGS_IF | RFLAGS_TF | RFLAGS_AC | (1ull << 10) /* DF */);
+}
+
+uint64_t run_enter(const struct run_opts *o, uintptr_t user_entry, uintptr_t user_stack,
+		   const void *fn, uint64_t a0, uint64_t a1)
+{
+	if (o->cpl3)
+		return run_cpl3(payload_user_alias(user_entry), user_stack,
+				payload_user_alias((uint64_t)fn), a0, a1, RFLAGS_RESERVED1 | RFLAGS_IF);
+	irq_enable();
+	return run_cpl0((uint64_t)fn, a0, a1, 0);
+}
+
+void run_frame_resume(struct trap_frame *f)
+{
+	f->rip = (uint64_t)run_resume;
+	f->cs = SEL_KCODE;
+	f->ss = SEL_KDATA;
+	f->rflags = RFLAGS_RESERVED1;
+	/* run_resume reloads RSP from its own save slot; any valid stack will do here. */
+	f->rsp = (uint64_t)f;
+	f->rax = 0;
+}
+
+uint64_t run_payload_direct(const void *fn, uint64_t arg, uint64_t n)
+{
+	/* Payloads keep the System V callee-saved registers (the harness relies on it). */
+	return ((uint64_t (*)(uint64_t, uint64_t))fn)(arg, n);
+}
