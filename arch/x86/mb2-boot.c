@@ -36,7 +36,7 @@ static __attribute__((noreturn)) void refuse(const char *why)
 	uint32_t r[4];
 	cpuid_count(1, 0, r);
 	if (r[2] & CPUID_1_ECX_HYPERVISOR)
-		outl(QEMU_DEBUG_EXIT_PORT, EXIT_CODE_FATAL);
+		outl(QEMU_DEBUG_EXIT_PORT, QEMU_DEBUG_EXIT_BASE + EXIT_CODE_FATAL);
 	for (;;)
 		halt();
 }

@@ -212,7 +212,7 @@ refuse:
 	test ecx, CPUID_1_ECX_HYPERVISOR
 	jz .halt
 	mov dx, QEMU_DEBUG_EXIT_PORT
-	mov eax, EXIT_CODE_FATAL
+	mov eax, QEMU_DEBUG_EXIT_BASE + EXIT_CODE_FATAL
 	out dx, eax
 .halt:	cli
 	hlt
