@@ -9,7 +9,7 @@
 #                 QEMU_ARGS='--bios' boots through SeaBIOS instead of OVMF; with a CPU
 #                 without long mode, QEMU_ARGS='--bios --cpu pentium3', GRUB starts the
 #                 i686 kernel; ASM='imul rax, rax' UNROLL=N LOOP=N ASM_INIT=... ASM_NAME=...
-#                 or BENCH=FILE measure user code)
+#                 or BENCH=FILE measure user code; those values reach qemu-run as written)
 #   make test     host unit tests + QEMU boots; ends with "N passed, N failed"
 #   make fuzz     each fuzz target for FUZZ_SECONDS (default 60); docs/fuzzing.md
 
@@ -276,11 +276,23 @@ deps:
 	scripts/install-deps
 
 # ASM=... runs one user benchmark (scripts/qemu-run --asm); BENCH=FILE is already on the
-# image's bareperf.cfg.
+# image's bareperf.cfg. ARGS, ASM, ASM_INIT, UNROLL, LOOP and ASM_NAME reach qemu-run as they
+# were written (make's $(value): a '$' stays), through the environment, never through a
+# shell command line: quotes, ';' and '$' in them are the benchmark's, not the shell's.
+# QEMU_ARGS is options for qemu-run, read as shell words. QEMU_RUN is the script (tests).
+QEMU_RUN ?= scripts/qemu-run
+RUN_VARS := ARGS ASM ASM_INIT UNROLL LOOP ASM_NAME
+$(foreach v,$(RUN_VARS),$(eval run: private export BAREPERF_RUN_$(v) = $$(value $(v))))
 run: deps image
-	scripts/qemu-run $(if $(ARGS),--config '$(ARGS)') $(if $(ASM),--asm '$(ASM)') \
-		$(if $(ASM_INIT),--asm-init '$(ASM_INIT)') $(if $(UNROLL),--unroll '$(UNROLL)') \
-		$(if $(LOOP),--loop '$(LOOP)') $(if $(ASM_NAME),--name '$(ASM_NAME)') $(QEMU_ARGS)
+	@set -- ; \
+	[ -z "$$BAREPERF_RUN_ARGS" ] || set -- "$$@" --config "$$BAREPERF_RUN_ARGS"; \
+	[ -z "$$BAREPERF_RUN_ASM" ] || set -- "$$@" --asm "$$BAREPERF_RUN_ASM"; \
+	[ -z "$$BAREPERF_RUN_ASM_INIT" ] || set -- "$$@" --asm-init "$$BAREPERF_RUN_ASM_INIT"; \
+	[ -z "$$BAREPERF_RUN_UNROLL" ] || set -- "$$@" --unroll "$$BAREPERF_RUN_UNROLL"; \
+	[ -z "$$BAREPERF_RUN_LOOP" ] || set -- "$$@" --loop "$$BAREPERF_RUN_LOOP"; \
+	[ -z "$$BAREPERF_RUN_ASM_NAME" ] || set -- "$$@" --name "$$BAREPERF_RUN_ASM_NAME"; \
+	echo "$(QEMU_RUN) $$* $(QEMU_ARGS)"; \
+	exec $(QEMU_RUN) "$$@" $(QEMU_ARGS)
 
 unit-tests: $(UNIT_TESTS) $(HOST_TOOLS)
 qemu-tests: image $(TEST_IMAGES)
