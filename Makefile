@@ -226,9 +226,16 @@ fuzz: deps fuzz-build
 # CONFIG goes onto the image when the file exists. IMAGE.config names the config that went
 # in; it is rewritten (and so the image rebuilt) only when that changes: a config added,
 # deleted or another one named. A change inside the file is caught by the file itself.
+# The default bareperf.cfg may be absent; a CONFIG named on the command line (or in the
+# environment) must exist, or the image would silently go without it.
 CONFIG    ?= bareperf.cfg
 IMAGE     ?= $(B)/bareperf.img
 IMAGE_CFG := $(wildcard $(CONFIG))
+ifneq ($(and $(CONFIG),$(filter command line environment environment override override,$(origin CONFIG))),)
+IMAGE_CFG := $(CONFIG)
+$(CONFIG):
+	@echo "make: CONFIG=$(CONFIG): no such file (leave CONFIG out for none)" >&2; exit 1
+endif
 
 # BENCH=FILE: the bench file's benchmarks, assembled by scripts/bareperf-asm, after CONFIG's
 # text in one bareperf.cfg. A nasm error stops make. The .src stamp names the inputs, so
