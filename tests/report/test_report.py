@@ -393,6 +393,29 @@ class OutputTargets(unittest.TestCase):
         self.assertTrue(stat.S_ISCHR(after.st_mode), "/dev/full is no longer a device")
         self.assertEqual(after.st_rdev, before.st_rdev)
 
+    def test_output_that_is_the_log_is_refused(self):
+        # run.log --csv run.log replaced the raw log with the CSV. Refused (exit 2) for every
+        # output, also through a symlink, a hard link, and the default outputs' directory.
+        log = self.path("run.log")
+        shutil.copy(SAMPLE, log)
+        os.symlink("run.log", self.path("link.log"))
+        os.link(log, self.path("hard.log"))
+        os.mkdir(self.path("out"))
+        os.symlink(log, self.path("out/results.json"))
+        for args in (["--csv", log], ["--json", log], ["--plot-latency", log], ["--plot-cpl", log],
+                     ["--csv", self.path("link.log")], ["--csv", self.path("hard.log")],
+                     ["--summary", "--csv", self.path("ok.csv"), "--json", log],
+                     ["-o", self.path("out")]):
+            rc, out, err = run_tool(log, *args)
+            self.assertEqual(rc, 2, (args, err))
+            self.assertIn("is the log being read: refusing to overwrite it", err)
+            with open(log, "rb") as f, open(SAMPLE, "rb") as g:
+                self.assertEqual(f.read(), g.read(), args)
+            self.assertFalse(os.path.exists(self.path("ok.csv")), "an output was written before the refusal")
+        # The same log read from standard input may go to any file.
+        rc, _, err = run_tool("-", "--csv", self.path("ok.csv"), stdin=sample_text())
+        self.assertEqual(rc, 0, err)
+
     def test_failed_write_leaves_no_temporary_file(self):
         # A directory cannot be written as a file; the error is exit 1 and nothing the
         # tool made along the way is left beside it.
