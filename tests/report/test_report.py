@@ -17,6 +17,11 @@ from importlib.machinery import SourceFileLoader
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = os.path.join(ROOT, "scripts", "bareperf-report")
 SAMPLE = os.path.join(ROOT, "tests", "data", "serial-sample.log")
+# Real captures (scripts/qemu-run --bios): a partner.load=idle,spin run under --icount on two
+# CPUs, a mode=list run, and a mode=c2c run on two CPUs.
+PARTNER = os.path.join(ROOT, "tests", "data", "serial-partner.log")
+LISTING = os.path.join(ROOT, "tests", "data", "serial-list.log")
+C2C = os.path.join(ROOT, "tests", "data", "serial-c2c.log")
 report = SourceFileLoader("bareperf_report", TOOL).load_module()
 HAVE_GNUPLOT = shutil.which("gnuplot") is not None
 
@@ -266,6 +271,75 @@ class Outputs(unittest.TestCase):
         rc, _, err = run_tool(os.path.join(self.dir, "nope.log"))
         self.assertEqual(rc, 1)
         self.assertIn("nope.log", err)
+
+
+def read_capture(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return report.parse_log(f.read(), os.path.basename(path))
+
+
+class Variants(unittest.TestCase):
+    """cpu, partner, partner_load, unroll and loop are part of what a result is: they are
+    CSV columns, and results that differ only there are not repeats of each other. Before,
+    a partner.load=idle,spin run gave pairs of identical-looking CSV rows and false
+    'repeats line N' warnings."""
+
+    def test_partner_run_has_no_false_repeats(self):
+        log = read_capture(PARTNER)
+        self.assertEqual(log.warnings, [])
+        self.assertEqual(len(log.results), log.done["results"])
+        self.assertEqual(sorted({r["partner_load"] for r in log.results}), ["idle", "spin"])
+        # Under --icount every add_chain figure is exact: 10 instructions, 320 ticks per iteration.
+        self.assertEqual({(r["event"], r["per_iter"]) for r in log.results},
+                         {("tsc", 320.0), ("instructions", 10.0)})
+
+    def test_csv_has_the_variant_columns(self):
+        log = read_capture(PARTNER)
+        out = io.StringIO()
+        report.write_csv(log, out)
+        rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+        self.assertEqual(list(rows[0])[-5:], ["cpu", "partner", "partner_load", "unroll", "loop"])
+        self.assertEqual(len(rows), 8)
+        self.assertEqual({(r["cpu"], r["partner"], r["partner_load"], r["unroll"], r["loop"]) for r in rows},
+                         {("1", "0", "idle", "", ""), ("1", "0", "spin", "", "")})
+        # Two rows per (cpl, event), told apart by partner_load.
+        keys = [(r["cpl"], r["event"], r["partner_load"]) for r in rows]
+        self.assertEqual(len(set(keys)), 8)
+
+    def test_summary_and_plots_keep_the_variants_apart(self):
+        log = read_capture(PARTNER)
+        out = io.StringIO()
+        report.print_summary(log, out)
+        self.assertIn("add_chain [partner_load=idle]", out.getvalue())
+        self.assertIn("add_chain [partner_load=spin]", out.getvalue())
+        script, why = report.cpl_script(log, "tsc")
+        self.assertIsNone(why)
+        self.assertIn('"add_chain [partner_load=spin]" 320.000 320.000', script)
+
+    def test_user_benchmark_unroll_and_loop(self):
+        base = ('@result {"bench":"asm","size":0,"cpl":3,"event":"tsc","group":0,"source":"tsc",'
+                '"unit":"ticks","reps":3,"iters":1000,"unroll":100,"loop":10,"insns_per_iter":0,'
+                '"min":32000,"median":32000.000,"mean":32000.000,"stddev":0.000,"max":32000,'
+                '"per_iter":32.000,"trimmed":0}')
+        other = base.replace('"loop":10', '"loop":20').replace('"iters":1000', '"iters":2000') \
+            .replace('"per_iter":32.000', '"per_iter":16.000')
+        log = report.parse_log("\n".join([base, other, base]), "user")
+        repeats = [w for w in log.warnings if "repeats" in w]
+        self.assertEqual(repeats, ["user line 3: result asm cpl=3 event=tsc unroll=100 loop=10 repeats line 1; "
+                                   "plots use the first"])
+        out = io.StringIO()
+        report.write_csv(log, out)
+        self.assertEqual([r["loop"] for r in csv.DictReader(io.StringIO(out.getvalue()))], ["10", "20", "10"])
+
+    def test_variant_field_of_the_wrong_type_is_skipped(self):
+        line = [l for l in sample_text().split("\n") if l.startswith("@result")][0].rstrip("\r")
+        bad = line[:-1] + ',"cpu":"one"}'
+        log = report.parse_log(bad, "bad")
+        self.assertEqual(log.results, [])
+        self.assertIn("bad line 1: @result field 'cpu' must be an integer, not a string; skipped", log.warnings)
+        ok = line[:-1] + ',"cpu":2,"partner":null,"partner_load":null}'
+        log = report.parse_log(ok, "ok")
+        self.assertEqual(len(log.results), 1)
 
 
 class OutputTargets(unittest.TestCase):
