@@ -342,6 +342,34 @@ class Variants(unittest.TestCase):
         self.assertEqual(len(log.results), 1)
 
 
+class LoneSurrogates(unittest.TestCase):
+    """A JSON escape \\ud800-\\udfff that is not half of a pair cannot be written as UTF-8:
+    any string holding one (a value or a key, in any record) gave a traceback in the CSV,
+    the summary or the default outputs. It becomes U+FFFD, with a warning."""
+
+    LOG = os.path.join(ROOT, "tests", "fuzz", "corpus", "report", "regress-lone-surrogates")
+
+    def test_every_output_is_utf8(self):
+        with tempfile.TemporaryDirectory() as d:
+            rc, out, err = run_tool(self.LOG, "--summary", "--csv", os.path.join(d, "r.csv"),
+                                    "--json", os.path.join(d, "r.json"))
+            self.assertEqual(rc, 0, err)
+            self.assertNotIn("Traceback", err)
+            with open(os.path.join(d, "r.csv"), encoding="utf-8") as f:
+                self.assertIn("\ufffdempty,", f.read())
+            with open(os.path.join(d, "r.json"), encoding="utf-8") as f:
+                doc = json.load(f)
+            self.assertEqual(doc["errors"][0]["message"], "\ufffd")
+            self.assertEqual(doc["notes"][0], {"context": "\ufffd", "message": "pair \U0001f600 then lone \ufffd"})
+            self.assertIn("\ufffdkey", doc["skipped"][0])
+            self.assertIn("\ufffd", doc["meta"]["cpu"]["brand"])
+            self.assertIn("error (config): \ufffd", out)
+            self.assertIn("regress-lone-surrogates line 2: @result has 1 lone surrogate escape", err)
+            rc, out, err = run_tool(self.LOG, "-o", os.path.join(d, "all"))
+            self.assertNotIn("Traceback", err)
+            self.assertIn("\ufffdempty", out)
+
+
 class OutputTargets(unittest.TestCase):
     """Outputs go where the user pointed: a regular file is replaced atomically (keeping its
     mode), a symlink is followed to its target, and anything else (FIFO, device, terminal,
