@@ -342,6 +342,33 @@ class Variants(unittest.TestCase):
         self.assertEqual(len(log.results), 1)
 
 
+class Listing(unittest.TestCase):
+    """mode=list prints the catalogue as @payload records (docs/results.md), and no @meta
+    or @done. Before, each @payload drew an 'unknown record type' warning (33 here)."""
+
+    def test_payload_records_are_read(self):
+        log = read_capture(LISTING)
+        self.assertEqual(log.warnings, [])
+        self.assertEqual(len(log.payloads), 33)
+        add = [p for p in log.payloads if p["name"] == "add_chain"][0]
+        self.assertEqual((add["insns_per_iter"], add["cpls"], add["needs"]), (10, "0,3", []))
+        self.assertEqual(log.as_json()["payloads"], log.payloads)
+
+    def test_summary_lists_the_catalogue(self):
+        rc, out, err = run_tool(LISTING, "--summary")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertIn("catalogue (mode=list): 33 payloads\n", out)
+        self.assertRegex(out, r"\nadd_chain +10  0,3  -  +8 dependent 64-bit ADDs: ADD latency\n")
+        self.assertRegex(out, r"\nfault_hang .*\(expects a timeout\)\n")
+        self.assertTrue(out.endswith("33 payloads, 0 errors\n"), out[-200:])
+
+    def test_malformed_payload_is_a_warning(self):
+        log = report.parse_log('@payload {"name":"x","insns_per_iter":"ten"}\n', "bad")
+        self.assertEqual(log.payloads, [])
+        self.assertIn("bad line 1: @payload field 'insns_per_iter' must be an integer, not a string; skipped",
+                      log.warnings)
+
+
 class LoneSurrogates(unittest.TestCase):
     """A JSON escape \\ud800-\\udfff that is not half of a pair cannot be written as UTF-8:
     any string holding one (a value or a key, in any record) gave a traceback in the CSV,
