@@ -369,6 +369,35 @@ class Listing(unittest.TestCase):
                       log.warnings)
 
 
+class CrossCore(unittest.TestCase):
+    """A mode=c2c log is summarised with its @c2c records, which @done counts as results.
+    Before, the summary said 'no results' and '0 results' while @done counted them."""
+
+    def test_summary_shows_the_c2c_records(self):
+        log = read_capture(C2C)
+        self.assertEqual(log.warnings, [])
+        self.assertEqual(len(log.c2c), log.done["results"])
+        rc, out, err = run_tool(C2C, "--summary")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertNotIn("no results", out)
+        self.assertIn("\ncross-core (mode=c2c, docs/c2c.md; 3 reps):\n", out)
+        self.assertIn("\nc2c_latency    CPUs 1 -> 0: one way 551.250 ticks (min 516.600), round trip "
+                      "1102.500 (min 1033.200)\n", out)
+        self.assertIn("\nfalse_sharing  CPUs 1, 0: ticks per increment shared 74.056 / 81.028, padded "
+                      "20.895 / 27.048, ratio 3.234\n", out)
+        self.assertIn("\nshared_bw      CPUs 1 -> 0: bytes per tick write 0.399, read 1.561\n", out)
+        self.assertTrue(out.endswith("\n3 results, 0 faults (0 unexpected), 0 timeouts, 0 errors\n"), out)
+
+    def test_record_with_only_the_required_fields(self):
+        log = report.parse_log('@c2c {"test":"c2c_latency","reps":3}\n@c2c {"test":"new_test","reps":3,"x":1.5}\n'
+                               '@done {"results":2,"faults":0,"timeouts":0,"errors":0}', "min")
+        out = io.StringIO()
+        report.print_summary(log, out)
+        self.assertIn("c2c_latency  CPUs ? -> ?: one way ? ? (min ?), round trip ? (min ?)\n", out.getvalue())
+        self.assertIn("new_test     reps=3, x=1.500\n", out.getvalue())
+        self.assertIn("2 results,", out.getvalue())
+
+
 class LoneSurrogates(unittest.TestCase):
     """A JSON escape \\ud800-\\udfff that is not half of a pair cannot be written as UTF-8:
     any string holding one (a value or a key, in any record) gave a traceback in the CSV,
