@@ -10,7 +10,8 @@
 #                 without long mode, QEMU_ARGS='--bios --cpu pentium3', GRUB starts the
 #                 i686 kernel; ASM='imul rax, rax' UNROLL=N LOOP=N ASM_INIT=... ASM_NAME=...
 #                 or BENCH=FILE measure user code)
-#   make test     host unit tests + QEMU boots; ends with "N passed, N failed"
+#   make test     host unit tests + QEMU boots, in parallel; ends with the total time and
+#                 "N passed, N failed"
 #   make fuzz     each fuzz target for FUZZ_SECONDS (default 60); docs/fuzzing.md
 
 B       := build
@@ -285,8 +286,10 @@ run: deps image
 unit-tests: $(UNIT_TESTS) $(HOST_TOOLS)
 qemu-tests: image $(TEST_IMAGES)
 
+# The build and the tests both use every core (tests/run-all runs its jobs in parallel).
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 test: deps
-	$(MAKE) all image $(TEST_IMAGES) $(UNIT_TESTS) fuzz-build
+	$(MAKE) -j$(NPROC) all image $(TEST_IMAGES) $(UNIT_TESTS) fuzz-build
 	tests/run-all
 
 clean:

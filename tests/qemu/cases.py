@@ -16,7 +16,7 @@ def ident(vendor, family, model, stepping=None, kind=None):
 
 
 CASES = [
-    dict(name="selftest-qemu64", args=["--cpu", "qemu64,+smep,+smap,+umip"], config="mode=selftest",
+    dict(name="selftest-qemu64", uefi=True, args=["--cpu", "qemu64,+smep,+smap,+umip"], config="mode=selftest",
          lines=ident("AuthenticAMD", 15, 107, kind="amd-legacy") + ["cpu.hypervisor=TCGTCGTCGTCG",
                "sys.smep=on", "sys.smap=on", "sys.umip=on", "boot.firmware=uefi", "cpu.mode=long"],
          match=SELFTEST_OK, absent=NO_FAIL),
@@ -159,7 +159,7 @@ def faults_reported(out):
 
 
 CASES += [
-    dict(name="icount-exact-catalogue", args=["--cpu", "max", "--icount"], timeout=400, prelude=LISTING,
+    dict(name="icount-exact-catalogue", uefi=True, args=["--cpu", "max", "--icount"], timeout=400, prelude=LISTING,
          config="reps=4 warmup=1 iters=64 sizes=4K,64K,1M cpl=both events=cycles,instructions",
          check=icount_exact, match=[r"^pmu\.functional=no \(.*RDPMC raises #UD"], absent=NO_FAIL),
     # The catalogue as the kernel lists it; nothing is measured.
@@ -240,7 +240,7 @@ CASES.append(dict(name="run-no-pmu-skylake", args=["--cpu", "Skylake-Client"],
                   absent=[r"^FATAL", r"needs fixed counter"]))
 
 # bareperf.cfg on the ESP (read by the UEFI loader), overridden by --config (fw_cfg).
-CASES.append(dict(name="config-file-on-esp", args=["--cpu", "qemu64", "--image", "build/test-cfg.img"],
+CASES.append(dict(name="config-file-on-esp", uefi=True, args=["--cpu", "qemu64", "--image", "build/test-cfg.img"],
                   config="reps=9", exit=1,
                   lines=["cfg.mode=detect", "cfg.reps=9", "cfg.warmup=3",
                          "config error: bareperf.cfg line 5: unknown key 'rep' (did you mean 'reps'?)"],
@@ -419,7 +419,7 @@ CASES.append(dict(name="config-nul-at-end", args=["--cpu", "qemu64", "--image", 
 # ---------------------------------------------------------------- sources over the size limit
 # One policy (docs/config.md): a source of at most 8191 bytes applies whole; a longer one is
 # refused whole, with one error and a failing exit; never a value cut in two.
-CASES.append(dict(name="config-file-too-big", args=["--cpu", "qemu64", "--image", "build/test-cfg-big.img"],
+CASES.append(dict(name="config-file-too-big", uefi=True, args=["--cpu", "qemu64", "--image", "build/test-cfg-big.img"],
                   config="mode=detect", exit=1,
                   match=[r"^config error: bareperf\.cfg: \d{7} bytes, more than the 8191 a source may have; "
                          r"source ignored$",
@@ -771,7 +771,7 @@ def user_faults_placed(out):
 
 
 CASES += [
-    dict(name="user-asm-icount-exact", args=["--cpu", "max", "--icount", "--asm", "add rax, 1", "--unroll", "100",
+    dict(name="user-asm-icount-exact", uefi=True, args=["--cpu", "max", "--icount", "--asm", "add rax, 1", "--unroll", "100",
                                               "--loop", "10"] + sum((["--bench", p] for p in EXAMPLES), []),
          config="reps=3 warmup=1", timeout=300, check=user_bench_exact,
          match=[r"^   instructions per copy, measured by single-step: 1\.000$",
@@ -998,7 +998,7 @@ CASES += [
          config="payloads=add_chain cpu=0 partner=1 partner.load=spin,idle reps=3 iters=100", timeout=60,
          check=placed(0, 1, ["spin", "idle"]), absent=NO_FAIL),
     # The UEFI path: OVMF starts no AP itself; bareperf does, after ExitBootServices.
-    dict(name="smp-uefi-cpu1-skylake", args=["--cpu", "Skylake-Client", "--smp", "2,sockets=1,cores=1,threads=2"],
+    dict(name="smp-uefi-cpu1-skylake", uefi=True, args=["--cpu", "Skylake-Client", "--smp", "2,sockets=1,cores=1,threads=2"],
          config="payloads=add_chain cpu=1 partner.load=idle,spin reps=3 iters=100",
          check=placed(1, 0, ["idle", "spin"]), lines=["boot.firmware=uefi"] + cpu_lines([(0, 0, 0), (0, 0, 1)]),
          absent=NO_FAIL),
