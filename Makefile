@@ -85,6 +85,10 @@ KERNEL32_OBJ := $(KERNEL32_C:%.c=$(B)/kernel32/%.o) $(KERNEL32_ASM:%.asm=$(B)/ke
 	$(PFM_GEN:%=$(B)/kernel32/gen/%.o)
 LIBGCC32 = $(shell $(CC) -m32 -print-libgcc-file-name)
 
+# scripts/check-m32 compiles the portable files with exactly these flags.
+print-k32cflags:
+	@echo $(filter-out -MMD -MP -g,$(K32CFLAGS))
+
 $(B)/kernel32/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(K32CFLAGS) -c $< -o $@
@@ -268,7 +272,7 @@ $(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.s
 
 TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img
 
-.PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build FORCE
+.PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:
 all: $(B)/BOOTX64.EFI $(B)/kernel32.elf $(HOST_TOOLS)
 image: $(IMAGE)
