@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "arch/x86/pmu/pmu.h"
+#include "lib/cpuid-dump.h"
 #include "lib/event.h"
 #include "lib/netburst.h"
 #include "lib/pfm_tables.h"

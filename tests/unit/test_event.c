@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "lib/netburst.h"
+#include "lib/cpuid-dump.h"
 #include "lib/cpuinfo.h"
 #include "arch/x86/pmu/pmu.h"
 #include "lib/event.h"
