@@ -176,14 +176,33 @@ $(B)/host/tests/%: tests/unit/%.c $(TEST_SUPPORT) $(B)/host/libbareperf.a
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) $< -o $@ $(TEST_SUPPORT) $(B)/host/libbareperf.a -lcmocka -lpfm $(TEST_LIBS_$*)
 
-# Event-name tables generated from libpfm4 (Debian libpfm4-dev) by a host program.
-$(B)/gen-pfm-tables: scripts/gen/gen-pfm-tables.c
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. $< -o $@ -lpfm
+# Event-name tables generated from libpfm4 (Debian libpfm4-dev) by a host program. The
+# P6 family (ppro, pii, p6, pm, coreduo) is only in libpfm4's i386 build (libpfm4-dev:i386):
+# the same generator, linked -m32 -static against it and run under qemu-i386 (the build
+# machine's kernel need not run i386 programs), dumps those tables, and the native run
+# merges them.
+GEN_PFM_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I.
+PFM32_LIB      := /usr/lib/i386-linux-gnu/libpfm.a
+QEMU_I386      := qemu-i386
+PFM32_CHECK     = @[ -f $(PFM32_LIB) ] && command -v $(QEMU_I386) >/dev/null || \
+	{ echo "no $(PFM32_LIB) or $(QEMU_I386) (libpfm4-dev:i386, qemu-user): run scripts/install-deps" >&2; exit 1; }
 
-$(B)/gen/pfm_tables.c: $(B)/gen-pfm-tables
+$(B)/gen-pfm-tables: scripts/gen/gen-pfm-tables.c scripts/gen/pfm-p6-family.h
 	@mkdir -p $(dir $@)
-	$(B)/gen-pfm-tables > $@.tmp && mv $@.tmp $@
+	$(CC) $(GEN_PFM_CFLAGS) $< -o $@ -lpfm
+
+$(B)/gen-pfm-tables32: scripts/gen/gen-pfm-tables.c scripts/gen/pfm-p6-family.h
+	$(PFM32_CHECK)
+	@mkdir -p $(dir $@)
+	$(CC) -m32 -static $(GEN_PFM_CFLAGS) $< -o $@ $(PFM32_LIB)
+
+$(B)/gen/pfm_p6.dump: $(B)/gen-pfm-tables32
+	@mkdir -p $(dir $@)
+	$(QEMU_I386) $< --p6-dump > $@.tmp && mv $@.tmp $@
+
+$(B)/gen/pfm_tables.c: $(B)/gen-pfm-tables $(B)/gen/pfm_p6.dump
+	@mkdir -p $(dir $@)
+	$(B)/gen-pfm-tables --merge $(B)/gen/pfm_p6.dump > $@.tmp && mv $@.tmp $@
 
 # ---------------------------------------------------------------- fuzzing (clang libFuzzer)
 # The same host library, built again by clang with coverage instrumentation into its own
