@@ -13,9 +13,9 @@
  * Each PMU is forced with LIBPFM_FORCE_PMU and libpfm4 reinitialised in-process.
  *
  * libpfm4's amd64 build leaves out its i386-only tables, the P6 family
- * (scripts/gen/pfm-p6-family.h).
- * So this program is built twice: natively against the amd64 libpfm4, and -m32 -static
- * against libpfm4:i386, run under qemu-i386. The two runs cooperate:
+ * (scripts/gen/pfm-p6-family.h). So this program is built twice: natively against the
+ * amd64 libpfm4, and -m32 -static against libpfm4:i386, run under qemu-i386. The two
+ * runs cooperate:
  *   gen-pfm-tables --p6-dump > p6.dump         (i386) the P6 family's tables, as text
  *   gen-pfm-tables --merge p6.dump > tables.c  (native) every other PMU, plus those
  * The dump holds the same pools and records the C output holds (strings, set words,
