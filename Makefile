@@ -182,7 +182,7 @@ $(B)/host/tests/%: tests/unit/%.c $(TEST_SUPPORT) $(B)/host/libbareperf.a
 # the same generator, linked -m32 -static against it and run under qemu-i386 (the build
 # machine's kernel need not run i386 programs), dumps those tables, and the native run
 # merges them.
-GEN_PFM_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I.
+GEN_PFM_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -MMD -MP
 PFM32_LIB      := /usr/lib/i386-linux-gnu/libpfm.a
 QEMU_I386      := qemu-i386
 PFM32_CHECK     = @[ -f $(PFM32_LIB) ] && command -v $(QEMU_I386) >/dev/null || \
