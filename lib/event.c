@@ -14,17 +14,13 @@
 #include "lib/netburst.h"
 
 /* ---------------------------------------------------------------- models */
-/* Models with no libpfm4 table here: NetBurst is hand-tabled by its backend, the P6
- * family and ix86arch are not built into a 64-bit libpfm4. */
+/* Models with no libpfm4 table here: NetBurst is hand-tabled by its backend, and
+ * libpfm4 fills ix86arch from the running CPU's CPUID. (The P6 family's tables, in
+ * libpfm4's i386 build only, are generated from libpfm4:i386: scripts/gen/.) */
 static const struct pmu_model hand_models[] = {
 	{ .pfm_name = "netburst", .desc = "Pentium4", .kind = PMU_INTEL_NETBURST, .table = ~0u },
 	{ .pfm_name = "netburst_p", .desc = "Pentium4 (Prescott)", .kind = PMU_INTEL_NETBURST, .table = ~0u },
 	{ .pfm_name = "ix86arch", .desc = "Intel X86 architectural PMU", .kind = PMU_INTEL_ARCH, .table = ~0u },
-	{ .pfm_name = "p6", .desc = "Intel P6 Processor Family", .kind = PMU_INTEL_P6, .table = ~0u },
-	{ .pfm_name = "ppro", .desc = "Pentium Pro", .kind = PMU_INTEL_P6, .table = ~0u },
-	{ .pfm_name = "pii", .desc = "Pentium II", .kind = PMU_INTEL_P6, .table = ~0u },
-	{ .pfm_name = "pm", .desc = "Pentium M", .kind = PMU_INTEL_P6, .table = ~0u },
-	{ .pfm_name = "coreduo", .desc = "Intel Core Duo/Core Solo", .kind = PMU_INTEL_ARCH, .table = ~0u },
 };
 #define NHAND (ARRAY_SIZE(hand_models))
 #define PFM_MODELS_MAX 64
@@ -96,6 +92,8 @@ static const struct cpu_match intel_fam6[] = {
 	{ 0x57, "knl" }, { 0x85, "knm" },
 	{ 0x7d, "icl" }, { 0x7e, "icl" }, { 0xa7, "icl" }, { 0x8c, "icl" }, { 0x8d, "icl" },
 	{ 0x6a, "icx" }, { 0x6c, "icx" }, { 0x8f, "spr" }, { 0xcf, "spr" },
+	/* the P6 family, as libpfm4:i386 detects it (test_encode_pfm checks): Pentium Pro,
+	 * Pentium II, Pentium III ("p6"), Pentium M; Core Duo/Solo is 0x0e above */
 	{ 0x01, "ppro" }, { 0x03, "pii" }, { 0x05, "pii" }, { 0x06, "pii" }, { 0x07, "p6" },
 	{ 0x08, "p6" }, { 0x0a, "p6" }, { 0x0b, "p6" }, { 0x09, "pm" }, { 0x0d, "pm" },
 };
