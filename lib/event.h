@@ -31,6 +31,8 @@ struct pmu_model {
 
 /* Look up by libpfm4 PMU name; NULL if unknown. */
 const struct pmu_model *pmu_model_by_name(const char *name);
+/* The same for the first n bytes of name (a "model::event" prefix). */
+const struct pmu_model *pmu_model_by_name_n(const char *name, size_t n);
 /* The model for a detected CPU: libpfm4's (vendor, family, model) match, else the
  * architectural-events model (Intel) or the family model (AMD); never NULL. */
 const struct pmu_model *pmu_model_for_cpu(const struct cpu_info *ci, const struct pmu_caps *pc);
