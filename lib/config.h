@@ -48,7 +48,7 @@ struct cfg_bench {
 /* crashtest: fault in the kernel on purpose, to check the fatal-error path (report, exit 2).
  * list: print the payload catalogue (@payload records) and stop.
  * crashstack: overflow the kernel stack into its guard page: the #DF path (report, exit 2).
- * pmucheck: the PMU conformance checks (docs/pmucheck.md).
+ * pmucheck: the PMU checks (pmucheck) (docs/pmucheck.md).
  * c2c: the cross-core tests between pairs of CPUs (docs/c2c.md). */
 enum cfg_mode { CFG_MODE_RUN = 0, CFG_MODE_SELFTEST, CFG_MODE_DETECT, CFG_MODE_CRASHTEST,
 		CFG_MODE_LIST, CFG_MODE_CRASHSTACK, CFG_MODE_PMUCHECK, CFG_MODE_C2C };

@@ -85,7 +85,7 @@ void msr_model_set(struct msr_model *m, uint32_t msr, uint64_t val);
 /*
  * The counting model: msr_model_run() advances every enabled counter by what a piece of
  * simulated work does, by the rules of the generation, so that code which programs
- * counters and checks their answers (arch/x86/pmu/conformance.c) can be tested.
+ * counters and checks their answers (arch/x86/pmu/pmucheck-suite.c) can be tested.
  *
  * Work runs at one CPL on one logical processor and is described per quantity: how
  * many events, in how many cycles at least one occurred, and how many times "at least
