@@ -95,7 +95,7 @@ void msr_model_set(struct msr_model *m, uint32_t msr, uint64_t val);
  *    cycles with at least one event (the model knows no other threshold), INV their
  *    complement, E with CMASK the rising edges. Fixed counter 0 counts instructions,
  *    1 and 2 cycles, by the OS/USR bits of their FIXED_CTR_CTRL field.
- *  - NetBurst: CCCR enable, the ESCR the CCCR selects (found through lib/netburst.h's
+ *  - NetBurst: CCCR enable, the ESCR the CCCR selects (found through lib/p4-events.h's
  *    event table), the ESCR's T0_OS/T0_USR or T1_OS/T1_USR bits for the logical
  *    processor running the work; CCCR compare with threshold 0 counts cycles with
  *    more than 0 events, with complement those with 0, with edge the rising edges.
