@@ -64,6 +64,7 @@ enum cfg_format { CFG_FORMAT_BOTH = 0, CFG_FORMAT_HUMAN, CFG_FORMAT_MACHINE };
 #define CFG_CPU_MAX        63u
 #define CFG_PARTNER_AUTO   0xfffffffeu  /* the SMT sibling of cpu=, where it has one */
 #define CFG_PARTNER_NONE   0xffffffffu
+#define CFG_PARTNER_LOADS_MAX 8         /* partner.load items: one run of the plan each */
 
 #define CFG_CPL0 0x1u
 #define CFG_CPL3 0x2u

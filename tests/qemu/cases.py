@@ -51,6 +51,7 @@ CASES = [
 
 # ---------------------------------------------------------------- measurement engine
 import json
+import re
 
 # The kernel's own catalogue listing: what the icount test holds each payload to.
 LISTING = dict(args=["--cpu", "max"], config="mode=list")
@@ -939,6 +940,14 @@ def placed(cpu, partner, loads, cpls=(0, 3), min_each=2):
     return check
 
 
+def placements(loads):
+    """The plan ran once per load, in this order, and nothing else."""
+    def check(out):
+        got = re.findall(r"^placement: .*, partner CPU \d+: (\S+)$", out, re.M)
+        return [] if got == loads else ["placements %s, expected %s" % (got, loads)]
+    return check
+
+
 def all_on_cpu(cpu, inner):
     def check(out, pre):
         bad = [r for r in tagged(out, "result") if r.get("cpu") != cpu]
@@ -1014,6 +1023,21 @@ CASES += [
                 "error: partner.load=spin,nosuch,fault_ud,mem_chase needs a partner CPU, and CPU 0 has none (no SMT "
                 "sibling, or partner=none): name one with partner=N"],
          match=[r'^@result \{"bench":"empty",.*"cpu":0,"partner":null,"partner_load":null\}'], absent=[r"^FATAL"]),
+    # A partner.load list is taken or refused whole: 9 loads (one more than a run takes), or
+    # one bad item among good ones, leave the partner idle for the one run of the plan.
+    dict(name="smp-partner-load-list-refused-whole", args=["--bios", "--cpu", "qemu64", "--smp", "2"],
+         config="payloads=empty reps=2 iters=10 cpu=1 partner=0 partner.load=spin,spin,spin,spin,spin,spin,spin,spin,spin",
+         exit=1, timeout=60, check=placements(["idle"]),
+         lines=["config error: --config line 1: partner.load=spin,spin,spin,spin,spin,spin,spin,spin,spin: 9 items, "
+                "more than the 8 one run takes (one run of the plan each)", "cfg.partner.load=idle"],
+         absent=[r"^FATAL", r"the rest are ignored"]),
+    dict(name="smp-partner-load-bad-item-refuses-list", args=["--bios", "--cpu", "qemu64", "--smp", "2"],
+         config="payloads=empty reps=2 iters=10 cpu=1 partner=0 partner.load=spin,nosuch,idle", exit=1, timeout=60,
+         check=placements(["idle"]),
+         lines=["error: partner.load=nosuch: not idle, spin or a payload of the catalogue (mode=list)",
+                "error: partner.load=spin,nosuch,idle: not used, since an item is refused (a list is taken "
+                "whole); the partner stays idle"],
+         absent=[r"^FATAL"]),
     # One CPU: no placement line, no cpu fields; a partner load has no partner to run on.
     dict(name="smp-one-cpu-no-partner", args=["--bios", "--cpu", "qemu64"],
          config="payloads=empty reps=2 iters=10 partner.load=spin", exit=1,
