@@ -13,6 +13,13 @@ static struct userbench {
 static const char *check(const struct cfg_bench *b, const struct payload *catalogue,
 			 unsigned n, char *why, size_t len)
 {
+	if (b->refused) {
+		char parts[96];
+		unsigned nparts = bench_refused_parts(b, parts, sizeof(parts));
+		bp_snprintf(why, len, "bench.%s: not measured: %s %s refused (see the "
+			    "configuration errors)", b->name, parts, nparts == 1 ? "was" : "were");
+		return why;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		if (!strcmp(catalogue[i].name, b->name)) {
 			bp_snprintf(why, len, "bench.%s: '%s' is a built-in payload's name; choose "

@@ -903,13 +903,9 @@ static void apply_entry(struct cfg_parser *p, struct bp_config *cfg, unsigned li
 		return;
 	}
 	if (klen > 6 && strncmp(key, "bench.", 6) == 0) {
-		if (!has_eq || vlen == 0) {
-			bp_snprintf(why, sizeof(why), "'%s' needs a value (key=value)",
-				    excerpt(key, klen, ex, sizeof(ex)));
+		if (bench_config_entry(cfg, key + 6, klen - 6, v, has_eq ? vlen : 0, why,
+				       sizeof(why)))
 			report(p, line, why);
-		} else if (bench_config_entry(cfg, key + 6, klen - 6, v, vlen, why, sizeof(why))) {
-			report(p, line, why);
-		}
 		return;
 	}
 	const struct cfg_key *k = find_key(key, klen);

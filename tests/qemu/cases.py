@@ -813,6 +813,24 @@ CASES += [
          absent=[r"^FATAL", r'"bench":"(nocode|big|off|x)"']),
 ]
 
+# A benchmark with a refused part is not measured: never with the part's default in its
+# place (no init, no buffer, unroll 100), whichever order the keys come in; the good one is.
+CASES += [
+    dict(name="user-bench-refused-part-not-measured", args=["--bios", "--cpu", "qemu64"],
+         config="bench.init.code=90 bench.init.init=" + "90" * 1025 + " bench.buf.code=90 bench.buf.buffer=2G "
+                "bench.unr.code=90 bench.unr.unroll=0 bench.first.unroll=0 bench.first.code=90 "
+                "bench.typo.code=90 bench.typo.unrol=5 bench.good.code=90 bench.good.unroll=4 reps=2 warmup=1",
+         exit=1, timeout=60,
+         lines=["config error: --config line 1: bench.init.init: 1025 bytes, more than the 1024 a benchmark's init may have",
+                "error: bench.init: not measured: its init was refused (see the configuration errors)",
+                "error: bench.buf: not measured: its buffer was refused (see the configuration errors)",
+                "error: bench.unr: not measured: its unroll was refused (see the configuration errors)",
+                "error: bench.first: not measured: its unroll was refused (see the configuration errors)",
+                "error: bench.typo: not measured: an unknown key was refused (see the configuration errors)"],
+         match=[r'^@result \{"bench":"good","size":0,"cpl":3,', r'^@error \{"context":"config","message":"bench\.buf: not measured'],
+         absent=[r"^FATAL", r'"bench":"(init|buf|unr|first|typo)"']),
+]
+
 # Counter-overflow interrupts (kernel/sample.c). TCG never raises a PMI: the selftests
 # reach the handler by a self-IPI on its vector (x86-64 and i686), and sample.event= says
 # once why it cannot sample while the run goes on; a bad sample.event= is a config error.
