@@ -62,6 +62,7 @@ static struct payload all_payloads[PLAN_MAX_SELECTED];
 static unsigned nall, nuser;
 static struct {
 	unsigned results, faults, timeouts, unexpected;
+	unsigned skipped, tried;        /* payloads skipped, and run (whatever came of it) */
 } tally;
 
 static int64_t samples[100000];
@@ -405,8 +406,10 @@ static void run_plan(void)
 			why = "never ends, and no watchdog (APIC timer or PIT) could stop it";
 		if (why) {
 			report_skip(pl, why);
+			tally.skipped++;
 			continue;
 		}
+		tally.tried++;
 		if (!(pl->flags & PL_SIZES)) {
 			measure_payload(pl, 0);
 			continue;
@@ -440,6 +443,11 @@ int engine_main(void)
 	}
 	plan.errors += placement_check();
 	plan.errors += placement_run(run_plan);
+	/* Skips are no failure, but a run that measured nothing it was asked for is. */
+	if (tally.skipped && !tally.tried)
+		error("payload", "nothing was measured: %u payload%s selected, and %s skipped (the "
+		      "skip lines say why)", plan.nsel, plan.nsel == 1 ? "" : "s",
+		      plan.nsel == 1 ? "it was" : "each was");
 	report_done(tally.results, tally.faults, tally.timeouts, plan.errors + kernel.config_errors);
 	return tally.unexpected || plan.errors || kernel.config_errors ? PLATFORM_EXIT_FAIL
 								       : PLATFORM_EXIT_OK;

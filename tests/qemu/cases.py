@@ -700,10 +700,21 @@ for _cpu, _kind in [("kvm32", "intel-netburst"), ("coreduo", "none")]:
                       absent=NO_FAIL + [r'^@skip \{"bench":"(fp_|cost_lfence|cost_mfence|mem_|br_)']))
 CASES += [
     # User benchmarks are x86-64 code: the i686 kernel says so rather than run them.
+    # Nothing asked for was measured: the run says so and fails.
     dict(name="i686-user-bench-skipped", args=["--bios", "--cpu", "pentium3", "--asm", "add rax, 1"], timeout=60,
+         exit=1,
          lines=BIOS32 + ['@skip {"bench":"asm","reason":"a user benchmark is x86-64 code (scripts/bareperf-asm '
                          'assembles for 64-bit mode and payloads/userbench-64.c wraps it in 64-bit code): the '
-                         'i686 kernel cannot run it"}'], absent=[r"^@result", r"^FATAL"]),
+                         'i686 kernel cannot run it"}',
+                         "error: nothing was measured: 1 payload selected, and it was skipped (the skip lines "
+                         "say why)",
+                         '@done {"results":0,"faults":0,"timeouts":0,"errors":1}'],
+         absent=[r"^@result", r"^FATAL"]),
+    dict(name="all-selected-skipped-fails", args=["--bios", "--cpu", "qemu64"],
+         config="payloads=cost_rdmsr,cost_rdpmc cpl=3 reps=2", exit=1, timeout=60,
+         lines=["error: nothing was measured: 2 payloads selected, and each was skipped (the skip lines say why)",
+                '@done {"results":0,"faults":0,"timeouts":0,"errors":1}'],
+         absent=[r"^@result", r"^FATAL"]),
     # The 32-bit loops count in ESI, and the harness runs 2 x iters.
     dict(name="i686-iters-limit", args=["--bios", "--cpu", "pentium3"], config="payloads=empty iters=2147483648",
          exit=1, timeout=60,
