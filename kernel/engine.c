@@ -436,8 +436,12 @@ int engine_main(void)
 		return PLATFORM_EXIT_FAIL;
 	}
 	if (plan.nsel == 0) {
-		error("config", "payloads=%s selects nothing: no payload to run",
-		      kernel.cfg.payloads);
+		if (kernel.cfg.nbench && !kernel.cfg.payloads_set)
+			error("config", "no benchmark to run: each one the configuration defines "
+			      "was refused (see the errors above)");
+		else
+			error("config", "payloads=%s selects nothing: no payload to run",
+			      kernel.cfg.payloads);
 		report_done(0, 0, 0, plan.errors + kernel.config_errors);
 		return PLATFORM_EXIT_FAIL;
 	}

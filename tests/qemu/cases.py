@@ -840,6 +840,11 @@ CASES += [
                 "error: bench.typo: not measured: an unknown key was refused (see the configuration errors)"],
          match=[r'^@result \{"bench":"good","size":0,"cpl":3,', r'^@error \{"context":"config","message":"bench\.buf: not measured'],
          absent=[r"^FATAL", r'"bench":"(init|buf|unr|first|typo)"']),
+    dict(name="user-bench-all-refused", args=["--bios", "--cpu", "qemu64"], config="bench.x.unroll=0 bench.x.code=90",
+         exit=1, timeout=60,
+         lines=["error: bench.x: not measured: its unroll was refused (see the configuration errors)",
+                "error: no benchmark to run: each one the configuration defines was refused (see the errors above)"],
+         absent=[r"^FATAL", r"^@result", r"selects nothing"]),
 ]
 
 # Counter-overflow interrupts (kernel/sample.c). TCG never raises a PMI: the selftests
