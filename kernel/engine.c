@@ -354,6 +354,7 @@ static void measure_payload(const struct payload *pl, uint64_t size)
 	nblock = 0;
 	bool ok;
 	uint64_t arg = payload_arg(pl, size, &ok);
+	bool past_region = !ok && user_alloc_past_region();
 	char why[200];
 	if (pl->user && userbench_prepare(pl, &arg, why, sizeof(why))) {
 		error("payload", "%s: %s", pl->name, why);
@@ -365,12 +366,17 @@ static void measure_payload(const struct payload *pl, uint64_t size)
 	uint64_t *out = (uint64_t *)user_alloc((uint64_t)total * 2 * HARNESS_MAX_VALUES * 8,
 					       PAGE_SIZE);
 	if (!ok || !h || !out) {
-		char sz[64];
-		bp_snprintf(sz, sizeof(sz), "%llu %s buffer (%llu MiB free)",
+		char sz[32];
+		bp_snprintf(sz, sizeof(sz), "%llu %s buffer",
 			    (unsigned long long)(size >= (1u << 20) ? size >> 20 : size >> 10),
-			    size >= (1u << 20) ? "MiB" : "KiB",
-			    (unsigned long long)(mem_free_bytes() >> 20));
-		error("payload", "%s: not enough memory below 4 GiB for a %s", pl->name, sz);
+			    size >= (1u << 20) ? "MiB" : "KiB");
+		if (past_region) {
+			user_region_limit(why, sizeof(why));
+			error("payload", "%s: a %s %s: lower sizes", pl->name, sz, why);
+		} else {
+			error("payload", "%s: not enough memory below 4 GiB for a %s (%llu MiB free)",
+			      pl->name, sz, (unsigned long long)(mem_free_bytes() >> 20));
+		}
 		user_reset();
 		return;
 	}

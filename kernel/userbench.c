@@ -93,6 +93,14 @@ int userbench_prepare(const struct payload *p, uint64_t *arg, char *why, size_t 
 	*arg = 0;
 	if (b->buffer) {
 		uintptr_t buf = user_alloc(b->buffer, b->buffer_align);
+		if (!buf && user_alloc_past_region()) {
+			char limit[128];
+			user_region_limit(limit, sizeof(limit));
+			bp_snprintf(why, whylen, "its %llu KiB buffer aligned to %llu %s: lower "
+				    "bench.%s.buffer", (unsigned long long)(b->buffer >> 10),
+				    (unsigned long long)b->buffer_align, limit, b->name);
+			return -1;
+		}
 		if (!buf) {
 			bp_snprintf(why, whylen, "not enough memory below 4 GiB for its %llu KiB buffer "
 				    "aligned to %llu (%llu KiB free): lower bench.%s.buffer",

@@ -715,6 +715,14 @@ CASES += [
          lines=["error: nothing was measured: 2 payloads selected, and each was skipped (the skip lines say why)",
                 '@done {"results":0,"faults":0,"timeouts":0,"errors":1}'],
          absent=[r"^@result", r"^FATAL"]),
+    # A 1 GiB buffer has the RAM (3.5 GiB, 2 GiB of it below 4 GiB) but not the address space:
+    # the i686 user region holds 736 MiB, and the error names that limit, not free memory.
+    dict(name="i686-buffer-past-user-region", args=["--bios", "--cpu", "pentium3", "--mem", "3584"],
+         config="payloads=mem_chase sizes=1G,4K reps=2", exit=1, timeout=60,
+         lines=["error: mem_chase: a 1024 MiB buffer does not fit the i686 kernel's user region (736 MiB of "
+                "address space for buffers, docs/config.md): lower sizes"],
+         match=[r'^@result \{"bench":"mem_chase","size":4096,'],
+         absent=[r"^FATAL", r"not enough memory"]),
     # The 32-bit loops count in ESI, and the harness runs 2 x iters.
     dict(name="i686-iters-limit", args=["--bios", "--cpu", "pentium3"], config="payloads=empty iters=2147483648",
          exit=1, timeout=60,
