@@ -1,5 +1,6 @@
 /* cpu=, partner=, partner.load=: where the plan runs and what runs beside it. */
 #include "kernel/placement.h"
+#include "arch/x86/cpu.h"
 #include "arch/x86/run.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
@@ -91,7 +92,11 @@ static int parse_load(const char *item, size_t len, struct load *l)
 	return -1;
 }
 
-/* One slice of the load: SPIN_SLICE turns of an empty loop, or one call of the payload. */
+/* One slice of the load: SPIN_SLICE turns of an empty loop, or one call of the payload,
+ * then one PAUSE. Under QEMU TCG, -icount above all, the vCPUs take turns on one host
+ * thread, and PAUSE is what hands the turn on (TCG ends the vCPU's slice there); without
+ * it the measuring CPU got a turn so seldom that a run took 40 times as long, or never
+ * ended. On a real CPU one PAUSE per slice leaves the load busy. */
 static void load_step(const struct load *l)
 {
 	if (l->kind == LOAD_SPIN) {
@@ -102,6 +107,7 @@ static void load_step(const struct load *l)
 		uint64_t n = kernel.cfg.iters < LOAD_ITERS_MAX ? kernel.cfg.iters : LOAD_ITERS_MAX;
 		run_payload_direct(l->pl->fn, arg, n);
 	}
+	cpu_relax();
 }
 
 /* An AP partner: its load until load_stop. */

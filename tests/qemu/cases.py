@@ -1107,6 +1107,14 @@ CASES += [
          prelude=dict(args=["--bios", "--cpu", "kvm32"], config="mode=list"),
          config="payloads=" + ",".join(NO_PAE_PAYLOADS) + " cpu=1 reps=4 warmup=1 iters=64 sizes=4K,1M,8M cpl=both",
          check=all_on_cpu(1, icount_exact_subset), lines=BIOS32 + cpu_lines([(0, 0, 0), (0, 1, 0)]), absent=NO_FAIL),
+    # Under -icount the vCPUs take turns on one host thread: a spinning partner must hand the
+    # turn on (PAUSE), or the measuring CPU crawls (a run took 40 times as long, or never ended).
+    dict(name="smp-icount-spin-partner-boot-cpu", args=["--bios", "--cpu", "max", "--icount", "--smp", "2"],
+         config="cpu=1 partner=0 partner.load=spin payloads=empty,add_chain reps=3 warmup=1", timeout=30,
+         check=placed(1, 0, ["spin"]), absent=NO_FAIL),
+    dict(name="smp-icount-spin-partner-ap", args=["--bios", "--cpu", "max", "--icount", "--smp", "2"],
+         config="cpu=0 partner=1 partner.load=spin,add_chain payloads=empty reps=3 warmup=1", timeout=30,
+         check=placed(0, 1, ["spin", "add_chain"]), absent=NO_FAIL),
     # NetBurst HT: the ESCR's T0/T1 bits follow the CPU that measures (auto), and the
     # measurement on CPU 1 programs exactly what netburst.thread=1 programs on CPU 0.
     dict(name="smp-netburst-ht-cpu1-auto", args=NETBURST_HT, config=NB_TRACE + "cpu=1",
