@@ -1169,6 +1169,15 @@ CASES += [
                 "outlasted watchdog=1 ms) in the memory every pair shares",
                 '@done {"results":0,"faults":0,"timeouts":0,"errors":4}'],
          absent=NO_FAIL + [r"^@c2c "]),
+    # The boot CPU's own half runs under watchdog= too, as a payload does; the other CPU is
+    # told to stop, so it stays usable and the next pair runs.
+    dict(name="c2c-watchdog-boot-cpu-half", args=["--bios", "--cpu", "max", "--smp", "2"],
+         config="mode=c2c c2c=1-0,0-1 c2c.tests=c2c_latency reps=3 warmup=1 c2c.rounds=100000 watchdog=1",
+         timeout=120, exit=1,
+         lines=["error: CPUs 1 and 0: CPU 0 did not finish within 1 ms (watchdog=)",
+                "error: CPUs 0 and 1: CPU 0 did not finish within 1 ms (watchdog=)",
+                '@done {"results":0,"faults":0,"timeouts":0,"errors":2}'],
+         absent=NO_FAIL + [r"^@c2c ", r"not run", r"not used again"]),
     # A named pair with a CPU that is not there is skipped; the good one still runs.
     dict(name="c2c-pair-not-online", args=["--cpu", "qemu64", "--smp", "2"],
          config=C2C_SMALL + " c2c=0-1,0-5 c2c.tests=c2c_latency", timeout=180,
