@@ -183,7 +183,7 @@ static int halves_failed(const char *first, unsigned a, enum c2c_status sa, cons
 
 static const char *sibling_note(unsigned a, unsigned b)
 {
-	return smp_sibling_of(a) == b ? " (SMT siblings)" : "";
+	return smp_siblings(a, b) ? " (SMT siblings)" : "";
 }
 
 static void latency_pair(unsigned a, unsigned b)

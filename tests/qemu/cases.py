@@ -1178,6 +1178,13 @@ CASES += [
                 "error: CPUs 0 and 1: CPU 0 did not finish within 1 ms (watchdog=)",
                 '@done {"results":0,"faults":0,"timeouts":0,"errors":2}'],
          absent=NO_FAIL + [r"^@c2c ", r"not run", r"not used again"]),
+    # Four threads per core: each of CPU 0's three siblings is marked, the other core's CPU not.
+    dict(name="c2c-smt4-siblings", args=["--bios", "--cpu", "Skylake-Client", "--smp", "8,sockets=1,cores=2,threads=4"],
+         config=C2C_SMALL + " c2c=0-1,0-2,0-3,0-4 c2c.tests=c2c_latency", timeout=120,
+         lines=cpu_lines([(0, 0, 0), (0, 0, 1), (0, 0, 2), (0, 0, 3), (0, 1, 0), (0, 1, 1), (0, 1, 2), (0, 1, 3)]),
+         match=[r"^c2c_latency CPU 0 -> 1 \(SMT siblings\): ", r"^c2c_latency CPU 0 -> 2 \(SMT siblings\): ",
+                r"^c2c_latency CPU 0 -> 3 \(SMT siblings\): ", r"^c2c_latency CPU 0 -> 4: "],
+         absent=NO_FAIL + [r"^error:"]),
     # A named pair with a CPU that is not there is skipped; the good one still runs.
     dict(name="c2c-pair-not-online", args=["--cpu", "qemu64", "--smp", "2"],
          config=C2C_SMALL + " c2c=0-1,0-5 c2c.tests=c2c_latency", timeout=180,
