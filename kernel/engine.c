@@ -62,6 +62,7 @@ static struct payload all_payloads[PLAN_MAX_SELECTED];
 static unsigned nall, nuser;
 static struct {
 	unsigned results, faults, timeouts, unexpected;
+	unsigned skipped, tried;        /* payloads skipped, and run (whatever came of it) */
 } tally;
 
 static int64_t samples[100000];
@@ -353,6 +354,7 @@ static void measure_payload(const struct payload *pl, uint64_t size)
 	nblock = 0;
 	bool ok;
 	uint64_t arg = payload_arg(pl, size, &ok);
+	bool past_region = !ok && user_alloc_past_region();
 	char why[200];
 	if (pl->user && userbench_prepare(pl, &arg, why, sizeof(why))) {
 		error("payload", "%s: %s", pl->name, why);
@@ -364,12 +366,17 @@ static void measure_payload(const struct payload *pl, uint64_t size)
 	uint64_t *out = (uint64_t *)user_alloc((uint64_t)total * 2 * HARNESS_MAX_VALUES * 8,
 					       PAGE_SIZE);
 	if (!ok || !h || !out) {
-		char sz[64];
-		bp_snprintf(sz, sizeof(sz), "%llu %s buffer (%llu MiB free)",
+		char sz[32];
+		bp_snprintf(sz, sizeof(sz), "%llu %s buffer",
 			    (unsigned long long)(size >= (1u << 20) ? size >> 20 : size >> 10),
-			    size >= (1u << 20) ? "MiB" : "KiB",
-			    (unsigned long long)(mem_free_bytes() >> 20));
-		error("payload", "%s: not enough memory below 4 GiB for a %s", pl->name, sz);
+			    size >= (1u << 20) ? "MiB" : "KiB");
+		if (past_region) {
+			user_region_limit(why, sizeof(why));
+			error("payload", "%s: a %s %s: lower sizes", pl->name, sz, why);
+		} else {
+			error("payload", "%s: not enough memory below 4 GiB for a %s (%llu MiB free)",
+			      pl->name, sz, (unsigned long long)(mem_free_bytes() >> 20));
+		}
 		user_reset();
 		return;
 	}
@@ -405,8 +412,10 @@ static void run_plan(void)
 			why = "never ends, and no watchdog (APIC timer or PIT) could stop it";
 		if (why) {
 			report_skip(pl, why);
+			tally.skipped++;
 			continue;
 		}
+		tally.tried++;
 		if (!(pl->flags & PL_SIZES)) {
 			measure_payload(pl, 0);
 			continue;
@@ -433,13 +442,22 @@ int engine_main(void)
 		return PLATFORM_EXIT_FAIL;
 	}
 	if (plan.nsel == 0) {
-		error("config", "payloads=%s selects nothing: no payload to run",
-		      kernel.cfg.payloads);
+		if (kernel.cfg.nbench && !kernel.cfg.payloads_set)
+			error("config", "no benchmark to run: each one the configuration defines "
+			      "was refused (see the errors above)");
+		else
+			error("config", "payloads=%s selects nothing: no payload to run",
+			      kernel.cfg.payloads);
 		report_done(0, 0, 0, plan.errors + kernel.config_errors);
 		return PLATFORM_EXIT_FAIL;
 	}
 	plan.errors += placement_check();
 	plan.errors += placement_run(run_plan);
+	/* Skips are no failure, but a run that measured nothing it was asked for is. */
+	if (tally.skipped && !tally.tried)
+		error("payload", "nothing was measured: %u payload%s selected, and %s skipped (the "
+		      "skip lines say why)", plan.nsel, plan.nsel == 1 ? "" : "s",
+		      plan.nsel == 1 ? "it was" : "each was");
 	report_done(tally.results, tally.faults, tally.timeouts, plan.errors + kernel.config_errors);
 	return tally.unexpected || plan.errors || kernel.config_errors ? PLATFORM_EXIT_FAIL
 								       : PLATFORM_EXIT_OK;

@@ -45,8 +45,21 @@ CASES = [
 ]
 
 
+# A UEFI loader that cannot start the kernel (here: 64 MiB, too little below 4 GiB for its
+# image) says why and powers the machine off, rather than return to OVMF, whose shell would
+# wait out the timeout (exit 124). QEMU then exits 0: qemu-run's 3, with its reason.
+CASES.append(dict(name="uefi-loader-failure-powers-off", args=["--cpu", "qemu64", "--mem", "64"],
+                  config="mode=detect", timeout=45, exit=3,
+                  lines=["bareperf: no memory below 4 GiB for the kernel (Out of Resources)",
+                         "bareperf: the kernel cannot be started; powering off in 5 seconds",
+                         "qemu-run: the guest powered off or reset without reporting: the UEFI loader could "
+                         "not start the kernel (its message is above), or a triple fault"],
+                  absent=[r"Shell>", r"did not finish"]))
+
+
 # ---------------------------------------------------------------- measurement engine
 import json
+import re
 
 # The kernel's own catalogue listing: what the icount test holds each payload to.
 LISTING = dict(args=["--cpu", "max"], config="mode=list")
@@ -742,10 +755,29 @@ for _cpu, _kind in [("kvm32", "intel-netburst"), ("coreduo", "none")]:
                       absent=NO_FAIL + [r'^@skip \{"bench":"(fp_|cost_lfence|cost_mfence|mem_|br_)']))
 CASES += [
     # User benchmarks are x86-64 code: the i686 kernel says so rather than run them.
+    # Nothing asked for was measured: the run says so and fails.
     dict(name="i686-user-bench-skipped", args=["--bios", "--cpu", "pentium3", "--asm", "add rax, 1"], timeout=60,
+         exit=1,
          lines=BIOS32 + ['@skip {"bench":"asm","reason":"a user benchmark is x86-64 code (scripts/bareperf-asm '
                          'assembles for 64-bit mode and payloads/userbench-64.c wraps it in 64-bit code): the '
-                         'i686 kernel cannot run it"}'], absent=[r"^@result", r"^FATAL"]),
+                         'i686 kernel cannot run it"}',
+                         "error: nothing was measured: 1 payload selected, and it was skipped (the skip lines "
+                         "say why)",
+                         '@done {"results":0,"faults":0,"timeouts":0,"errors":1}'],
+         absent=[r"^@result", r"^FATAL"]),
+    dict(name="all-selected-skipped-fails", args=["--bios", "--cpu", "qemu64"],
+         config="payloads=cost_rdmsr,cost_rdpmc cpl=3 reps=2", exit=1, timeout=60,
+         lines=["error: nothing was measured: 2 payloads selected, and each was skipped (the skip lines say why)",
+                '@done {"results":0,"faults":0,"timeouts":0,"errors":1}'],
+         absent=[r"^@result", r"^FATAL"]),
+    # A 1 GiB buffer has the RAM (3.5 GiB, 2 GiB of it below 4 GiB) but not the address space:
+    # the i686 user region holds 736 MiB, and the error names that limit, not free memory.
+    dict(name="i686-buffer-past-user-region", args=["--bios", "--cpu", "pentium3", "--mem", "3584"],
+         config="payloads=mem_chase sizes=1G,4K reps=2", exit=1, timeout=60,
+         lines=["error: mem_chase: a 1024 MiB buffer does not fit the i686 kernel's user region (736 MiB of "
+                "address space for buffers, docs/config.md): lower sizes"],
+         match=[r'^@result \{"bench":"mem_chase","size":4096,'],
+         absent=[r"^FATAL", r"not enough memory"]),
     # The 32-bit loops count in ESI, and the harness runs 2 x iters.
     dict(name="i686-iters-limit", args=["--bios", "--cpu", "pentium3"], config="payloads=empty iters=2147483648",
          exit=1, timeout=60,
@@ -860,6 +892,29 @@ CASES += [
          absent=[r"^FATAL", r'"bench":"(nocode|big|off|x)"']),
 ]
 
+# A benchmark with a refused part is not measured: never with the part's default in its
+# place (no init, no buffer, unroll 100), whichever order the keys come in; the good one is.
+CASES += [
+    dict(name="user-bench-refused-part-not-measured", args=["--bios", "--cpu", "qemu64"],
+         config="bench.init.code=90 bench.init.init=" + "90" * 1025 + " bench.buf.code=90 bench.buf.buffer=2G "
+                "bench.unr.code=90 bench.unr.unroll=0 bench.first.unroll=0 bench.first.code=90 "
+                "bench.typo.code=90 bench.typo.unrol=5 bench.good.code=90 bench.good.unroll=4 reps=2 warmup=1",
+         exit=1, timeout=60,
+         lines=["config error: --config line 1: bench.init.init: 1025 bytes, more than the 1024 a benchmark's init may have",
+                "error: bench.init: not measured: its init was refused (see the configuration errors)",
+                "error: bench.buf: not measured: its buffer was refused (see the configuration errors)",
+                "error: bench.unr: not measured: its unroll was refused (see the configuration errors)",
+                "error: bench.first: not measured: its unroll was refused (see the configuration errors)",
+                "error: bench.typo: not measured: an unknown key was refused (see the configuration errors)"],
+         match=[r'^@result \{"bench":"good","size":0,"cpl":3,', r'^@error \{"context":"config","message":"bench\.buf: not measured'],
+         absent=[r"^FATAL", r'"bench":"(init|buf|unr|first|typo)"']),
+    dict(name="user-bench-all-refused", args=["--bios", "--cpu", "qemu64"], config="bench.x.unroll=0 bench.x.code=90",
+         exit=1, timeout=60,
+         lines=["error: bench.x: not measured: its unroll was refused (see the configuration errors)",
+                "error: no benchmark to run: each one the configuration defines was refused (see the errors above)"],
+         absent=[r"^FATAL", r"^@result", r"selects nothing"]),
+]
+
 # Counter-overflow interrupts (kernel/sample.c). TCG never raises a PMI: the selftests
 # reach the handler by a self-IPI on its vector (x86-64 and i686), and sample.event= says
 # once why it cannot sample while the run goes on; a bad sample.event= is a config error.
@@ -917,7 +972,9 @@ def pmucheck_skips(out, reason):
 
 # ---------------------------------------------------------------- cross-core tests (mode=c2c)
 # Small enough for TCG: a few samples of a few round trips, increments and a 64 KiB buffer.
-C2C_SMALL = "mode=c2c reps=3 warmup=1 c2c.rounds=20 c2c.increments=2000 c2c.size=64K"
+# Without -icount the watchdog counts host time, and each half (the boot CPU's too) runs
+# under it: 20 s, so that a host busy with other work does not end a pair.
+C2C_SMALL = "mode=c2c reps=3 warmup=1 c2c.rounds=20 c2c.increments=2000 c2c.size=64K watchdog=20000"
 
 
 def c2c_pair_1_0_measured(out):
@@ -986,6 +1043,14 @@ def placed(cpu, partner, loads, cpls=(0, 3), min_each=2):
         if not done or done[0]["errors"] or done[0]["faults"] or done[0]["timeouts"]:
             problems.append("@done: %s" % done)
         return problems
+    return check
+
+
+def placements(loads):
+    """The plan ran once per load, in this order, and nothing else."""
+    def check(out):
+        got = re.findall(r"^placement: .*, partner CPU \d+: (\S+)$", out, re.M)
+        return [] if got == loads else ["placements %s, expected %s" % (got, loads)]
     return check
 
 
@@ -1064,6 +1129,21 @@ CASES += [
                 "error: partner.load=spin,nosuch,fault_ud,mem_chase needs a partner CPU, and CPU 0 has none (no SMT "
                 "sibling, or partner=none): name one with partner=N"],
          match=[r'^@result \{"bench":"empty",.*"cpu":0,"partner":null,"partner_load":null\}'], absent=[r"^FATAL"]),
+    # A partner.load list is taken or refused whole: 9 loads (one more than a run takes), or
+    # one bad item among good ones, leave the partner idle for the one run of the plan.
+    dict(name="smp-partner-load-list-refused-whole", args=["--bios", "--cpu", "qemu64", "--smp", "2"],
+         config="payloads=empty reps=2 iters=10 cpu=1 partner=0 partner.load=spin,spin,spin,spin,spin,spin,spin,spin,spin",
+         exit=1, timeout=60, check=placements(["idle"]),
+         lines=["config error: --config line 1: partner.load=spin,spin,spin,spin,spin,spin,spin,spin,spin: 9 items, "
+                "more than the 8 one run takes (one run of the plan each)", "cfg.partner.load=idle"],
+         absent=[r"^FATAL", r"the rest are ignored"]),
+    dict(name="smp-partner-load-bad-item-refuses-list", args=["--bios", "--cpu", "qemu64", "--smp", "2"],
+         config="payloads=empty reps=2 iters=10 cpu=1 partner=0 partner.load=spin,nosuch,idle", exit=1, timeout=60,
+         check=placements(["idle"]),
+         lines=["error: partner.load=nosuch: not idle, spin or a payload of the catalogue (mode=list)",
+                "error: partner.load=spin,nosuch,idle: not used, since an item is refused (a list is taken "
+                "whole); the partner stays idle"],
+         absent=[r"^FATAL"]),
     # One CPU: no placement line, no cpu fields; a partner load has no partner to run on.
     dict(name="smp-one-cpu-no-partner", args=["--bios", "--cpu", "qemu64"],
          config="payloads=empty reps=2 iters=10 partner.load=spin", exit=1,
@@ -1079,6 +1159,14 @@ CASES += [
          prelude=dict(args=["--bios", "--cpu", "kvm32"], config="mode=list"),
          config="payloads=" + ",".join(NO_PAE_PAYLOADS) + " cpu=1 reps=4 warmup=1 iters=64 sizes=4K,1M,8M cpl=both",
          check=all_on_cpu(1, icount_exact_subset), lines=BIOS32 + cpu_lines([(0, 0, 0), (0, 1, 0)]), absent=NO_FAIL),
+    # Under -icount the vCPUs take turns on one host thread: a spinning partner must hand the
+    # turn on (PAUSE), or the measuring CPU crawls (a run took 40 times as long, or never ended).
+    dict(name="smp-icount-spin-partner-boot-cpu", args=["--bios", "--cpu", "max", "--icount", "--smp", "2"],
+         config="cpu=1 partner=0 partner.load=spin payloads=empty,add_chain reps=3 warmup=1", timeout=30,
+         check=placed(1, 0, ["spin"]), absent=NO_FAIL),
+    dict(name="smp-icount-spin-partner-ap", args=["--bios", "--cpu", "max", "--icount", "--smp", "2"],
+         config="cpu=0 partner=1 partner.load=spin,add_chain payloads=empty reps=3 warmup=1", timeout=30,
+         check=placed(0, 1, ["spin", "add_chain"]), absent=NO_FAIL),
     # NetBurst HT: the ESCR's T0/T1 bits follow the CPU that measures (auto), and the
     # measurement on CPU 1 programs exactly what netburst.thread=1 programs on CPU 0.
     dict(name="smp-netburst-ht-cpu1-auto", args=NETBURST_HT, config=NB_TRACE + "cpu=1",
@@ -1133,6 +1221,22 @@ CASES += [
                 "outlasted watchdog=1 ms) in the memory every pair shares",
                 '@done {"results":0,"faults":0,"timeouts":0,"errors":4}'],
          absent=NO_FAIL + [r"^@c2c "]),
+    # The boot CPU's own half runs under watchdog= too, as a payload does; the other CPU is
+    # told to stop, so it stays usable and the next pair runs.
+    dict(name="c2c-watchdog-boot-cpu-half", args=["--bios", "--cpu", "max", "--smp", "2"],
+         config="mode=c2c c2c=1-0,0-1 c2c.tests=c2c_latency reps=3 warmup=1 c2c.rounds=100000 watchdog=1",
+         timeout=120, exit=1,
+         lines=["error: CPUs 1 and 0: CPU 0 did not finish within 1 ms (watchdog=)",
+                "error: CPUs 0 and 1: CPU 0 did not finish within 1 ms (watchdog=)",
+                '@done {"results":0,"faults":0,"timeouts":0,"errors":2}'],
+         absent=NO_FAIL + [r"^@c2c ", r"not run", r"not used again"]),
+    # Four threads per core: each of CPU 0's three siblings is marked, the other core's CPU not.
+    dict(name="c2c-smt4-siblings", args=["--bios", "--cpu", "Skylake-Client", "--smp", "8,sockets=1,cores=2,threads=4"],
+         config=C2C_SMALL + " c2c=0-1,0-2,0-3,0-4 c2c.tests=c2c_latency", timeout=120,
+         lines=cpu_lines([(0, 0, 0), (0, 0, 1), (0, 0, 2), (0, 0, 3), (0, 1, 0), (0, 1, 1), (0, 1, 2), (0, 1, 3)]),
+         match=[r"^c2c_latency CPU 0 -> 1 \(SMT siblings\): ", r"^c2c_latency CPU 0 -> 2 \(SMT siblings\): ",
+                r"^c2c_latency CPU 0 -> 3 \(SMT siblings\): ", r"^c2c_latency CPU 0 -> 4: "],
+         absent=NO_FAIL + [r"^error:"]),
     # A named pair with a CPU that is not there is skipped; the good one still runs.
     dict(name="c2c-pair-not-online", args=["--cpu", "qemu64", "--smp", "2"],
          config=C2C_SMALL + " c2c=0-1,0-5 c2c.tests=c2c_latency", timeout=180,
