@@ -5,8 +5,10 @@
 #include "arch/x86/run.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/desc.h"
+#include "arch/x86/extable.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/run-word.h"
+#include "lib/x86-insn.h"
 
 extern volatile uint8_t bp_fast_resume;   /* entry.asm: int3 from CPL 3 returns at once */
 extern char user_entry[];                 /* user-entry.asm */
@@ -65,6 +67,35 @@ void run_call(const struct run_opts *o, const void *fn, uint64_t a0, uint64_t a1
 	}
 }
 
+/* The byte of code at va, or -1 where reading it faults (the page before a payload's
+ * first instruction need not be mapped). Payload code may be in user pages. */
+static int code_byte(uintptr_t va)
+{
+	uint8_t b = 0;
+	extable_arm();
+	user_access_begin();
+	__asm__ volatile(EXTABLE_TRY("movb (%1), %0") : "+q"(b) : "r"(va) : "memory");
+	user_access_end();
+	return extable_result() ? -1 : b;
+}
+
+/* Where the instruction that raised f starts: a trap (int3, INT n) leaves RIP after it
+ * (lib/x86-insn.h); a fault leaves RIP on it. */
+static uintptr_t trap_insn_ip(const struct trap_frame *f)
+{
+	uintptr_t ip = trap_frame_ip(f);
+	return ip - x86_trap_insn_len((unsigned)f->vector, code_byte(ip - 1), code_byte(ip - 2));
+}
+
+/* Where the code was when an interrupt stopped it: an interrupt that ends a HLT leaves
+ * RIP after the HLT (SDM Vol. 2A, HLT), so at CPL 0 (at CPL 3 HLT is a #GP) a HLT just
+ * before RIP is where it waited. */
+static uintptr_t stopped_ip(const struct trap_frame *f)
+{
+	uintptr_t ip = trap_frame_ip(f);
+	return (f->cs & 3) ? ip : ip - x86_halt_insn_len(code_byte(ip - 1));
+}
+
 static void abort_run(struct trap_frame *f, enum run_status st)
 {
 	cur.res->status = st;
@@ -85,7 +116,7 @@ bool run_handle_trap(struct trap_frame *f)
 		if (!watchdog->spent || watchdog->spent()) {
 			/* Where the code was when time ran out: its loop, usually. */
 			cur.res->fault = (struct run_fault){ .vector = f->vector,
-							     .rip = trap_frame_ip(f),
+							     .rip = stopped_ip(f),
 							     .rsp = trap_frame_sp(f), .cpl = cpl };
 			abort_run(f, RUN_TIMEOUT);
 		}
@@ -93,7 +124,7 @@ bool run_handle_trap(struct trap_frame *f)
 	}
 	if (f->vector < 32 && f->vector != VEC_NMI && f->vector != VEC_MC && f->vector != VEC_DF) {
 		cur.res->fault = (struct run_fault){
-			.vector = f->vector, .error = f->error, .rip = trap_frame_ip(f),
+			.vector = f->vector, .error = f->error, .rip = trap_insn_ip(f),
 			.cr2 = f->vector == VEC_PF ? read_cr2() : 0, .rsp = trap_frame_sp(f), .cpl = cpl,
 		};
 		abort_run(f, RUN_FAULT);

@@ -1092,3 +1092,58 @@ CASES += [
                 r"^    0 +\d+\.\d$"],
          absent=NO_FAIL + [r"^error:"]),
 ]
+
+# ---------------------------------------------------------------- user code, hostile (issue 19)
+# Each case runs what a benchmark must not get away with, then checks that it is reported
+# as that benchmark's fault, placed in its code, and that the run goes on and fails.
+
+
+def user_outcome(faults=None, timeouts=None, results=None):
+    """faults: {(bench, cpl): (vector, where, copy)} that must be the @fault records (name
+    checked too when the value has a fourth item); timeouts: {(bench, cpl): where}; results:
+    {bench: cpls} that must have results. @done must count them, and no other fault."""
+    faults, timeouts, results = faults or {}, timeouts or {}, results or {}
+
+    def check(out):
+        problems = []
+        got = {(f["bench"], f["cpl"]): f for f in tagged(out, "fault")}
+        if set(got) != set(faults):
+            problems.append("faults for %s, expected %s" % (sorted(got), sorted(faults)))
+        for key, want in faults.items():
+            f = got.get(key)
+            have = f and (f["vector"], f["where"], f.get("copy")) + ((f["name"],) if len(want) > 3 else ())
+            if have != want:
+                problems.append("%s cpl%d: %s, expected %s" % (key[0], key[1], f, want))
+        touts = {(t["bench"], t["cpl"]): t for t in tagged(out, "timeout")}
+        for key, where in timeouts.items():
+            t = touts.get(key)
+            if not t or t.get("where") != where:
+                problems.append("%s cpl%d timeout: %s, expected at %s" % (key[0], key[1], t, where))
+        for bench, cpls in results.items():
+            seen = {r["cpl"] for r in tagged(out, "result") if r["bench"] == bench}
+            if seen != set(cpls):
+                problems.append("%s: results at CPLs %s, expected %s" % (bench, sorted(seen), sorted(cpls)))
+        done = tagged(out, "done")
+        if not done or (done[0]["faults"], done[0]["timeouts"]) != (len(faults), len(timeouts)):
+            problems.append("@done %s" % done)
+        return problems
+    return check
+
+
+CASES += [
+    # Trap-class exceptions leave RIP after the instruction: int3 is placed where it is, in
+    # its copy, not at the start of the next copy or in the wrapper; so is a HLT at CPL 0
+    # that only the watchdog ends (RIP after it when the timer interrupt wakes it).
+    dict(name="user-trap-placed", args=["--bios", "--cpu", "qemu64", "--asm", "nop; int3", "--unroll", "3"],
+         config="bench.one.code=cc bench.one.unroll=1 bench.halt.code=f4 bench.halt.unroll=1 "
+                "bench.int3b.code=90cd03 bench.int3b.unroll=2 watchdog=100 reps=2 warmup=1 payloads=asm,one,halt,int3b",
+         exit=1, timeout=60,
+         check=user_outcome(faults={("asm", 0): (3, "asm+0x1", 1), ("asm", 3): (3, "asm+0x1", 1),
+                                    ("one", 0): (3, "one+0x0", 1), ("one", 3): (3, "one+0x0", 1),
+                                    ("int3b", 0): (3, "int3b+0x1", 1), ("int3b", 3): (3, "int3b+0x1", 1),
+                                    ("halt", 3): (13, "halt+0x0", 1)},
+                            timeouts={("halt", 0): "halt+0x0"}),
+         match=[r"^asm at CPL 3: #BP \(vector 3, error 0x0\) at asm\+0x1 \(copy 1 of the unrolled code\), "
+                r"RIP 0000008020000081 \(UNEXPECTED\)$"],
+         absent=[r"^FATAL"]),
+]
