@@ -142,8 +142,9 @@ run_cpl3:
 	xor r15d, r15d
 	iretq
 
-; uint64_t run_cpl0(fn, a0, a1, a2): call fn(a0, a1, a2) in ring 0 with the same
-; recovery point as run_cpl3, so a fault or the watchdog ends it cleanly.
+; uint64_t run_cpl0(fn, a0, a1, stack): call fn(a0, a1) in ring 0 on the given stack
+; (the payloads' own, arch/x86/stacks.c: what it does to it cannot reach this one), with
+; the same recovery point as run_cpl3, so a fault or the watchdog ends it cleanly.
 run_cpl0:
 	push rbp
 	push rbx
@@ -155,7 +156,8 @@ run_cpl0:
 	mov rax, rdi
 	mov rdi, rsi
 	mov rsi, rdx
-	mov rdx, rcx
+	xor edx, edx
+	mov rsp, rcx
 	call rax
 	; fall through with the result in RAX
 

@@ -8,6 +8,7 @@
 #include "arch/x86/extable.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/run-word.h"
+#include "arch/x86/stacks.h"
 #include "lib/x86-insn.h"
 
 extern volatile uint8_t bp_fast_resume;   /* entry.asm: int3 from CPL 3 returns at once */
@@ -15,6 +16,7 @@ extern char user_entry[];                 /* user-entry.asm */
 
 static struct {
 	volatile bool active;
+	unsigned cpu;               /* desc_this_cpu() of the CPU running it */
 	struct run_opts opts;
 	struct run_result *res;
 } cur;
@@ -51,10 +53,13 @@ void run_call(const struct run_opts *o, const void *fn, uint64_t a0, uint64_t a1
 	cur.res = r;
 	bool armed = o->watchdog_ms && watchdog && watchdog->arm(o->watchdog_ms);
 	bp_fast_resume = o->cpl3 && o->int3_resumes;
+	cur.cpu = desc_this_cpu();
+	stack_run_claim(cur.cpu);
 	cur.active = true;
 	/* IF stays set so that only the watchdog (every other source is masked) can stop
 	 * a payload that never ends; it fires only when the budget is spent. */
-	r->value = run_enter(o, (uintptr_t)user_entry, user_stack_top, fn, a0, a1);
+	r->value = run_enter(o, (uintptr_t)user_entry, o->cpl3 ? user_stack_top : stack_run_top(),
+			     fn, a0, a1);
 	irq_disable();
 	cur.active = false;
 	bp_fast_resume = 0;
@@ -103,7 +108,18 @@ static void abort_run(struct trap_frame *f, enum run_status st)
 	cur.active = false;
 }
 
-bool run_handle_trap(struct trap_frame *f)
+/* End the run with the exception or interrupt f as its fault. */
+static void fault_run(struct trap_frame *f, uintptr_t ip, bool soft_int)
+{
+	cur.res->fault = (struct run_fault){
+		.vector = f->vector, .error = f->error, .rip = ip, .soft_int = soft_int,
+		.cr2 = f->vector == VEC_PF || f->vector == VEC_DF ? read_cr2() : 0,
+		.rsp = trap_frame_sp(f), .cpl = f->cs & 3,
+	};
+	abort_run(f, RUN_FAULT);
+}
+
+bool run_handle_trap(struct trap_frame *f, bool has_handler)
 {
 	if (!cur.active)
 		return false;
@@ -111,6 +127,19 @@ bool run_handle_trap(struct trap_frame *f)
 	if (f->vector == VEC_DB && cur.opts.single_step) {
 		cur.res->steps++;
 		return true;
+	}
+	/* Only the CPU running the payload ends it: another one's trap is its own. */
+	if (desc_this_cpu() != cur.cpu)
+		return false;
+	if (f->vector >= 32) {
+		/* INT n, which CPL 0 code may aim at any vector: the payload's fault, even where
+		 * a handler exists (it still runs: an external interrupt that arrived right
+		 * after bytes CD n is told from nothing else, and must have its EOI). */
+		uintptr_t ip = trap_insn_ip(f);
+		if (ip != trap_frame_ip(f)) {
+			fault_run(f, ip, true);
+			return !has_handler;
+		}
 	}
 	if (watchdog && f->vector == watchdog->vector) {
 		if (!watchdog->spent || watchdog->spent()) {
@@ -122,12 +151,12 @@ bool run_handle_trap(struct trap_frame *f)
 		}
 		return false;     /* the timer driver still needs to EOI */
 	}
-	if (f->vector < 32 && f->vector != VEC_NMI && f->vector != VEC_MC && f->vector != VEC_DF) {
-		cur.res->fault = (struct run_fault){
-			.vector = f->vector, .error = f->error, .rip = trap_insn_ip(f),
-			.cr2 = f->vector == VEC_PF ? read_cr2() : 0, .rsp = trap_frame_sp(f), .cpl = cpl,
-		};
-		abort_run(f, RUN_FAULT);
+	/* Every exception but NMI and #MC (the machine's, not the payload's) ends the run,
+	 * #DF included: on its own stack (IST on x86-64, a task on i686) it is how a payload
+	 * at CPL 0 that lost its stack ends. So does a vector nothing handles. */
+	bool stray = f->vector >= 32 && !has_handler && f->vector != VEC_APIC_SPURIOUS;
+	if ((f->vector < 32 && f->vector != VEC_NMI && f->vector != VEC_MC) || stray) {
+		fault_run(f, trap_insn_ip(f), false);
 		return true;
 	}
 	return false;

@@ -13,8 +13,9 @@ enum run_status { RUN_OK = 0, RUN_FAULT, RUN_TIMEOUT };
 
 struct run_fault {
 	unsigned vector;
-	uint64_t error, rip, cr2, rsp;
+	uint64_t error, rip, cr2, rsp;   /* rip: the instruction's start; cr2: #PF and #DF */
 	unsigned cpl;
+	bool soft_int;                   /* raised by INT n (vector >= 32) */
 };
 
 struct run_result {
@@ -63,7 +64,10 @@ struct watchdog_ops {
 };
 void run_set_watchdog(const struct watchdog_ops *ops);
 
-/* For traps.c: consulted on every exception/interrupt. */
-bool run_handle_trap(struct trap_frame *f);
+/* For traps.c: consulted on every exception/interrupt, before the handler registered
+ * for its vector (has_handler). True: the trap is dealt with, false: handle it as usual.
+ * Ends the run of this CPU with every exception but NMI and #MC, with INT n, and with a
+ * vector that has no handler. */
+bool run_handle_trap(struct trap_frame *f, bool has_handler);
 
 #endif

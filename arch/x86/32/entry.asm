@@ -107,8 +107,10 @@ run_cpl3:
 	xor ebp, ebp
 	iretd
 
-; uint64_t run_cpl0(fn, a0, a1, a2): call fn in ring 0 with the payload convention and
-; the same recovery point as run_cpl3, so a fault or the watchdog ends it cleanly.
+; uint64_t run_cpl0(fn, a0, a1, stack): call fn in ring 0 with the payload convention, on
+; the given stack (the payloads' own, arch/x86/stacks.c: what it does to it cannot reach
+; this one), with the same recovery point as run_cpl3, so a fault or the watchdog ends it
+; cleanly.
 run_cpl0:
 	push ebp
 	push ebx
@@ -118,17 +120,21 @@ run_cpl0:
 	mov eax, [esp + 20]
 	mov edi, [esp + 24]
 	mov esi, [esp + 28]
-	mov edx, [esp + 32]
+	xor edx, edx
+	mov esp, [esp + 32]
 	call eax
 	; fall through with the result in EDX:EAX
 
 ; Ring 0, EDX:EAX = result. Also the target the trap handler redirects a run to; the
-; data segments may still be the user's (user_exit_entry).
+; data segments may still be the user's (user_exit_entry). The #DF task returns here by a
+; task switch, which sets CR0.TS (SDM Vol. 3A 2.5): CLTS, or the next x87 or SSE
+; instruction raises #NM.
 run_resume:
 	mov ecx, SEL_KDATA
 	mov ds, ecx
 	mov es, ecx
 	mov esp, [ss:run_saved_esp]
+	clts
 	pop edi
 	pop esi
 	pop ebx

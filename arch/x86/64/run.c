@@ -6,7 +6,7 @@
 #include "arch/x86/msr.h"
 #include "arch/x86/paging.h"
 
-extern uint64_t run_cpl0(uint64_t fn, uint64_t a0, uint64_t a1, uint64_t a2);
+extern uint64_t run_cpl0(uint64_t fn, uint64_t a0, uint64_t a1, uint64_t stack);
 extern uint64_t run_cpl3(uint64_t rip, uint64_t rsp, uint64_t a0, uint64_t a1, uint64_t a2,
 			 uint64_t rflags);
 extern char syscall_entry[];
@@ -22,14 +22,14 @@ void run_init(bool syscall)
 	wrmsr(MSR_SYSCALL_MASK, RFLAGS_IF | RFLAGS_TF | RFLAGS_AC | (1ull << 10) /* DF */);
 }
 
-uint64_t run_enter(const struct run_opts *o, uintptr_t user_entry, uintptr_t user_stack,
+uint64_t run_enter(const struct run_opts *o, uintptr_t user_entry, uintptr_t stack,
 		   const void *fn, uint64_t a0, uint64_t a1)
 {
 	if (o->cpl3)
-		return run_cpl3(payload_user_alias(user_entry), user_stack,
+		return run_cpl3(payload_user_alias(user_entry), stack,
 				payload_user_alias((uint64_t)fn), a0, a1, RFLAGS_RESERVED1 | RFLAGS_IF);
 	irq_enable();
-	return run_cpl0((uint64_t)fn, a0, a1, 0);
+	return run_cpl0((uint64_t)fn, a0, a1, stack);
 }
 
 void run_frame_resume(struct trap_frame *f)
