@@ -222,7 +222,8 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 	unsigned nprog = kpmu.functional || plan.trace_only ? g->n : 0;
 	char err[160];
 	struct run_opts o = { .cpl3 = cpl == 3, .watchdog_ms = kernel.cfg.watchdog_ms,
-			      .int3_resumes = pl->flags & PL_INT3_RESUME };
+			      .int3_resumes = pl->flags & PL_INT3_RESUME,
+			      .syscall = pl->flags & PL_NEEDS_SYSCALL };
 
 	if (nprog && kpmu_assign(g->ev, nprog, err, sizeof(err))) {
 		error("pmu", "counter group cannot be placed: %s", err);
@@ -288,7 +289,8 @@ static void measure_steps(const struct payload *pl, uint64_t size, unsigned cpl,
 {
 	unsigned reps = kernel.cfg.reps < STEP_REPS_MAX ? kernel.cfg.reps : STEP_REPS_MAX;
 	struct run_opts o = { .cpl3 = cpl == 3, .watchdog_ms = kernel.cfg.watchdog_ms,
-			      .single_step = true, .int3_resumes = pl->flags & PL_INT3_RESUME };
+			      .single_step = true, .int3_resumes = pl->flags & PL_INT3_RESUME,
+			      .syscall = pl->flags & PL_NEEDS_SYSCALL };
 	for (unsigned r = 0; r < reps; r++) {
 		uint64_t steps[2];
 		for (int len = 0; len < 2; len++) {

@@ -25,7 +25,7 @@
 extern char st_add[], st_priv_insn[], st_read_addr[], st_ud[], st_div0[], st_int3[];
 extern char st_rdpmc[], st_sgdt[], st_syscall_null[], st_int80[], st_int3_loop[];
 extern char st_step_loop[], st_spin[], st_push_pop[], st_lose_stack[], st_int_stray[];
-extern char st_int_stray_rip[];
+extern char st_int_stray_rip[], st_int81[], st_int81_rip[];
 extern char st_priv_insn_rip[], st_ud_rip[], st_div0_rip[], st_int3_rip[], st_read_rip[];
 extern char st_rdpmc_rip[], st_sgdt_rip[];
 extern char __text_start[];
@@ -287,13 +287,33 @@ static void test_user_region_reuse(void)
 static void test_transitions(void)
 {
 	struct run_result r;
-	if (kernel.cpu.syscall) {
-		run_call(&cpl3, st_syscall_null, 1000, 0, &r);
+	if (kernel.cpu.syscall && sizeof(void *) == 8) {
+		struct run_opts o = cpl3;
+		o.syscall = true;
+		run_call(&o, st_syscall_null, 1000, 0, &r);
 		check(r.status == RUN_OK && r.value == 1000, "cpl3.syscall_sysret_round_trip",
 		      "status %d value %llu vector %u", r.status, (unsigned long long)r.value,
 		      r.fault.vector);
+		/* A run that does not ask for SYSCALL cannot leave through it: #UD. */
+		run_call(&cpl3, st_syscall_null, 1000, 0, &r);
+		check(r.status == RUN_FAULT && r.fault.vector == VEC_UD, "cpl3.syscall_ud_unless_asked",
+		      "status %d vector %u value %llu", r.status, r.fault.vector,
+		      (unsigned long long)r.value);
 	} else {
-		check_skip("cpl3.syscall_sysret_round_trip", CPU_NO_SYSCALL);
+		const char *why = kernel.cpu.syscall ? "SYSCALL is for long mode here" : CPU_NO_SYSCALL;
+		check_skip("cpl3.syscall_sysret_round_trip", why);
+		check_skip("cpl3.syscall_ud_unless_asked", why);
+	}
+	/* Only user_entry's own INT VEC_USER_EXIT leaves CPL 3; a payload's is its fault. */
+	for (int cpl = 0; cpl <= 3; cpl += 3) {
+		uintptr_t at = cpl ? ualias(st_int81_rip) : (uintptr_t)st_int81_rip;
+		run_call(cpl ? &cpl3 : &cpl0, st_int81, 0, 0, &r);
+		check(r.status == RUN_FAULT && r.fault.vector == VEC_USER_EXIT && r.fault.soft_int &&
+			      r.fault.rip == at,
+		      cpl ? "cpl3.exit_vector_from_payload_faults" : "cpl0.exit_vector_from_payload_faults",
+		      "status %d vector %u at %llx, expected INT 0x%x at %llx", r.status,
+		      r.fault.vector, (unsigned long long)r.fault.rip, VEC_USER_EXIT,
+		      (unsigned long long)at);
 	}
 	run_call(&cpl3, st_int80, 1000, 0, &r);
 	check(r.status == RUN_OK && r.value == 1000, "cpl3.int_iret_round_trip",

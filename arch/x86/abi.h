@@ -57,13 +57,13 @@
 #define RFLAGS_ID           (1ull << 21)    /* toggles where CPUID exists */
 
 /* System calls from CPL 3: number in RAX (arch/x86/entry.asm, syscall_entry). */
-#define SYS_EXIT            0           /* end the CPL 3 run; RDI is its result */
 #define SYS_NULL            1           /* return at once: the round-trip benchmark */
 
 /* INT n with DPL 3: the INT n/IRETQ round-trip benchmark. */
 #define VEC_INT_ROUNDTRIP   0x80
 /* INT n with DPL 3: end the CPL 3 run, RDI its result. How every CPL 3 run leaves ring 3
- * (user-entry.asm): it needs no SYSCALL, which some CPUs lack. */
+ * (user-entry.asm): it needs no SYSCALL, which some CPUs lack. Only user_entry's own INT
+ * does so; a payload's is its fault (arch/x86/entry.asm, user_exit_entry). */
 #define VEC_USER_EXIT       0x81
 /* A vector with no handler, raised by INT n in the self-test: it must end the run. */
 #define VEC_SELFTEST_STRAY  0x99

@@ -7,6 +7,9 @@
 #include "arch/x86/run.h"
 
 extern char run_resume[];      /* entry.asm: restores the state run_cpl0/run_cpl3 saved */
+/* entry.asm, user_exit_entry: what user_entry's own exit looks like (the RIP after its
+ * INT VEC_USER_EXIT, its stack pointer there); any other INT VEC_USER_EXIT is a fault. */
+extern uintptr_t run_exit_rip, run_exit_rsp;
 
 /* Run fn(a0, a1) at the CPL o asks for, with interrupts on, on `stack` (the user stack
  * at CPL 3, the run stack at CPL 0); CPL 3 starts at the user alias of user_entry.

@@ -12,7 +12,7 @@
 #include "lib/x86-insn.h"
 
 extern volatile uint8_t bp_fast_resume;   /* entry.asm: int3 from CPL 3 returns at once */
-extern char user_entry[];                 /* user-entry.asm */
+extern char user_entry[], user_exit_ret[]; /* user-entry.asm */
 
 static struct {
 	volatile bool active;
@@ -55,6 +55,9 @@ void run_call(const struct run_opts *o, const void *fn, uint64_t a0, uint64_t a1
 	bp_fast_resume = o->cpl3 && o->int3_resumes;
 	cur.cpu = desc_this_cpu();
 	stack_run_claim(cur.cpu);
+	/* user_entry aligns its stack to 16 bytes before it calls the payload. */
+	run_exit_rip = (uintptr_t)payload_user_alias((uintptr_t)user_exit_ret);
+	run_exit_rsp = user_stack_top & ~(uintptr_t)15;
 	cur.active = true;
 	/* IF stays set so that only the watchdog (every other source is masked) can stop
 	 * a payload that never ends; it fires only when the budget is spent. */

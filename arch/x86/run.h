@@ -29,6 +29,7 @@ struct run_opts {
 	bool cpl3;
 	bool single_step;          /* count #DB traps (the code sets TF itself) */
 	bool int3_resumes;         /* int3 from CPL 3 returns at once (exception round trip) */
+	bool syscall;              /* SYSCALL is served (x86-64); otherwise it raises #UD */
 	uint32_t watchdog_ms;      /* 0 = none */
 };
 

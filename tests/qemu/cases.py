@@ -1175,3 +1175,21 @@ CASES += [
     dict(STACK_ABUSE, name="user-stack-abuse-ap", args=STACK_ABUSE["args"] + ["--smp", "2"],
          config=STACK_ABUSE["config"] + " cpu=1"),
 ]
+
+# SYSCALL (any number) and INT 0x81 in a benchmark are its faults, not the harness's way
+# out of CPL 3: before, each ended the measured run as if it had finished (all figures 0).
+CASES += [
+    dict(name="user-syscall-int81-faults", args=["--bios", "--cpu", "qemu64", "--asm", "nop", "--name", "after",
+                                                 "--unroll", "5"],
+         config="bench.sc.code=0f05 bench.sc.unroll=1 bench.sc1.code=b8010000000f05 bench.sc1.unroll=2 "
+                "bench.i129.code=cd81 bench.i129.unroll=1 reps=2 warmup=1 payloads=sc,sc1,i129,after",
+         exit=1, timeout=60,
+         check=user_outcome(faults={("sc", 0): (6, "sc+0x0", 1), ("sc", 3): (6, "sc+0x0", 1),
+                                    ("sc1", 0): (6, "sc1+0x5", 1), ("sc1", 3): (6, "sc1+0x5", 1),
+                                    ("i129", 0): (129, "i129+0x0", 1, "INT n"),
+                                    ("i129", 3): (129, "i129+0x0", 1, "INT n")},
+                            results={"after": (0, 3)}),
+         match=[r"^i129 at CPL 3: INT n \(vector 129, error 0x0\) at i129\+0x0 \(copy 1 of the unrolled code\), "
+                r"RIP 0000008020000080 \(UNEXPECTED\)$"],
+         absent=[r"^FATAL", r'^@result \{"bench":"(sc|sc1|i129)"']),
+]

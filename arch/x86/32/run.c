@@ -1,6 +1,6 @@
 /* The i686 half of arch/x86/run.c: IRET into ring 3, an interrupt gate out (SDM Vol. 3A
  * 6.12.1). SYSCALL does not exist in protected mode on Intel CPUs, so nothing here sets
- * it up. */
+ * it up (EFER.SCE stays clear: SYSCALL raises #UD, and run_opts.syscall is ignored). */
 #include "arch/x86/run-word.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/desc.h"
