@@ -353,19 +353,22 @@ static void measure_payload(const struct payload *pl, uint64_t size)
 {
 	user_reset();
 	nblock = 0;
-	bool ok;
-	uint64_t arg = payload_arg(pl, size, &ok);
-	char why[200];
-	if (pl->user && userbench_prepare(pl, &arg, why, sizeof(why))) {
-		error("payload", "%s: %s", pl->name, why);
-		user_reset();
-		return;
-	}
+	/* The harness's data first: the payload's buffers then lie above it, each above an
+	 * unmapped guard page and with nothing mapped after the last (kernel/mem.c), so code
+	 * that runs past its buffer faults instead of rewriting the harness or its results. */
 	unsigned total = kernel.cfg.warmup + kernel.cfg.reps;
 	struct harness *h = (struct harness *)user_alloc(sizeof(struct harness), 64);
 	uint64_t *out = (uint64_t *)user_alloc((uint64_t)total * 2 * HARNESS_MAX_VALUES * 8,
 					       PAGE_SIZE);
-	if (!ok || !h || !out) {
+	bool ok = h && out;
+	uint64_t arg = ok ? payload_arg(pl, size, &ok) : 0;
+	char why[200];
+	if (ok && pl->user && userbench_prepare(pl, &arg, why, sizeof(why))) {
+		error("payload", "%s: %s", pl->name, why);
+		user_reset();
+		return;
+	}
+	if (!ok) {
 		char sz[64];
 		bp_snprintf(sz, sizeof(sz), "%llu %s buffer (%llu MiB free)",
 			    (unsigned long long)(size >= (1u << 20) ? size >> 20 : size >> 10),

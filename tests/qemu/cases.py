@@ -1193,3 +1193,21 @@ CASES += [
                 r"RIP 0000008020000080 \(UNEXPECTED\)$"],
          absent=[r"^FATAL", r'^@result \{"bench":"(sc|sc1|i129)"']),
 ]
+
+# Writes past the user's buffer land on an unmapped guard page, a #PF in the user's code,
+# not in the harness's data: before, rep stosq 8 KiB past a 4 KiB buffer forged the
+# results ("min":-999997396, exit 0), and a store 4 KiB past it broke the harness.
+CASES += [
+    dict(name="user-buffer-guards", args=["--bios", "--cpu", "qemu64", "--asm", "nop", "--name", "after",
+                                          "--unroll", "5"],
+         config="bench.forge.code=498dbe00200000b900020000b800ca9a3bf348ab bench.forge.buffer=4K "
+                "bench.forge.unroll=1 bench.past.code=49898600100000 bench.past.buffer=4K bench.past.unroll=1 "
+                "bench.before.code=498946f8 bench.before.buffer=4K bench.before.unroll=1 "
+                "reps=3 warmup=1 payloads=forge,past,before,after",
+         exit=1, timeout=60,
+         check=user_outcome(faults={("forge", 0): (14, "forge+0x11", 1), ("forge", 3): (14, "forge+0x11", 1),
+                                    ("past", 0): (14, "past+0x0", 1), ("past", 3): (14, "past+0x0", 1),
+                                    ("before", 0): (14, "before+0x0", 1), ("before", 3): (14, "before+0x0", 1)},
+                            results={"after": (0, 3)}),
+         absent=[r"^FATAL", r'^@result \{"bench":"(forge|past|before)"']),
+]
