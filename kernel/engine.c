@@ -283,6 +283,24 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 	return true;
 }
 
+/* A single-stepped count with an instruction in it after which the CPU gives no trap
+ * would be short: an error instead of a result. */
+static bool steps_refused(const struct payload *pl, unsigned cpl, const struct run_result *run)
+{
+	if (!run->step_hazard)
+		return false;
+	char where[80];
+	uint32_t copy;
+	if (pl->user)
+		userbench_where(pl, run->step_hazard_rip, cpl, where, sizeof(where), &copy);
+	else
+		bp_snprintf(where, sizeof(where), "RIP %llx", (unsigned long long)run->step_hazard_rip);
+	error("payload", "%s at CPL %u: instructions not measured by single-step: the code executes "
+	      "%s (at %s), after which the CPU gives no single-step trap, so the count would be short",
+	      pl->name, cpl, run->step_hazard, where);
+	return true;
+}
+
 /* Instructions by single-stepping: exact, slow, for CPUs whose counters do not count. */
 static void measure_steps(const struct payload *pl, uint64_t size, unsigned cpl, uint64_t arg,
 			  struct harness *h)
@@ -302,7 +320,7 @@ static void measure_steps(const struct payload *pl, uint64_t size, unsigned cpl,
 			user_access_end();
 			struct run_result run;
 			run_call(&o, cpl ? bp_step : bp_step_cpl0, (uintptr_t)h, 0, &run);
-			if (run_failed(pl, size, cpl, &run))
+			if (run_failed(pl, size, cpl, &run) || steps_refused(pl, cpl, &run))
 				return;
 			steps[len] = run.steps;
 		}

@@ -87,6 +87,23 @@ static int code_byte(uintptr_t va)
 	return extable_result() ? -1 : b;
 }
 
+static int code_byte_at(void *ip, size_t i)
+{
+	return code_byte(*(const uintptr_t *)ip + i);
+}
+
+/* A single-step trap stops before each instruction: note the first one that the count
+ * would miss (no trap after it), for the caller to refuse the count. */
+static void step_look_ahead(const struct trap_frame *f)
+{
+	uintptr_t ip = trap_frame_ip(f);
+	const char *insn = x86_step_hazard(code_byte_at, &ip, sizeof(void *) == 8);
+	if (insn) {
+		cur.res->step_hazard = insn;
+		cur.res->step_hazard_rip = ip;
+	}
+}
+
 /* Where the instruction that raised f starts: a trap (int3, INT n) leaves RIP after it
  * (lib/x86-insn.h); a fault leaves RIP on it. */
 static uintptr_t trap_insn_ip(const struct trap_frame *f)
@@ -129,6 +146,8 @@ bool run_handle_trap(struct trap_frame *f, bool has_handler)
 	unsigned cpl = f->cs & 3;
 	if (f->vector == VEC_DB && cur.opts.single_step) {
 		cur.res->steps++;
+		if (!cur.res->step_hazard)
+			step_look_ahead(f);
 		return true;
 	}
 	/* Only the CPU running the payload ends it: another one's trap is its own. */

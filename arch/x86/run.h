@@ -23,11 +23,16 @@ struct run_result {
 	uint64_t value;            /* what the function returned (RUN_OK) */
 	struct run_fault fault;    /* RUN_FAULT; RUN_TIMEOUT: rip, rsp and cpl where it stopped */
 	uint64_t steps;            /* single-step #DB traps counted during the run */
+	/* Single-stepping: the first instruction met after which the CPU gives no single-step
+	 * trap (INT n, STI, MOV SS, ...: lib/x86-insn.h), so `steps` is short; NULL: none. */
+	const char *step_hazard;
+	uint64_t step_hazard_rip;
 };
 
 struct run_opts {
 	bool cpl3;
-	bool single_step;          /* count #DB traps (the code sets TF itself) */
+	bool single_step;          /* count #DB traps (the code sets TF itself), and look at
+				    * each instruction before it runs for a step_hazard */
 	bool int3_resumes;         /* int3 from CPL 3 returns at once (exception round trip) */
 	bool syscall;              /* SYSCALL is served (x86-64); otherwise it raises #UD */
 	uint32_t watchdog_ms;      /* 0 = none */

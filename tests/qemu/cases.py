@@ -1211,3 +1211,48 @@ CASES += [
                             results={"after": (0, 3)}),
          absent=[r"^FATAL", r'^@result \{"bench":"(forge|past|before)"']),
 ]
+
+
+def step_refused(benches):
+    """benches: {bench: {cpl: (instruction, where)}}: each stepped count that cannot be right
+    is an @error naming the instruction and its place, with no single-step @result; the
+    TSC is still measured, and @done counts the errors."""
+    def check(out):
+        problems = []
+        errors = [e["message"] for e in tagged(out, "error") if e["context"] == "payload"]
+        for bench, cpls in benches.items():
+            for cpl, (insn, where) in cpls.items():
+                want = ("%s at CPL %d: instructions not measured by single-step: the code executes %s (at %s), "
+                        "after which the CPU gives no single-step trap, so the count would be short"
+                        % (bench, cpl, insn, where))
+                if want not in errors:
+                    problems.append("no @error %r" % want)
+            got = {(r["cpl"], r["source"]) for r in tagged(out, "result") if r["bench"] == bench}
+            if any(src == "single-step" for _, src in got) or {c for c, _ in got} != set(cpls):
+                problems.append("%s: results %s, expected tsc only at CPLs %s" % (bench, sorted(got), sorted(cpls)))
+        done = tagged(out, "done")
+        if not done or done[0]["errors"] != len(errors) or not errors:
+            problems.append("@done %s with %d @error records" % (done, len(errors)))
+        return problems
+    return check
+
+
+# Single-stepping counts one #DB per instruction, except after INT n (TF is cleared on the
+# way in), STI and MOV SS (the trap is held back for an instruction): a count with one of
+# them in it cannot be right and must not be reported (before: 0 per copy, exit 0).
+CASES += [
+    dict(name="user-step-hazards", args=["--bios", "--cpu", "qemu64", "--asm", "int 0x80", "--name", "int80",
+                                         "--unroll", "2"],
+         config="bench.sti.code=fb bench.sti.unroll=2 bench.movss.code=8cd08ed0 bench.movss.unroll=2 "
+                "reps=2 warmup=1 payloads=int80,sti,movss cpl=0",
+         exit=1, timeout=60,
+         check=step_refused({"int80": {0: ("INT n", "int80+0x0")}, "sti": {0: ("STI", "sti+0x0")},
+                             "movss": {0: ("MOV SS", "movss+0x2")}}),
+         absent=[r"^FATAL", r"^   instructions per copy, measured by single-step"]),
+    dict(name="user-step-hazards-cpl3", args=["--bios", "--cpu", "qemu64", "--asm", "int 0x80", "--name", "int80",
+                                              "--unroll", "2"],
+         config="bench.movss.code=8cd08ed0 bench.movss.unroll=2 reps=2 warmup=1 payloads=int80,movss cpl=3",
+         exit=1, timeout=60,
+         check=step_refused({"int80": {3: ("INT n", "int80+0x0")}, "movss": {3: ("MOV SS", "movss+0x2")}}),
+         absent=[r"^FATAL"]),
+]
