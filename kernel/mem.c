@@ -73,7 +73,9 @@ static void take_snapshot(void)
 void *user_code_alloc(uint64_t size)
 {
 	size = (size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-	if (code_len || size > BENCH_CODE_MAX)
+	/* A guard page's room is left in each alias's window (the layouts have nothing mapped
+	 * just below either), so the code lies between unmapped pages at both aliases. */
+	if (code_len || size > BENCH_CODE_MAX - GUARD_SIZE)
 		return 0;
 	take_snapshot();
 	code_phys = mem_alloc_phys(size, PAGE_SIZE);
@@ -100,7 +102,9 @@ uintptr_t user_alloc(uint64_t size, uint64_t align)
 	take_snapshot();
 	if (align < PAGE_SIZE)
 		align = PAGE_SIZE;
-	uint64_t va = (user_next + align - 1) & ~(align - 1);
+	/* At least an unmapped guard page below every block, so between any two: code that
+	 * runs past either end of its buffer faults instead of writing its neighbour. */
+	uint64_t va = (user_next + GUARD_SIZE + align - 1) & ~(align - 1);
 	size = (size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
 	user_region_full = va + size > USER_DATA_BASE + USER_DATA_MAX || va + size < va;
 	if (user_region_full)

@@ -11,7 +11,8 @@ void mem_init(const struct boot_info *bi);
 /* Zeroed, aligned physical block; 0 when none is left. */
 uint64_t mem_alloc_phys(uint64_t size, uint64_t align);
 uint64_t mem_free_bytes(void);
-/* A user-region block (user RW, NX), physically contiguous; returns its user VA or 0. */
+/* A user-region block (user RW, NX), physically contiguous, above an unmapped guard
+ * page; returns its user VA or 0. Blocks are placed upwards in the order asked for. */
 uintptr_t user_alloc(uint64_t size, uint64_t align);
 /* Whether the last user_alloc failed for want of user-region address space (RAM aside;
  * the i686 kernel's region holds 736 MiB), and the words that say so ("does not fit ..."). */
