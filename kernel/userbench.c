@@ -2,6 +2,7 @@
 #include "kernel/userbench.h"
 #include "arch/x86/paging.h"
 #include "kernel/mem.h"
+#include "lib/bench-config.h"
 #include "lib/format.h"
 #include "lib/str.h"
 

@@ -7,13 +7,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/bench-config.h"
 #include "lib/config.h"
 #include "lib/format.h"
 #include "lib/str.h"
 #include "lib/util.h"
 
 #define BENCH_EXCERPT 40
-#define SIZE_G (1024ull * 1024 * 1024)
 
 enum bench_field { BF_CODE, BF_INIT, BF_UNROLL, BF_LOOP, BF_ALIGN, BF_OFFSET, BF_BUFFER,
 		   BF_BUFFER_ALIGN, BF_FILL, BF_STRIDE, BF_TEXT, BF_COUNT };
@@ -28,7 +28,7 @@ static const char *const field_names[BF_COUNT] = {
 static const char *const fill_names[] = { [CFG_FILL_ZERO] = "zero", [CFG_FILL_RANDOM] = "random",
 					  [CFG_FILL_CHASE] = "chase" };
 
-const char *bench_fill_name(unsigned fill)
+static const char *bench_fill_name(unsigned fill)
 {
 	return fill < ARRAY_SIZE(fill_names) ? fill_names[fill] : "?";
 }
@@ -86,7 +86,7 @@ static int parse_num(const char *name, const char *field, const char *v, size_t 
 static int parse_bsize(const char *name, const char *field, const char *v, size_t len,
 		       uint64_t lo, uint64_t hi, uint64_t *out, char *why, size_t whylen)
 {
-	if (config_parse_size(v, len, out) != 0 || *out < lo || *out > hi) {
+	if (str_to_size(v, len, out) != 0 || *out < lo || *out > hi) {
 		bp_snprintf(why, whylen, "bench.%s.%s=%.*s is not a size from %llu to %lluG (a "
 			    "number with optional K, M or G suffix)", name, field,
 			    (int)(len < BENCH_EXCERPT ? len : BENCH_EXCERPT), v,

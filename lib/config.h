@@ -142,21 +142,4 @@ int config_refuse(const char *origin, uint64_t size, uint64_t max, config_error_
 void config_report(const struct bp_config *cfg, void (*emit)(void *ctx, const char *line),
 		   void *ctx);
 
-/* A size: a number with an optional K, M or G suffix (powers of 1024). 0; -1 when it is
- * not written as a size; 1 when it overflows. */
-int config_parse_size(const char *v, size_t len, uint64_t *out);
-
-/* bench.NAME.KEY=VALUE (lib/bench-config.c): key is the text after "bench.", vlen 0 for a
- * key without a value. 0, or -1 with the reason in why; a refused key of a well-named
- * benchmark marks it refused (created so, if it was not there yet). */
-int bench_config_entry(struct bp_config *cfg, const char *key, size_t klen, const char *v,
-		       size_t vlen, char *why, size_t whylen);
-/* The refused keys of b for a message ("its init and unroll", "an unknown key") into buf;
- * returns how many. */
-unsigned bench_refused_parts(const struct cfg_bench *b, char *buf, size_t len);
-/* The benchmark's keys as "cfg.bench.NAME.KEY=VALUE" lines. */
-void bench_config_report(const struct cfg_bench *b, void (*emit)(void *ctx, const char *line),
-			 void *ctx);
-const char *bench_fill_name(unsigned fill);
-
 #endif

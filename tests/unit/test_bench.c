@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <cmocka.h>
+#include "lib/bench-config.h"
 #include "lib/config.h"
 #include "payloads/userbench.h"
 
