@@ -10,7 +10,8 @@
 #                 without long mode, QEMU_ARGS='--bios --cpu pentium3', GRUB starts the
 #                 i686 kernel; ASM='imul rax, rax' UNROLL=N LOOP=N ASM_INIT=... ASM_NAME=...
 #                 or BENCH=FILE measure user code; those values reach qemu-run as written)
-#   make test     host unit tests + QEMU boots; ends with "N passed, N failed"
+#   make test     host unit tests + QEMU boots, in parallel; ends with the total time and
+#                 "N passed, N failed"
 #   make fuzz     each fuzz target for FUZZ_SECONDS (default 60); docs/fuzzing.md
 
 B       := build
@@ -31,7 +32,10 @@ KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	-DBAREPERF_VERSION='"$(VERSION)"' -MMD -MP
 KNASMFLAGS := -f elf64 -g -F dwarf -I$(B)/gen/
 
-KERNEL_C   := $(wildcard kernel/*.c arch/x86/*.c arch/x86/64/*.c arch/x86/pmu/*.c drivers/*.c lib/*.c payloads/*.c)
+# lib/ files that only the host tools and tests use (reading a CPUID dump file).
+HOST_ONLY_LIB := lib/cpuid-dump.c
+KERNEL_C   := $(filter-out $(HOST_ONLY_LIB),$(wildcard kernel/*.c arch/x86/*.c arch/x86/64/*.c \
+	arch/x86/pmu/*.c drivers/*.c lib/*.c payloads/*.c))
 KERNEL_ASM := $(wildcard arch/x86/*.asm payloads/*.asm kernel/*.asm)
 KERNEL_GEN := $(B)/gen/pfm_tables.c
 # The libpfm4-derived event tables are generated when their generator exists.
@@ -77,12 +81,16 @@ K32CFLAGS := $(filter-out -mno-red-zone -mcmodel=kernel,$(KCFLAGS)) -m32 -march=
 K32NASMFLAGS := -f elf32 -g -F dwarf -I$(B)/gen/
 ARCH_X86_SHARED_C := arch/x86/msr-io.c arch/x86/pt-pool.c arch/x86/run.c arch/x86/setup.c \
 	arch/x86/stacks.c arch/x86/traps.c
-KERNEL32_C   := $(wildcard kernel/*.c arch/x86/32/*.c arch/x86/pmu/*.c drivers/*.c lib/*.c \
-	payloads/*.c) $(ARCH_X86_SHARED_C)
+KERNEL32_C   := $(filter-out $(HOST_ONLY_LIB),$(wildcard kernel/*.c arch/x86/32/*.c arch/x86/pmu/*.c \
+	drivers/*.c lib/*.c payloads/*.c)) $(ARCH_X86_SHARED_C)
 KERNEL32_ASM := $(wildcard arch/x86/32/*.asm kernel/32/*.asm payloads/32/*.asm)
 KERNEL32_OBJ := $(KERNEL32_C:%.c=$(B)/kernel32/%.o) $(KERNEL32_ASM:%.asm=$(B)/kernel32/%.asm.o) \
 	$(PFM_GEN:%=$(B)/kernel32/gen/%.o)
 LIBGCC32 = $(shell $(CC) -m32 -print-libgcc-file-name)
+
+# scripts/check-m32 compiles the portable files with exactly these flags.
+print-k32cflags:
+	@echo $(filter-out -MMD -MP -g,$(K32CFLAGS))
 
 $(B)/kernel32/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -168,22 +176,66 @@ $(B)/host/%: scripts/host/%.c $(B)/host/libbareperf.a
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) $< -o $@ $(B)/host/libbareperf.a $(shell pkg-config --libs libpfm 2>/dev/null || echo -lpfm)
 
-# A suite that needs more libraries names them in TEST_LIBS_<suite>; test_c2c runs the
-# two halves of each cross-core measurement on two threads.
+# A suite that needs more libraries names them in TEST_LIBS_<suite> (more compiler flags
+# in TEST_CFLAGS_<suite>); test_c2c runs the two halves of each cross-core measurement on
+# two threads.
 TEST_LIBS_test_c2c := -lpthread
 
 $(B)/host/tests/%: tests/unit/%.c $(TEST_SUPPORT) $(B)/host/libbareperf.a
 	@mkdir -p $(dir $@)
-	$(CC) $(HCFLAGS) $< -o $@ $(TEST_SUPPORT) $(B)/host/libbareperf.a -lcmocka -lpfm $(TEST_LIBS_$*)
+	$(CC) $(HCFLAGS) $(TEST_CFLAGS_$*) $< -o $@ $(TEST_SUPPORT) $(B)/host/libbareperf.a -lcmocka -lpfm $(TEST_LIBS_$*)
 
-# Event-name tables generated from libpfm4 (Debian libpfm4-dev) by a host program.
-$(B)/gen-pfm-tables: scripts/gen/gen-pfm-tables.c
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. $< -o $@ -lpfm
+# Event-name tables generated from libpfm4 (Debian libpfm4-dev) by a host program. The
+# P6 family (ppro, pii, p6, pm, coreduo) is only in libpfm4's i386 build (libpfm4-dev:i386):
+# the same generator, linked -m32 -static against it and run under qemu-i386 (the build
+# machine's kernel need not run i386 programs), dumps those tables, and the native run
+# merges them.
+GEN_PFM_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -MMD -MP
+PFM32_LIB      := /usr/lib/i386-linux-gnu/libpfm.a
+QEMU_I386      := qemu-i386
+PFM32_CHECK     = @[ -f $(PFM32_LIB) ] && command -v $(QEMU_I386) >/dev/null || \
+	{ echo "no $(PFM32_LIB) or $(QEMU_I386) (libpfm4-dev:i386, qemu-user): run scripts/install-deps" >&2; exit 1; }
 
-$(B)/gen/pfm_tables.c: $(B)/gen-pfm-tables
+$(B)/gen-pfm-tables: scripts/gen/gen-pfm-tables.c scripts/gen/pfm-p6-family.h
 	@mkdir -p $(dir $@)
-	$(B)/gen-pfm-tables > $@.tmp && mv $@.tmp $@
+	$(CC) $(GEN_PFM_CFLAGS) $< -o $@ -lpfm
+
+$(B)/gen-pfm-tables32: scripts/gen/gen-pfm-tables.c scripts/gen/pfm-p6-family.h
+	$(PFM32_CHECK)
+	@mkdir -p $(dir $@)
+	$(CC) -m32 -static $(GEN_PFM_CFLAGS) $< -o $@ $(PFM32_LIB)
+
+$(B)/gen/pfm_p6.dump: $(B)/gen-pfm-tables32
+	@mkdir -p $(dir $@)
+	$(QEMU_I386) $< --p6-dump > $@.tmp && mv $@.tmp $@
+
+$(B)/gen/pfm_tables.c: $(B)/gen-pfm-tables $(B)/gen/pfm_p6.dump
+	@mkdir -p $(dir $@)
+	$(B)/gen-pfm-tables --merge $(B)/gen/pfm_p6.dump > $@.tmp && mv $@.tmp $@
+
+# libpfm4:i386's own answers for the P6 family, which test_encode_pfm compares bareperf's
+# with: its encodings of every event with its unit masks and modifiers, and the PMU it
+# detects for each family 6 model (qemu-i386 -cpu sets CPUID's model).
+PFM_P6_REF    := $(B)/gen/pfm_p6_reference.txt
+PFM_P6_DETECT := $(B)/gen/pfm_p6_detect.txt
+P6_MODELS     := 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15
+
+$(B)/pfm-p6-reference32: scripts/gen/pfm-p6-reference.c scripts/gen/pfm-p6-family.h
+	$(PFM32_CHECK)
+	@mkdir -p $(dir $@)
+	$(CC) -m32 -static $(GEN_PFM_CFLAGS) $< -o $@ $(PFM32_LIB)
+
+$(PFM_P6_REF): $(B)/pfm-p6-reference32
+	@mkdir -p $(dir $@)
+	$(QEMU_I386) $< encodings > $@.tmp && mv $@.tmp $@
+
+$(PFM_P6_DETECT): $(B)/pfm-p6-reference32
+	@mkdir -p $(dir $@)
+	for m in $(P6_MODELS); do $(QEMU_I386) -cpu pentium3,family=6,model=$$m $< detect || exit 1; \
+		done > $@.tmp && mv $@.tmp $@
+
+$(B)/host/tests/test_encode_pfm: $(PFM_P6_REF) $(PFM_P6_DETECT)
+TEST_CFLAGS_test_encode_pfm := -DPFM_P6_REFERENCE='"$(PFM_P6_REF)"' -DPFM_P6_DETECT='"$(PFM_P6_DETECT)"'
 
 # ---------------------------------------------------------------- fuzzing (clang libFuzzer)
 # The same host library, built again by clang with coverage instrumentation into its own
@@ -274,7 +326,7 @@ $(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.s
 
 TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img
 
-.PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build FORCE
+.PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:
 all: $(B)/BOOTX64.EFI $(B)/kernel32.elf $(HOST_TOOLS)
 image: $(IMAGE)
@@ -304,8 +356,10 @@ run: deps image
 unit-tests: $(UNIT_TESTS) $(HOST_TOOLS)
 qemu-tests: image $(TEST_IMAGES)
 
+# The build and the tests both use every core (tests/run-all runs its jobs in parallel).
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 test: deps
-	$(MAKE) all image $(TEST_IMAGES) $(UNIT_TESTS) fuzz-build
+	$(MAKE) -j$(NPROC) all image $(TEST_IMAGES) $(UNIT_TESTS) fuzz-build
 	tests/run-all
 
 clean:

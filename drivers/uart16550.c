@@ -16,7 +16,6 @@
 
 static uint16_t base;
 static bool present;
-static uint64_t dropped;
 
 bool uart_init(uint16_t port, uint32_t baud)
 {
@@ -53,19 +52,15 @@ bool uart_init(uint16_t port, uint32_t baud)
 	return true;
 }
 
-bool uart_present(void) { return present; }
 uint16_t uart_port(void) { return base; }
-uint64_t uart_dropped(void) { return dropped; }
 
 void uart_putc(char c)
 {
 	if (!present)
 		return;
 	for (int i = 0; !(inb(base + UART_LSR) & UART_LSR_THRE); i++) {
-		if (i == TX_SPIN_LIMIT) {
-			dropped++;
-			return;
-		}
+		if (i == TX_SPIN_LIMIT)
+			return;         /* the transmitter never became ready: drop the character */
 	}
 	outb(base + UART_THR, (uint8_t)c);
 }

@@ -9,11 +9,8 @@
 /* Probe (scratch register, then loopback: modem inputs, echo, line status) and program
  * 8N1 at baud. False if absent or the baud rate does not divide UART_BASE_BAUD. */
 bool uart_init(uint16_t port, uint32_t baud);
-bool uart_present(void);
 uint16_t uart_port(void);
 void uart_putc(char c);
 void uart_write(const char *s, unsigned long n);
-/* Characters dropped because the transmitter never became ready. */
-uint64_t uart_dropped(void);
 
 #endif

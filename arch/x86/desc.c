@@ -70,6 +70,13 @@ void tss_set_rsp0(uint64_t rsp0)
 	tss[0].rsp[0] = rsp0;
 }
 
+unsigned desc_this_cpu(void)
+{
+	struct table_ptr gp;
+	__asm__ volatile("sgdt %0" : "=m"(gp));
+	return (unsigned)((gp.base - (uint64_t)gdt) / sizeof(gdt[0]));
+}
+
 static void set_gate(unsigned vec, uint64_t handler, unsigned ist, unsigned dpl)
 {
 	idt[vec] = (struct idt_gate){

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/cpuid-dump.h"
 #include "lib/cpuinfo.h"
 #include "scripts/host/read-dump.h"
 

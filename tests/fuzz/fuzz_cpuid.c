@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/cpuid-dump.h"
 #include "lib/cpuinfo.h"
 #include "lib/event.h"
 

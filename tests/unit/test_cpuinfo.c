@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "lib/cpuid-dump.h"
 #include "lib/cpuinfo.h"
 #include "lib/util.h"
 #include "tests/unit/test_data.h"

@@ -7,6 +7,7 @@
 #define TEST_CPUID_DIR TEST_DATA_DIR "cpuid/"
 
 #include <stddef.h>
+#include "lib/cpuid-dump.h"
 #include "lib/cpuinfo.h"
 
 /* A file's bytes in an exactly sized buffer (so ASan sees any read past its end), to free;

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "lib/netburst.h"
+#include "lib/p4-events.h"
+#include "lib/cpuid-dump.h"
 #include "lib/cpuinfo.h"
 #include "arch/x86/pmu/pmu.h"
 #include "lib/event.h"
@@ -169,7 +170,22 @@ static void test_generic_p6(void **state)
 	assert_int_equal(pc.gp_counters, 2);
 	assert_int_equal(parse_ok(m, &pc, "cycles:k").gp_mask, 0x3);
 	parse_err(m, &pc, "ref-cycles", "ref-cycles is not available on PMU ppro");
-	parse_err(m, &pc, "INST_RETIRED", "PMU ppro has no libpfm4 event table here (use generic names or raw rXXXX)");
+	/* libpfm4 names, from libpfm4:i386's tables (test_encode_pfm compares them all):
+	 * INST_RETIRED C0H; L2_LD 29H with the MESI unit mask M 08H, E 04H (SDM Vol. 3B,
+	 * "Performance Monitoring Events for P6 Family Processors") */
+	assert_int_equal(parse_ok(m, &pc, "INST_RETIRED").evtsel, 0xc0 | USR | OS | EN);
+	assert_int_equal(parse_ok(m, &pc, "ppro::INST_RETIRED:k").evtsel, 0xc0 | OS | EN);
+	m = model("p6", &pc);
+	assert_int_equal(parse_ok(m, &pc, "L2_LD:M:E:u").evtsel, 0x0c29 | USR | EN);
+	parse_err(m, &pc, "L2_LD:t", "modifier 't' is not valid for PMU p6 event L2_LD");
+	/* the Pentium Pro has no MMX: its table lacks the Pentium II's MMX events */
+	parse_ok(model("pii", &pc), &pc, "MMX_INSTR_EXEC");
+	m = model("ppro", &pc);
+	parse_err(m, &pc, "MMX_INSTR_EXEC", "unknown event 'MMX_INSTR_EXEC' for PMU ppro");
+	/* Core Duo: architectural perfmon v1, two counters, its own names */
+	m = model("coreduo", &pc);
+	assert_int_equal(pc.gp_counters, 2);
+	assert_int_equal(parse_ok(m, &pc, "INSTRUCTIONS_RETIRED").evtsel, 0xc0 | USR | OS | EN);
 }
 
 static void test_generic_amd(void **state)
