@@ -247,7 +247,7 @@ static int check_value(const char *name, int fi, const char *v, size_t vlen, str
 		break;
 	case BF_TEXT:
 		if (vlen >= CFG_BENCH_TEXT_MAX) {
-			bp_snprintf(why, whylen, "bench.%s.text: %zu characters, more than %u", name,
+			bp_snprintf(why, whylen, "bench.%s.text: %zu bytes, more than %u", name,
 				    vlen, CFG_BENCH_TEXT_MAX - 1);
 			r = -1;
 		}
