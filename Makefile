@@ -124,7 +124,8 @@ ECFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -I$(EFI_INC) -I$(EFI_INC)/x86_64
 	-fpic -ffreestanding -fno-stack-protector -fno-stack-check -fshort-wchar \
 	-mno-red-zone -mgeneral-regs-only -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI -MMD -MP
 BOOT_C   := $(wildcard boot/*.c)
-BOOT_OBJ := $(BOOT_C:%.c=$(B)/boot/%.o) $(B)/boot/kernel-blob.o
+# lib/bootmenu.c is pure code without libc: the loader links it as the host tests do.
+BOOT_OBJ := $(BOOT_C:%.c=$(B)/boot/%.o) $(B)/boot/lib/bootmenu.o $(B)/boot/kernel-blob.o
 
 $(B)/boot/%.o: %.c
 	@mkdir -p $(dir $@)
