@@ -318,7 +318,11 @@ $(B)/test-cfg-big.cfg: tests/qemu/make-big-cfg
 $(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage $(B)/test-cfg-big.cfg
 	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(B)/test-cfg-big.cfg
 
-TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img
+# An image whose bareperf.cfg switches the boot menu off, for the boot menu tests.
+$(B)/test-cfg-nomenu.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage tests/qemu/nomenu.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/nomenu.cfg
+
+TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-cfg-nomenu.img
 
 .PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:
