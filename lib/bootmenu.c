@@ -1,5 +1,6 @@
 /* The boot menu's entries and the decisions around it; see lib/bootmenu.h. */
 #include "lib/bootmenu.h"
+#include "lib/config.h"     /* CFG_SOURCE_MAX only: the loader links this file alone */
 
 /* SMBIOS (DMTF DSP0134 3.x): entry points 5.2.1 and 5.2.2, structure header 6.1.2,
  * OEM strings 7.12, end-of-table 7.45. */
@@ -73,16 +74,45 @@ static int on_off(const char *v, size_t vlen)
 	return -1;
 }
 
-/* The kernel refuses a source with a control character other than tab, CR and LF, or a
- * NUL before the trailing ones (lib/config.c check_text): none of it applies. */
+/* Bytes in one UTF-8 sequence starting at s[i] (RFC 3629: no overlong forms, surrogates
+ * or values past U+10FFFF), 0 when it is not one. */
+static size_t utf8_length(const unsigned char *s, size_t i, size_t n)
+{
+	static const struct { unsigned char mask, lead; uint32_t min; } forms[] = {
+		{ 0xe0, 0xc0, 0x80 }, { 0xf0, 0xe0, 0x800 }, { 0xf8, 0xf0, 0x10000 },
+	};
+	for (size_t f = 0; f < 3; f++) {
+		if ((s[i] & forms[f].mask) != forms[f].lead)
+			continue;
+		uint32_t cp = s[i] & (unsigned char)~forms[f].mask;
+		for (size_t j = 1; j <= f + 1; j++) {
+			if (i + j >= n || (s[i + j] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		if (cp < forms[f].min || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+			return 0;
+		return f + 2;
+	}
+	return 0;
+}
+
+/* The kernel refuses a source whole (lib/config.c check_text) when it is longer than
+ * CFG_SOURCE_MAX, has a NUL before the trailing ones or another control character than
+ * tab, CR and LF, or is not UTF-8: none of it applies. Trailing NULs are dropped. */
 static int refused_text(const char *text, size_t *len)
 {
-	while (*len && text[*len - 1] == 0)
+	const unsigned char *s = (const unsigned char *)text;
+	if (*len > CFG_SOURCE_MAX)
+		return 1;
+	while (*len && s[*len - 1] == 0)
 		(*len)--;
-	for (size_t i = 0; i < *len; i++) {
-		unsigned char c = (unsigned char)text[i];
-		if ((c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f)
+	for (size_t i = 0; i < *len;) {
+		unsigned char c = s[i];
+		size_t n = c < 0x80 ? 1 : utf8_length(s, i, *len);
+		if (n == 0 || (c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f)
 			return 1;
+		i += n;
 	}
 	return 0;
 }
@@ -98,6 +128,9 @@ int bootmenu_cfg_setting(const char *text, size_t len)
 
 	if (!text || refused_text(text, &len))
 		return -1;
+	if (len >= 3 && (unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb &&
+	    (unsigned char)text[2] == 0xbf)
+		i = 3;          /* UTF-8 byte-order mark */
 	while (i < len) {
 		char c = text[i];
 		if (c == '\n' || is_blank(c) || c == ';') {

@@ -36,7 +36,7 @@ int bootmenu_key(struct bootmenu *m, enum bootmenu_input in, unsigned digit);
 
 /* What bareperf.cfg's text says of boot.menu, read by the rules config_apply uses (the
  * last valid boot.menu=on|off wins): 1 on, 0 off, -1 not set (or a source the kernel
- * would refuse: a NUL or another control character inside). */
+ * refuses whole: too long, a NUL or another control character inside, not UTF-8). */
 int bootmenu_cfg_setting(const char *text, size_t len);
 
 /* An SMBIOS entry point (DMTF DSP0134 5.2.1 "_SM_", 5.2.2 "_SM3_"): where the structure

@@ -80,19 +80,25 @@ static void test_cfg_setting(void **state)
 	assert_int_equal(bootmenu_cfg_setting("boot.menu=off\0\0", 15), 0);
 	assert_int_equal(bootmenu_cfg_setting("boot.menu=off\0x", 15), -1);  /* refused source */
 	assert_int_equal(setting("boot.menu=off\x01"), -1);
+	assert_int_equal(setting("\xef\xbb\xbf" "boot.menu=off"), 0);          /* a BOM first */
+	assert_int_equal(setting("boot.menu=off # caf\xc3\xa9"), 0);         /* UTF-8 */
+	assert_int_equal(setting("boot.menu=off # caf\xe9"), -1);             /* Latin-1: refused */
+	assert_int_equal(setting("boot.menu=off # \xc0\xaf"), -1);           /* overlong */
+	assert_int_equal(setting("boot.menu=off # \xed\xa0\x80"), -1);       /* a surrogate */
 	assert_int_equal(bootmenu_cfg_setting(NULL, 0), -1);
 }
 
-/* The loader must read boot.menu as the kernel does: for any source the kernel takes
- * without an error, both agree. Sources are built from fragments that exercise the
- * syntax (separators, comments, quotes, near-miss keys and values). */
+/* The loader must read boot.menu as the kernel does, whatever else is wrong in the text
+ * (a source the kernel refuses whole leaves the default, on). Sources are built from
+ * fragments that exercise the syntax (separators, comments, quotes, near-miss keys and
+ * values, bytes that make a source not text). */
 static void test_cfg_agrees_with_kernel(void **state)
 {
 	(void)state;
 	static const char *frag[] = {
 		"boot.menu", "=", "off", "on", "OFF", " ", "\n", ";", "#", "\"", "reps=3",
 		"mode=detect", "boot.menu=off", "boot.menu=on", "\t", " = ", "boot.men",
-		"u", "x", "\r\n",
+		"u", "x", "\r\n", "\xef\xbb\xbf", "\xc3\xa9", "\xe9", "\x01",
 	};
 	const unsigned nfrag = sizeof(frag) / sizeof(frag[0]);
 	unsigned seed = 12345, compared = 0, set = 0;
@@ -108,18 +114,15 @@ static void test_cfg_agrees_with_kernel(void **state)
 		cfg.boot_menu = 1;
 		int errors = config_apply(&cfg, "t", text, strlen(text), NULL, NULL);
 		int ours = bootmenu_cfg_setting(text, strlen(text));
-		if (errors == 0) {
-			compared++;
-			if (ours >= 0)
-				set++;
-			if (ours != -1 && ours != cfg.boot_menu)
-				fail_msg("'%s': loader says %d, kernel %d", text, ours, cfg.boot_menu);
-			if (ours == -1 && !cfg.boot_menu)
-				fail_msg("'%s': loader sees no setting, kernel has off", text);
-		}
+		compared += errors == 0;
+		set += ours >= 0;
+		if (ours != -1 && ours != cfg.boot_menu)
+			fail_msg("'%s': loader says %d, kernel %d", text, ours, cfg.boot_menu);
+		if (ours == -1 && !cfg.boot_menu)
+			fail_msg("'%s': loader sees no setting, kernel has off", text);
 	}
-	assert_true(compared > 2000);
-	assert_true(set > 500);
+	assert_true(compared > 1000);           /* texts the kernel takes without an error */
+	assert_true(set > 500);                 /* texts with a valid boot.menu */
 }
 
 /* An SMBIOS structure: type, formatted area of flen bytes, then the strings given. */
