@@ -244,12 +244,11 @@ static BOOLEAN menu_switched_off(void)
 
 	if (bootmenu_cfg_setting(bi->config, bi->config_len) == 0)
 		return TRUE;
-	/* Entry point lengths: SMBIOS 3 0x18, SMBIOS 2.1 0x1f bytes (DSP0134 5.2). */
 	if (LibGetSystemConfigurationTable(&SMBIOS3TableGuid, &eps) == EFI_SUCCESS && eps) {
-		if (bootmenu_smbios_table(eps, 0x18, &table, &size))
+		if (bootmenu_smbios_table(eps, BOOTMENU_SMBIOS3_EPS_LEN, &table, &size))
 			return FALSE;
 	} else if (LibGetSystemConfigurationTable(&SMBIOSTableGuid, &eps) == EFI_SUCCESS && eps) {
-		if (bootmenu_smbios_table(eps, 0x1f, &table, &size))
+		if (bootmenu_smbios_table(eps, BOOTMENU_SMBIOS2_EPS_LEN, &table, &size))
 			return FALSE;
 	} else {
 		return FALSE;

@@ -6,10 +6,8 @@
  * OEM strings 7.12, end-of-table 7.45. */
 #define SMBIOS2_TABLE_LEN   0x16        /* u16 structure table length */
 #define SMBIOS2_TABLE_ADDR  0x18        /* u32 structure table address */
-#define SMBIOS2_EPS_MIN     0x1f
 #define SMBIOS3_TABLE_MAX   0x0c        /* u32 structure table maximum size */
 #define SMBIOS3_TABLE_ADDR  0x10        /* u64 structure table address */
-#define SMBIOS3_EPS_MIN     0x18
 #define SMBIOS_HEADER_LEN   4           /* type, length, handle */
 #define SMBIOS_TYPE_OEM     11
 #define SMBIOS_TYPE_END     127
@@ -200,13 +198,13 @@ static int same_bytes(const uint8_t *a, const char *b, size_t n)
 int bootmenu_smbios_table(const void *eps, size_t len, uint64_t *table, uint32_t *size)
 {
 	const uint8_t *p = eps;
-	if (len >= SMBIOS3_EPS_MIN && same_bytes(p, "_SM3_", 5)) {
+	if (len >= BOOTMENU_SMBIOS3_EPS_LEN && same_bytes(p, "_SM3_", 5)) {
 		*size = rd_le(p + SMBIOS3_TABLE_MAX, 4);
 		*table = (uint64_t)rd_le(p + SMBIOS3_TABLE_ADDR + 4, 4) << 32 |
 			 rd_le(p + SMBIOS3_TABLE_ADDR, 4);
 		return 0;
 	}
-	if (len >= SMBIOS2_EPS_MIN && same_bytes(p, "_SM_", 4)) {
+	if (len >= BOOTMENU_SMBIOS2_EPS_LEN && same_bytes(p, "_SM_", 4)) {
 		*size = rd_le(p + SMBIOS2_TABLE_LEN, 2);
 		*table = rd_le(p + SMBIOS2_TABLE_ADDR, 4);
 		return 0;

@@ -39,6 +39,10 @@ int bootmenu_key(struct bootmenu *m, enum bootmenu_input in, unsigned digit);
  * refuses whole: too long, a NUL or another control character inside, not UTF-8). */
 int bootmenu_cfg_setting(const char *text, size_t len);
 
+/* Entry point lengths (DSP0134 5.2.1, 5.2.2): what bootmenu_smbios_table needs to read. */
+#define BOOTMENU_SMBIOS2_EPS_LEN 0x1f
+#define BOOTMENU_SMBIOS3_EPS_LEN 0x18
+
 /* An SMBIOS entry point (DMTF DSP0134 5.2.1 "_SM_", 5.2.2 "_SM3_"): where the structure
  * table is and how long it is (for SMBIOS 3, its maximum size). 0, or -1 when it is
  * neither anchor. `len` is how many bytes of the entry point can be read. */

@@ -202,17 +202,18 @@ static void test_smbios_entry_point(void **state)
 	memcpy(eps, "_SM_", 4);
 	eps[0x16] = 0x34; eps[0x17] = 0x12;                     /* length 0x1234 */
 	eps[0x18] = 0x00; eps[0x19] = 0xf0; eps[0x1a] = 0x0e; eps[0x1b] = 0x00;
-	assert_int_equal(bootmenu_smbios_table(eps, 0x1f, &table, &size), 0);
+	assert_int_equal(bootmenu_smbios_table(eps, BOOTMENU_SMBIOS2_EPS_LEN, &table, &size), 0);
 	assert_int_equal(size, 0x1234);
 	assert_true(table == 0xef000);
-	assert_int_equal(bootmenu_smbios_table(eps, 0x1e, &table, &size), -1);  /* too short */
+	/* too short to hold the table's address */
+	assert_int_equal(bootmenu_smbios_table(eps, BOOTMENU_SMBIOS2_EPS_LEN - 1, &table, &size), -1);
 
 	memset(eps, 0, sizeof(eps));
 	memcpy(eps, "_SM3_", 5);
 	eps[0x0c] = 0x00; eps[0x0d] = 0x10;                     /* max size 0x1000 */
 	for (int i = 0; i < 8; i++)
 		eps[0x10 + i] = (uint8_t)(0x10 + i);
-	assert_int_equal(bootmenu_smbios_table(eps, 0x18, &table, &size), 0);
+	assert_int_equal(bootmenu_smbios_table(eps, BOOTMENU_SMBIOS3_EPS_LEN, &table, &size), 0);
 	assert_int_equal(size, 0x1000);
 	assert_true(table == 0x1716151413121110ull);
 
