@@ -124,7 +124,8 @@ ECFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -I$(EFI_INC) -I$(EFI_INC)/x86_64
 	-fpic -ffreestanding -fno-stack-protector -fno-stack-check -fshort-wchar \
 	-mno-red-zone -mgeneral-regs-only -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI -MMD -MP
 BOOT_C   := $(wildcard boot/*.c)
-BOOT_OBJ := $(BOOT_C:%.c=$(B)/boot/%.o) $(B)/boot/kernel-blob.o
+# lib/bootmenu.c is pure code without libc: the loader links it as the host tests do.
+BOOT_OBJ := $(BOOT_C:%.c=$(B)/boot/%.o) $(B)/boot/lib/bootmenu.o $(B)/boot/kernel-blob.o
 
 $(B)/boot/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -324,7 +325,11 @@ $(B)/test-cfg-big.cfg: tests/qemu/make-big-cfg
 $(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage $(B)/test-cfg-big.cfg
 	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(B)/test-cfg-big.cfg
 
-TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img
+# An image whose bareperf.cfg switches the boot menu off, for the boot menu tests.
+$(B)/test-cfg-nomenu.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage tests/qemu/nomenu.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/nomenu.cfg
+
+TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-cfg-nomenu.img
 
 .PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:

@@ -705,6 +705,9 @@ static const struct cfg_word delivery_words[] = {
 static const struct cfg_word yes_no_words[] = {
 	{ "yes", true }, { "no", false }, { NULL, 0 },
 };
+static const struct cfg_word on_off_words[] = {
+	{ "on", true }, { "off", false }, { NULL, 0 },
+};
 
 #define NUMBER(lo, hi) .parse = parse_number, .show = show_number, .min = (lo), .max = (hi)
 #define WORDS(w) .parse = parse_word, .show = show_word, .words = (w)
@@ -747,6 +750,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ .name = "c2c.increments",  FIELD(c2c_increments), NUMBER(1, 1000000000) },
 	{ .name = "c2c.size",        FIELD(c2c_size),       .parse = parse_c2c_size,
 	  .show = show_c2c_size, .min = SIZE_MIN, .max = 256 * SIZE_M },
+	{ .name = "boot.menu",       FIELD(boot_menu),      WORDS(on_off_words) },
 };
 #define CFG_NKEYS (ARRAY_SIZE(cfg_keys))
 
@@ -786,6 +790,7 @@ void config_defaults(struct bp_config *cfg)
 	cfg->c2c_rounds = 1000;
 	cfg->c2c_increments = 1000000;
 	cfg->c2c_size = SIZE_M;
+	cfg->boot_menu = true;
 }
 
 /* ------------------------------------------------------------ the parser */

@@ -110,6 +110,8 @@ struct bp_config {
 	uint32_t c2c_rounds;            /* c2c.rounds=N round trips per latency sample */
 	uint32_t c2c_increments;        /* c2c.increments=N per CPU per false_sharing run */
 	uint64_t c2c_size;              /* c2c.size=1M shared_bw buffer bytes */
+	bool boot_menu;                 /* boot.menu=on|off: the boot menu (GRUB, UEFI loader); the
+	                                   loaders act on it, the kernel only reports it */
 	bool payloads_set;              /* payloads= was given (else user benchmarks run alone) */
 	unsigned nbench;                /* bench.NAME.*: user benchmarks, in order of appearance */
 	struct cfg_bench bench[CFG_BENCH_MAX];
@@ -120,7 +122,8 @@ struct bp_config {
  * no trace, trim 0, watchdog 2000 ms, insn_count step, netburst.thread 0, exit yes,
  * no sampling (sample.period 100000, sample.delivery vector),
  * cpu 0, partner auto, partner.load idle;
- * c2c every pair, all three tests, 1000 round trips, 1000000 increments, 1M. */
+ * c2c every pair, all three tests, 1000 round trips, 1000000 increments, 1M;
+ * boot.menu on. */
 void config_defaults(struct bp_config *cfg);
 
 typedef void (*config_error_fn)(void *ctx, const char *msg);
