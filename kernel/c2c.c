@@ -14,7 +14,7 @@
 #include "kernel/kernel.h"
 #include "kernel/mem.h"
 #include "kernel/platform.h"
-#include "kernel/pmu.h"
+#include "kernel/kpmu.h"
 #include "kernel/pmucheck.h"
 #include "kernel/smp.h"
 #include "lib/c2c.h"

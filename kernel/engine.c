@@ -14,7 +14,7 @@
 #include "kernel/placement.h"
 #include "kernel/plan.h"
 #include "kernel/platform.h"
-#include "kernel/pmu.h"
+#include "kernel/kpmu.h"
 #include "kernel/pmucheck.h"
 #include "kernel/result-json.h"
 #include "kernel/sample.h"

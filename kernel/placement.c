@@ -4,7 +4,7 @@
 #include "arch/x86/run.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
-#include "kernel/pmu.h"
+#include "kernel/kpmu.h"
 #include "kernel/smp.h"
 #include "lib/format.h"
 #include "lib/str.h"

@@ -13,7 +13,7 @@
 #include "kernel/engine.h"
 #include "kernel/kernel.h"
 #include "kernel/platform.h"
-#include "kernel/pmu.h"
+#include "kernel/kpmu.h"
 #include "kernel/result-json.h"
 #include "lib/format.h"
 #include "lib/str.h"

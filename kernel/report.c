@@ -6,7 +6,7 @@
 #include "arch/x86/desc.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
-#include "kernel/pmu.h"
+#include "kernel/kpmu.h"
 #include "kernel/result-json.h"
 #include "lib/format.h"
 #include "lib/rapl.h"

@@ -16,7 +16,7 @@
 #include "kernel/console.h"
 #include "kernel/engine.h"
 #include "kernel/kernel.h"
-#include "kernel/pmu.h"
+#include "kernel/kpmu.h"
 #include "kernel/sample-hist.h"
 #include "kernel/smp.h"
 #include "lib/format.h"

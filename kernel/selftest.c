@@ -15,7 +15,7 @@
 #include "kernel/kernel.h"
 #include "kernel/mem.h"
 #include "kernel/platform.h"
-#include "kernel/pmu.h"
+#include "kernel/kpmu.h"
 #include "kernel/sample.h"
 #include "kernel/smp.h"
 #include "lib/str.h"

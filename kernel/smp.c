@@ -25,7 +25,7 @@
 #include "drivers/lapic.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
-#include "kernel/pmu.h"
+#include "kernel/kpmu.h"
 #include "lib/acpi.h"
 #include "lib/str.h"
 

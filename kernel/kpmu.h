@@ -1,7 +1,7 @@
 /* The kernel's use of the PMU: which model and backend, whether the counters really
  * count (self-check at boot), the trace=msr printer. Probed once, read everywhere. */
-#ifndef KERNEL_PMU_H
-#define KERNEL_PMU_H
+#ifndef KERNEL_KPMU_H
+#define KERNEL_KPMU_H
 #include <stdbool.h>
 #include "arch/x86/pmu/pmu.h"
 #include "lib/event.h"

@@ -5,7 +5,7 @@
  * PMU emulation (QEMU TCG: writes dropped, reads 0, RDPMC #UD) that says so plainly and
  * the engine measures with the TSC alone.
  */
-#include "kernel/pmu.h"
+#include "kernel/kpmu.h"
 #include "arch/x86/msr-io.h"
 #include "arch/x86/run.h"
 #include "arch/x86/setup.h"
