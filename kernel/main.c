@@ -9,7 +9,7 @@
 #include "drivers/pit.h"
 #include "drivers/qemu-fwcfg.h"
 #include "drivers/uart16550.h"
-#include "kernel/c2c.h"
+#include "kernel/c2c-mode.h"
 #include "kernel/console.h"
 #include "kernel/engine.h"
 #include "kernel/mem.h"

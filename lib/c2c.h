@@ -6,7 +6,7 @@
  *   false_sharing  each CPU increments its own counter: both in one line, then a line each
  *   shared_bw      one CPU writes a buffer, the other reads it
  * Plain C with GCC __atomic builtins, for the kernel and the host alike: the caller gives
- * the clock (RDTSC in the kernel) and puts the two halves on two CPUs (kernel/c2c.c
+ * the clock (RDTSC in the kernel) and puts the two halves on two CPUs (kernel/c2c-mode.c
  * through kernel/smp.h; the host tests on two threads). Every wait is bounded by a spin
  * count: a partner that never comes, or stops, ends the run with a status, never a hang.
  * Values are 32-bit so that i686 needs no 64-bit atomics.
@@ -70,7 +70,7 @@ int c2c_pingpong_init(struct c2c_pingpong *p, c2c_clock_fn clock, uint64_t spin_
 		      char *why, size_t whylen);
 void c2c_ping(void *pingpong);  /* the CPU that writes first; times the samples */
 void c2c_pong(void *pingpong);  /* the CPU that answers */
-/* For a caller that stopped one half from outside (kernel/c2c.c's watchdog): the other
+/* For a caller that stopped one half from outside (kernel/c2c-mode.c's watchdog): the other
  * half stops at its next wait. The same for each test below. */
 void c2c_pingpong_abort(void *pingpong);
 

@@ -353,7 +353,7 @@ static void test_stream_alone_times_out(void **state)
 	assert_int_equal(buf[0], 1);
 }
 
-/* A half stopped from outside (kernel/c2c.c's watchdog): after the abort, whichever half
+/* A half stopped from outside (kernel/c2c-mode.c's watchdog): after the abort, whichever half
  * still runs stops at its next wait with C2C_ABORTED (a counter side, before counting). */
 static void test_abort_from_outside(void **state)
 {

@@ -6,7 +6,7 @@
  * bounded spins and smp_wait's timeout turn a CPU that never answers into an error for
  * that pair, never a hang.
  */
-#include "kernel/c2c.h"
+#include "kernel/c2c-mode.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/run.h"
 #include "kernel/console.h"
