@@ -30,7 +30,7 @@ KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	-mgeneral-regs-only -mcmodel=kernel -fno-asynchronous-unwind-tables \
 	-fno-omit-frame-pointer -fcf-protection=none -I. -I$(B)/gen \
 	-DBAREPERF_VERSION='"$(VERSION)"' -MMD -MP
-KNASMFLAGS := -f elf64 -g -F dwarf -I$(B)/gen/
+KNASMFLAGS := -f elf64 -g -F dwarf -I$(B)/gen/ -Iarch/x86/
 
 # lib/ files that only the host tools and tests use (reading a CPUID dump file).
 HOST_ONLY_LIB := lib/cpuid-dump.c
@@ -78,12 +78,16 @@ $(B)/kernel.elf: $(KERNEL_OBJ) $(B)/gen/linker.ld
 # The x86-64 kernel's own files stay in arch/x86/ (and arch/x86/64/ for the halves of a
 # shared header). 64-bit division comes from gcc-multilib's 32-bit libgcc.
 K32CFLAGS := $(filter-out -mno-red-zone -mcmodel=kernel,$(KCFLAGS)) -m32 -march=i686
-K32NASMFLAGS := -f elf32 -g -F dwarf -I$(B)/gen/
+K32NASMFLAGS := -f elf32 -g -F dwarf -I$(B)/gen/ -Iarch/x86/
 ARCH_X86_SHARED_C := arch/x86/msr-io.c arch/x86/pt-pool.c arch/x86/run.c arch/x86/setup.c \
 	arch/x86/stacks.c arch/x86/traps.c
 KERNEL32_C   := $(filter-out $(HOST_ONLY_LIB),$(wildcard kernel/*.c arch/x86/32/*.c arch/x86/pmu/*.c \
 	drivers/*.c lib/*.c payloads/*.c)) $(ARCH_X86_SHARED_C)
-KERNEL32_ASM := $(wildcard arch/x86/32/*.asm kernel/32/*.asm payloads/32/*.asm)
+# Assembly in payloads/ and kernel/ is one source for both (arch/x86/word.inc names the
+# word-size registers), except where a namesake in a 32/ folder beside it takes its place.
+ASM_32_ONLY  := $(wildcard kernel/32/*.asm payloads/32/*.asm)
+KERNEL32_ASM := $(wildcard arch/x86/32/*.asm) $(ASM_32_ONLY) \
+	$(filter-out $(subst /32/,/,$(ASM_32_ONLY)),$(wildcard kernel/*.asm payloads/*.asm))
 KERNEL32_OBJ := $(KERNEL32_C:%.c=$(B)/kernel32/%.o) $(KERNEL32_ASM:%.asm=$(B)/kernel32/%.asm.o) \
 	$(PFM_GEN:%=$(B)/kernel32/gen/%.o)
 LIBGCC32 = $(shell $(CC) -m32 -print-libgcc-file-name)
