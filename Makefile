@@ -84,8 +84,8 @@ ARCH_X86_SHARED_C := arch/x86/msr-io.c arch/x86/pt-pool.c arch/x86/run.c arch/x8
 KERNEL32_C   := $(filter-out $(HOST_ONLY_LIB),$(wildcard kernel/*.c arch/x86/32/*.c arch/x86/pmu/*.c \
 	drivers/*.c lib/*.c payloads/*.c)) $(ARCH_X86_SHARED_C)
 # Assembly in payloads/ and kernel/ is one source for both (arch/x86/word.inc names the
-# word-size registers), except where a namesake in a 32/ folder beside it takes its place.
-ASM_32_ONLY  := $(wildcard kernel/32/*.asm payloads/32/*.asm)
+# word-size registers), except where a namesake in payloads/32/ takes its place.
+ASM_32_ONLY  := $(wildcard payloads/32/*.asm)
 KERNEL32_ASM := $(wildcard arch/x86/32/*.asm) $(ASM_32_ONLY) \
 	$(filter-out $(subst /32/,/,$(ASM_32_ONLY)),$(wildcard kernel/*.asm payloads/*.asm))
 KERNEL32_OBJ := $(KERNEL32_C:%.c=$(B)/kernel32/%.o) $(KERNEL32_ASM:%.asm=$(B)/kernel32/%.asm.o) \
