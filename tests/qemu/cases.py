@@ -451,7 +451,7 @@ CASES.append(dict(name="config-fwcfg-too-big", args=["--cpu", "qemu64", "--image
                          "cfg.mode=detect", "cfg.reps=11", "cfg.warmup=2"],
                   absent=[r"^FATAL"]))
 # The same image through a legacy BIOS: SeaBIOS, GRUB's MBR and core.img, the kernel ELF
-# from the FAT partition by Multiboot2, the 32-bit entry into long mode (arch/x86/mb2-entry.asm).
+# from the FAT partition by Multiboot2, the 32-bit entry into long mode (arch/x86/64/mb2-entry.asm).
 BIOS = ["boot.firmware=bios", "cpu.mode=long"]
 CASES += [
     dict(name="bios-selftest-qemu64", args=["--bios", "--cpu", "qemu64,+smep,+smap,+umip"], config="mode=selftest",

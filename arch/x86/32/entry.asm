@@ -1,6 +1,6 @@
 ; The 256 trap entry points, the fast CPL 3 entries and the ring-switching run calls of
 ; the i686 kernel. SDM Vol. 3A 6.12 (interrupt frames without and with a privilege
-; change), 6.14 is the x86-64 counterpart in arch/x86/entry.asm.
+; change), 6.14 is the x86-64 counterpart in arch/x86/64/entry.asm.
 ;
 ; Code in .payload is called with the machine's register convention for payloads:
 ; EDI = first argument, ESI = second, EDX = third; result in EAX (EDX:EAX for 64 bits);

@@ -2,7 +2,7 @@
 ; protected mode, paging off, EAX = MB2_LOADER_MAGIC, EBX = the boot information
 ; (Multiboot2 spec 1.0, 3.2). This stub checks for long mode, maps 0..4 GiB identity and
 ; the image at KERNEL_VBASE, enters long mode (SDM Vol. 3A 10.8.5) and calls mb2_boot
-; (arch/x86/mb2-boot.c), which fills struct boot_info and enters kernel_entry.
+; (arch/x86/64/mb2-boot.c), which fills struct boot_info and enters kernel_entry.
 ; Until long mode every address is physical: PHYS() turns a link address into one.
 %include "abi.inc"
 
