@@ -1,0 +1,93 @@
+/* Paging for both word sizes: mapping and unmapping over 64-bit entries (x86-64's 4-level
+ * tables and i686's PAE tables share their format), leaf rights, the user alias of
+ * .payload, and the protections in CR4. SDM Vol. 3A 4.4, 4.5 (the tables), 4.6 (access
+ * rights: U/S, R/W, NX, SMEP, SMAP). The halves (building the tables, walking them) are
+ * arch/x86/64/paging.c and arch/x86/32/paging.c. */
+#include "arch/x86/paging-word.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/pt-pool.h"
+
+struct paging_state paging;
+bool uaccess_smap;
+
+uint64_t paging_leaf_flags(unsigned flags)
+{
+	uint64_t f = PTE_P;
+	if (flags & MAP_WRITE)
+		f |= PTE_W;
+	if (flags & MAP_USER)
+		f |= PTE_U;
+	if (!(flags & MAP_EXEC) && paging.nx)
+		f |= PTE_NX;
+	return f;
+}
+
+unsigned paging_image_flags(const char *p)
+{
+	return p < __payload_end ? MAP_EXEC : p < __rodata_end ? 0 : MAP_WRITE;
+}
+
+int paging_map_range(uint64_t va, uint64_t pa, uint64_t end, unsigned flags)
+{
+	while (va < end) {
+		bool large = !(va & (LARGE_PAGE_SIZE - 1)) && !(pa & (LARGE_PAGE_SIZE - 1)) &&
+			     end - va >= LARGE_PAGE_SIZE;
+		uint64_t *e = paging_walk(va, large ? 2 : 1, flags & MAP_USER);
+		if (!e)
+			return -1;
+		/* A 2 MiB page replacing a page table: the table is free again. Reloading
+		 * CR3 drops any cached pointer to it (SDM Vol. 3A 4.10.4.1). */
+		bool replaced = large && (*e & PTE_P) && !(*e & PTE_PS);
+		uint64_t *old = replaced ? paging_table_virt(*e) : 0;
+		*e = pa | paging_leaf_flags(flags) | (large ? PTE_PS : 0);
+		invlpg((uintptr_t)va);
+		if (replaced) {
+			write_cr3(read_cr3());
+			pt_pool_free(old);
+		}
+		va += large ? LARGE_PAGE_SIZE : PAGE_SIZE;
+		pa += large ? LARGE_PAGE_SIZE : PAGE_SIZE;
+	}
+	return 0;
+}
+
+void paging_unmap_range(uint64_t va, uint64_t end)
+{
+	while (va < end) {
+		int level = 1;
+		uint64_t *e = paging_lookup(va, &level);
+		uint64_t step = level == 2 ? LARGE_PAGE_SIZE : PAGE_SIZE;
+		if (e)
+			*e = 0;
+		invlpg((uintptr_t)va);
+		va = (va & ~(step - 1)) + step;
+	}
+}
+
+uint64_t payload_user_alias(uint64_t kva)
+{
+	if (kva < (uintptr_t)__payload_start || kva >= (uintptr_t)__payload_end)
+		return 0;
+	return USER_CODE_BASE + (kva - (uintptr_t)__payload_start);
+}
+
+void paging_enable_protections(const struct cpu_info *ci)
+{
+	uintptr_t cr4 = read_cr4();
+	paging.smep = ci->smep;
+	paging.smap = ci->smap;
+	paging.umip = ci->umip;
+	if (paging.smep)
+		cr4 |= CR4_SMEP;
+	if (paging.smap)
+		cr4 |= CR4_SMAP;
+	if (paging.umip)
+		cr4 |= CR4_UMIP;
+	write_cr4(cr4);
+	uaccess_smap = paging.smap;
+}
+
+unsigned paging_tables_in_use(void)
+{
+	return pt_pool_in_use();
+}
