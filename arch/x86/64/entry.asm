@@ -3,6 +3,7 @@
 bits 64
 default rel
 %include "abi.inc"
+%include "trap-stubs.inc"
 
 extern kernel_main, kernel_stack, trap_dispatch
 
@@ -23,19 +24,7 @@ kernel_entry:
 	jmp .halt
 
 section .text
-; Vectors that push an error code themselves (SDM Vol. 3A Table 6-1).
-%assign i 0
-%rep 256
-align 16
-trap_entry_%[i]:
-%if i == 8 || (i >= 10 && i <= 14) || i == 17 || i == 21 || i == 29 || i == 30
-%else
-	push 0
-%endif
-	push i
-	jmp trap_common
-%assign i i+1
-%endrep
+TRAP_STUBS
 
 ; Frame built here is struct trap_frame (arch/x86/traps.h), lowest address first.
 trap_common:
@@ -171,13 +160,7 @@ run_resume:
 	ret
 
 section .rodata
-align 8
-trap_entries:
-%assign i 0
-%rep 256
-	dq trap_entry_%[i]
-%assign i i+1
-%endrep
+TRAP_ENTRY_TABLE
 
 section .bss
 align 8
