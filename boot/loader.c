@@ -18,6 +18,7 @@ extern const unsigned char kernel_elf_start[], kernel_elf_end[];
 #define BELOW_4G       0xffffffffull
 #define CR4_LA57       (1ull << 12)
 #define EXIT_TRIES     8
+#define FAIL_PAUSE_S   5        /* a failure's message stays up this long before power-off */
 
 /* ELF64 as much as the loader needs (System V gABI). */
 #define ELF_MAGIC      0x464c457fu
@@ -316,9 +317,11 @@ static EFI_STATUS gather_boot_info(EFI_HANDLE image)
 }
 
 /* Reads the final memory map and exits boot services with it, retrying while the map
- * key goes stale. On success *map holds the map the firmware handed over. */
+ * key goes stale. On success *map holds the map the firmware handed over. *called: whether
+ * ExitBootServices was called, after which a failure may print nothing (UEFI 2.9, 7.4:
+ * the firmware may have shut boot services down in part). */
 static EFI_STATUS exit_boot_services(EFI_HANDLE image, UINT8 **map, UINTN *map_size,
-				     UINTN *desc_size)
+				     UINTN *desc_size, BOOLEAN *called)
 {
 	UINTN key, buf_size = 0;
 	UINT32 desc_version;
@@ -326,11 +329,10 @@ static EFI_STATUS exit_boot_services(EFI_HANDLE image, UINT8 **map, UINTN *map_s
 
 	*map = NULL;
 	*map_size = 0;
+	*called = FALSE;
 	for (UINT32 tries = 0;;) {
-		if (tries == EXIT_TRIES) {
-			Print(L"bareperf: ExitBootServices failed %d times\n", EXIT_TRIES);
+		if (tries == EXIT_TRIES)
 			return EFI_ABORTED;
-		}
 		*map_size = buf_size;
 		err = uefi_call_wrapper(BS->GetMemoryMap, 5, map_size, (EFI_MEMORY_DESCRIPTOR *)*map,
 					&key, desc_size, &desc_version);
@@ -339,7 +341,9 @@ static EFI_STATUS exit_boot_services(EFI_HANDLE image, UINT8 **map, UINTN *map_s
 			if (*map) {
 				err = uefi_call_wrapper(BS->FreePool, 1, *map);
 				if (err != EFI_SUCCESS) {
-					Print(L"bareperf: cannot free the memory map: %r\n", err);
+					if (!*called)
+						Print(L"bareperf: cannot free the memory map: %r\n",
+						      err);
 					return err;
 				}
 			}
@@ -347,17 +351,20 @@ static EFI_STATUS exit_boot_services(EFI_HANDLE image, UINT8 **map, UINTN *map_s
 			err = uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, buf_size,
 						(void **)map);
 			if (err != EFI_SUCCESS) {
-				Print(L"bareperf: cannot allocate memory map: %r\n", err);
+				if (!*called)
+					Print(L"bareperf: cannot allocate memory map: %r\n", err);
 				return err;
 			}
 			continue;
 		}
 		if (err != EFI_SUCCESS) {
-			Print(L"bareperf: GetMemoryMap: %r\n", err);
+			if (!*called)
+				Print(L"bareperf: GetMemoryMap: %r\n", err);
 			return err;
 		}
 		/* Nothing may be printed or allocated between here and ExitBootServices. */
 		tries++;
+		*called = TRUE;
 		err = uefi_call_wrapper(BS->ExitBootServices, 2, image, key);
 		if (err == EFI_SUCCESS) {
 			bi->exit_tries = tries;
@@ -368,6 +375,23 @@ static EFI_STATUS exit_boot_services(EFI_HANDLE image, UINT8 **map, UINTN *map_s
 	}
 }
 
+/* Ends a boot whose kernel cannot start, after the message that says why. Returning to
+ * the firmware would leave the machine in its next boot option or its shell (OVMF's waits
+ * for a key, so a test run would wait out its timeout): the boot fails where a person and
+ * QEMU see it, by powering off (QEMU exits with status 0; scripts/qemu-run reports it).
+ * With boot services gone in part (after ExitBootServices) it only powers off; the reset
+ * data carries the reason for firmware that logs it (UEFI 2.9, 8.5.1). */
+static EFI_STATUS fail_boot(EFI_STATUS err, BOOLEAN boot_services)
+{
+	static CHAR16 reason[] = L"bareperf: the kernel cannot be started";
+	if (boot_services) {
+		Print(L"%s; powering off in %d seconds\n", reason, FAIL_PAUSE_S);
+		uefi_call_wrapper(BS->Stall, 1, (UINTN)FAIL_PAUSE_S * 1000000);
+	}
+	uefi_call_wrapper(RT->ResetSystem, 4, EfiResetShutdown, err, sizeof(reason), reason);
+	return err;         /* ResetSystem does not return */
+}
+
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	InitializeLib(image, systab);
@@ -375,19 +399,19 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
 	EFI_STATUS err = boot_info_alloc();
 	if (err != EFI_SUCCESS)
-		return err;
+		return fail_boot(err, TRUE);
 	err = gather_boot_info(image);
 	if (err != EFI_SUCCESS)
-		return err;
+		return fail_boot(err, TRUE);
 
 	UINT64 entry, cr3;
 	err = load_kernel(&entry);
 	if (err != EFI_SUCCESS)
-		return err;
+		return fail_boot(err, TRUE);
 	err = build_jump_tables(&cr3);
 	if (err != EFI_SUCCESS) {
 		Print(L"bareperf: cannot build page tables: %r\n", err);
-		return err;
+		return fail_boot(err, TRUE);
 	}
 
 	Print(L"bareperf: starting the kernel; results go to the serial port (COM1, 115200 8N1,\n"
@@ -395,9 +419,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
 	UINT8 *map;
 	UINTN map_size, desc_size;
-	err = exit_boot_services(image, &map, &map_size, &desc_size);
+	BOOLEAN called;
+	err = exit_boot_services(image, &map, &map_size, &desc_size, &called);
 	if (err != EFI_SUCCESS)
-		return err;
+		return fail_boot(err, !called);
 	convert_map(map, map_size, desc_size);
 	__asm__ volatile("cli; mov %0, %%cr3" : : "r"(cr3) : "memory");
 	((kernel_entry_fn)entry)(bi);

@@ -8,6 +8,7 @@
  */
 #include "kernel/c2c.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/run.h"
 #include "kernel/console.h"
 #include "kernel/engine.h"
 #include "kernel/kernel.h"
@@ -18,6 +19,7 @@
 #include "kernel/smp.h"
 #include "lib/c2c.h"
 #include "lib/format.h"
+#include "lib/str.h"
 
 _Static_assert(CFG_C2C_CPUS == SMP_MAX_CPUS, "c2c= takes the CPU numbers kernel/smp.h has");
 _Static_assert(C2C_MATRIX_MAX >= SMP_MAX_CPUS, "a matrix row for every CPU");
@@ -76,14 +78,50 @@ static void record(const char *json)
 
 /* ------------------------------------------------------------ running a pair */
 
+/* This CPU's half, for run_call: it takes no arguments, since the i686 payload
+ * convention passes them in registers a C function does not read. */
+static struct {
+	smp_fn fn;
+	void *arg;
+} own_half;
+
+static void run_own_half_fn(void)
+{
+	own_half.fn(own_half.arg);
+}
+
+/* fn(arg) here, under watchdog= as a payload runs (arch/x86/run.h): 0, or -1 with the
+ * reason in why when it outlasted it (or faulted); abort(arg) then stops the other half
+ * at its next wait, so that CPU stays usable. */
+static int run_own_half(unsigned self, smp_fn fn, void (*abort)(void *), void *arg, char *why,
+			size_t whylen)
+{
+	const struct run_opts o = { .watchdog_ms = kernel.cfg.watchdog_ms };
+	struct run_result r;
+
+	own_half.fn = fn;
+	own_half.arg = arg;
+	run_call(&o, (const void *)(uintptr_t)run_own_half_fn, 0, 0, &r);
+	if (r.status == RUN_OK)
+		return 0;
+	abort(arg);
+	if (r.status == RUN_TIMEOUT)
+		bp_snprintf(why, whylen, "CPU %u did not finish within %u ms (watchdog=)", self,
+			    kernel.cfg.watchdog_ms);
+	else
+		bp_snprintf(why, whylen, "CPU %u faulted in its half: vector %u at 0x%llx", self,
+			    r.fault.vector, (unsigned long long)r.fault.rip);
+	return -1;
+}
+
 /*
  * first(arg) on CPU a and second(arg) on CPU b at once: each half goes to its CPU through
- * smp_call_async, or runs here when this CPU is one of the two. A half whose partner
- * could not be started spins out by itself; smp_wait gives up after watchdog= ms (and
- * smp.c never commands that CPU again). 0, or -1 with the reason in why.
+ * smp_call_async, or runs here, under watchdog=, when this CPU is one of the two. A half
+ * whose partner could not be started spins out by itself; smp_wait gives up after
+ * watchdog= ms (and smp.c never commands that CPU again). 0, or -1 with the reason in why.
  */
-static int run_pair(unsigned a, smp_fn first, unsigned b, smp_fn second, void *arg, char *why,
-		    size_t whylen)
+static int run_pair(unsigned a, smp_fn first, unsigned b, smp_fn second, void (*abort)(void *),
+		    void *arg, char *why, size_t whylen)
 {
 	const unsigned cpu[2] = { a, b };
 	const smp_fn fn[2] = { first, second };
@@ -109,9 +147,14 @@ static int run_pair(unsigned a, smp_fn first, unsigned b, smp_fn second, void *a
 			rc = -1;
 		}
 	}
-	for (unsigned i = 0; i < 2; i++)
-		if (cpu[i] == self)
-			fn[i](arg);
+	for (unsigned i = 0; i < 2; i++) {
+		char own_why[160];
+		if (cpu[i] != self || !run_own_half(self, fn[i], abort, arg, own_why, sizeof(own_why)))
+			continue;
+		if (rc == 0)
+			str_copy(why, own_why, whylen);
+		rc = -1;
+	}
 	for (unsigned i = 0; i < 2; i++) {
 		if (sent[i] && smp_wait(cpu[i], kernel.cfg.watchdog_ms) != 0) {
 			if (run.lost < 0)
@@ -140,7 +183,7 @@ static int halves_failed(const char *first, unsigned a, enum c2c_status sa, cons
 
 static const char *sibling_note(unsigned a, unsigned b)
 {
-	return smp_sibling_of(a) == b ? " (SMT siblings)" : "";
+	return smp_siblings(a, b) ? " (SMT siblings)" : "";
 }
 
 static void latency_pair(unsigned a, unsigned b)
@@ -151,7 +194,7 @@ static void latency_pair(unsigned a, unsigned b)
 
 	c2c_pingpong_init(&pingpong, tsc_clock, C2C_SPIN_DEFAULT, kernel.cfg.c2c_rounds,
 			  kernel.cfg.warmup, kernel.cfg.reps, run.samples[SAMPLES_LATENCY], why, sizeof(why));
-	if (run_pair(a, c2c_ping, b, c2c_pong, &pingpong, why, sizeof(why)) ||
+	if (run_pair(a, c2c_ping, b, c2c_pong, c2c_pingpong_abort, &pingpong, why, sizeof(why)) ||
 	    halves_failed("ping", a, pingpong.ping_status, "pong", b, pingpong.pong_status, why,
 			  sizeof(why))) {
 		matrix.cell[ra][rb] = C2C_CELL_FAIL;
@@ -227,7 +270,8 @@ static int count_both_ways(unsigned a, unsigned b, unsigned rep, char *why, size
 	for (unsigned padded = 0; padded < 2; padded++) {
 		c2c_counters_init(&counters, tsc_clock, C2C_SPIN_DEFAULT, kernel.cfg.c2c_increments,
 				  padded);
-		if (run_pair(a, c2c_count_first, b, c2c_count_second, &counters, why, whylen) ||
+		if (run_pair(a, c2c_count_first, b, c2c_count_second, c2c_counters_abort, &counters,
+			     why, whylen) ||
 		    halves_failed("first counter", a, counters.status[0], "second counter", b,
 				  counters.status[1], why, whylen))
 			return -1;
@@ -280,7 +324,8 @@ static void shared_bw_pair(unsigned a, unsigned b)
 	c2c_stream_init(&stream, tsc_clock, C2C_SPIN_DEFAULT, run.buf, kernel.cfg.c2c_size,
 			kernel.cfg.warmup, kernel.cfg.reps, run.samples[SAMPLES_WRITE],
 			run.samples[SAMPLES_READ]);
-	if (run_pair(a, c2c_stream_write, b, c2c_stream_read, &stream, why, sizeof(why)) ||
+	if (run_pair(a, c2c_stream_write, b, c2c_stream_read, c2c_stream_abort, &stream, why,
+			     sizeof(why)) ||
 	    halves_failed("writer", a, stream.writer_status, "reader", b, stream.reader_status, why,
 			  sizeof(why))) {
 		pair_error("shared_bw", a, b, why);

@@ -12,7 +12,7 @@
 #include "kernel/console.h"
 #include "kernel/kernel.h"
 #include "lib/format.h"
-#include "lib/netburst.h"
+#include "lib/p4-events.h"
 #include "lib/rapl.h"
 #include "lib/str.h"
 

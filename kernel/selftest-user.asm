@@ -7,7 +7,8 @@
 global st_add, st_priv_insn, st_read_addr, st_ud, st_div0, st_int3, st_rdpmc
 global st_sgdt, st_syscall_null, st_int80, st_int3_loop, st_step_loop, st_spin
 global st_priv_insn_rip, st_ud_rip, st_div0_rip, st_int3_rip, st_read_rip, st_rdpmc_rip
-global st_sgdt_rip
+global st_sgdt_rip, st_push_pop, st_lose_stack, st_int_stray, st_int_stray_rip
+global st_int81, st_int81_rip
 
 section .payload
 align 16
@@ -100,6 +101,33 @@ st_step_loop:
 	and xword [xsp], ~RFLAGS_TF
 	popf
 	mov xax, xdi
+	ret
+
+st_push_pop:                  ; (n) push n words, then pop them: returns n
+	mov xcx, xdi
+.push:	push xcx
+	dec xcx
+	jnz .push
+	mov xcx, xdi
+.pop:	pop xax
+	dec xcx
+	jnz .pop
+	mov xax, xdi
+	ret
+
+st_lose_stack:                ; at CPL 0: no stack to deliver the #PF on, so #DF
+	xor esp, esp
+	push xax
+	ud2
+
+st_int_stray:                 ; INT n to a vector nothing handles
+st_int_stray_rip:
+	int VEC_SELFTEST_STRAY
+	ret
+
+st_int81:                     ; the harness's exit vector, raised by a payload: a fault
+st_int81_rip:
+	int VEC_USER_EXIT
 	ret
 
 st_spin:                      ; never returns: the watchdog must stop it

@@ -93,13 +93,18 @@ const struct smp_cpu *smp_cpu(unsigned index)
 	return index < ncpus ? &cpus[index] : 0;
 }
 
+bool smp_siblings(unsigned a, unsigned b)
+{
+	if (a >= ncpus || b >= ncpus || a == b)
+		return false;
+	const struct cpu_position *p = &cpus[a].pos, *q = &cpus[b].pos;
+	return p->package == q->package && p->core == q->core;
+}
+
 unsigned smp_sibling_of(unsigned index)
 {
-	if (index >= ncpus)
-		return SMP_NONE;
-	const struct cpu_position *p = &cpus[index].pos;
 	for (unsigned i = 0; i < ncpus; i++)
-		if (i != index && cpus[i].pos.package == p->package && cpus[i].pos.core == p->core)
+		if (smp_siblings(index, i))
 			return i;
 	return SMP_NONE;
 }

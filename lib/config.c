@@ -264,6 +264,25 @@ static int parse_payloads(const struct cfg_key *k, struct bp_config *cfg, const 
 	return 0;
 }
 
+/* partner.load=: a list (kernel/placement.c judges the names) of at most
+ * CFG_PARTNER_LOADS_MAX items, taken or refused whole. */
+static int parse_partner_load(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+			      size_t len, char *why, size_t whylen)
+{
+	char ex[CFG_EXCERPT + 4];
+	unsigned items = 1;
+
+	for (size_t i = 0; i < len; i++)
+		items += v[i] == ',';
+	if (items > CFG_PARTNER_LOADS_MAX && len < CFG_LIST_MAX) {
+		bp_snprintf(why, whylen, "%s=%s: %u items, more than the %u one run takes (one run "
+			    "of the plan each)", k->name, excerpt(v, len, ex, sizeof(ex)), items,
+			    CFG_PARTNER_LOADS_MAX);
+		return -1;
+	}
+	return parse_list(k, cfg, v, len, why, whylen);
+}
+
 /* A name such as a libpfm4 PMU model: letters, digits, '_' and '-', fitting the field. */
 static int parse_name(const struct cfg_key *k, struct bp_config *cfg, const char *v,
 		      size_t len, char *why, size_t whylen)
@@ -756,7 +775,8 @@ static const struct cfg_key cfg_keys[] = {
 	{ .name = "cpu",             FIELD(cpu),            NUMBER(0, CFG_CPU_MAX) },
 	{ .name = "partner",         FIELD(partner),        .parse = parse_partner,
 	  .show = show_partner, .min = 0, .max = CFG_CPU_MAX },
-	{ .name = "partner.load",    FIELD(partner_load),   .parse = parse_list, .show = show_list },
+	{ .name = "partner.load",    FIELD(partner_load),   .parse = parse_partner_load,
+	  .show = show_list },
 	{ .name = "exit",            FIELD(exit_when_done), WORDS(yes_no_words) },
 	{ .name = "pmu",             FIELD(pmu),            .parse = parse_name, .show = show_list },
 	{ .name = "sample.event",    FIELD(sample_event),   .parse = parse_sample_event,
@@ -883,13 +903,9 @@ static void apply_entry(struct cfg_parser *p, struct bp_config *cfg, unsigned li
 		return;
 	}
 	if (klen > 6 && strncmp(key, "bench.", 6) == 0) {
-		if (!has_eq || vlen == 0) {
-			bp_snprintf(why, sizeof(why), "'%s' needs a value (key=value)",
-				    excerpt(key, klen, ex, sizeof(ex)));
+		if (bench_config_entry(cfg, key + 6, klen - 6, v, has_eq ? vlen : 0, why,
+				       sizeof(why)))
 			report(p, line, why);
-		} else if (bench_config_entry(cfg, key + 6, klen - 6, v, vlen, why, sizeof(why))) {
-			report(p, line, why);
-		}
 		return;
 	}
 	const struct cfg_key *k = find_key(key, klen);

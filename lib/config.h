@@ -43,12 +43,13 @@ struct cfg_bench {
 	unsigned fill;                  /* enum cfg_fill */
 	uint32_t stride;                /* fill=chase: bytes between the chained words */
 	char text[CFG_BENCH_TEXT_MAX];  /* the assembly it came from, for people */
+	uint32_t refused;               /* keys the configuration refused: never measured */
 };
 
 /* crashtest: fault in the kernel on purpose, to check the fatal-error path (report, exit 2).
  * list: print the payload catalogue (@payload records) and stop.
  * crashstack: overflow the kernel stack into its guard page: the #DF path (report, exit 2).
- * pmucheck: the PMU conformance checks (docs/pmucheck.md).
+ * pmucheck: the PMU checks (pmucheck) (docs/pmucheck.md).
  * c2c: the cross-core tests between pairs of CPUs (docs/c2c.md). */
 enum cfg_mode { CFG_MODE_RUN = 0, CFG_MODE_SELFTEST, CFG_MODE_DETECT, CFG_MODE_CRASHTEST,
 		CFG_MODE_LIST, CFG_MODE_CRASHSTACK, CFG_MODE_PMUCHECK, CFG_MODE_C2C };
@@ -64,6 +65,7 @@ enum cfg_format { CFG_FORMAT_BOTH = 0, CFG_FORMAT_HUMAN, CFG_FORMAT_MACHINE };
 #define CFG_CPU_MAX        63u
 #define CFG_PARTNER_AUTO   0xfffffffeu  /* the SMT sibling of cpu=, where it has one */
 #define CFG_PARTNER_NONE   0xffffffffu
+#define CFG_PARTNER_LOADS_MAX 8         /* partner.load items: one run of the plan each */
 
 #define CFG_CPL0 0x1u
 #define CFG_CPL3 0x2u
@@ -144,10 +146,14 @@ void config_report(const struct bp_config *cfg, void (*emit)(void *ctx, const ch
  * not written as a size; 1 when it overflows. */
 int config_parse_size(const char *v, size_t len, uint64_t *out);
 
-/* bench.NAME.KEY=VALUE (lib/bench-config.c): key is the text after "bench.". 0, or -1
- * with the reason in why. */
+/* bench.NAME.KEY=VALUE (lib/bench-config.c): key is the text after "bench.", vlen 0 for a
+ * key without a value. 0, or -1 with the reason in why; a refused key of a well-named
+ * benchmark marks it refused (created so, if it was not there yet). */
 int bench_config_entry(struct bp_config *cfg, const char *key, size_t klen, const char *v,
 		       size_t vlen, char *why, size_t whylen);
+/* The refused keys of b for a message ("its init and unroll", "an unknown key") into buf;
+ * returns how many. */
+unsigned bench_refused_parts(const struct cfg_bench *b, char *buf, size_t len);
 /* The benchmark's keys as "cfg.bench.NAME.KEY=VALUE" lines. */
 void bench_config_report(const struct cfg_bench *b, void (*emit)(void *ctx, const char *line),
 			 void *ctx);

@@ -31,6 +31,13 @@ uint64_t desc_tss_low(uintptr_t base, uint32_t limit)
 	       (((b >> 24) & 0xff) << 56);
 }
 
+unsigned desc_this_cpu(void)
+{
+	struct table_ptr gp;
+	__asm__ volatile("sgdt %0" : "=m"(gp));
+	return (unsigned)((gp.base - (uintptr_t)gdt) / sizeof(gdt[0]));
+}
+
 /*
  * The same selectors in both kernels (arch/x86/abi.h), all flat 4 GiB segments.
  * SEL_UCODE32 exists for SYSRET's selector arithmetic on x86-64 (a 32-bit user code

@@ -6,7 +6,7 @@
 %include "word.inc"
 %include "abi.inc"
 
-global user_entry
+global user_entry, user_exit_ret
 section .payload
 align 16
 user_entry:
@@ -17,6 +17,7 @@ user_entry:
 	call xax
 	mov xdi, xax
 	int VEC_USER_EXIT
+user_exit_ret:              ; the RIP the exit's interrupt frame holds (arch/x86/run.c)
 	ud2                 ; not reached: VEC_USER_EXIT never returns to ring 3
 
 section .note.GNU-stack noalloc noexec nowrite progbits

@@ -15,7 +15,7 @@
 #include "arch/x86/pmu/pmu.h"
 #include "lib/cpuid-dump.h"
 #include "lib/event.h"
-#include "lib/netburst.h"
+#include "lib/p4-events.h"
 #include "lib/pfm_tables.h"
 #include "lib/str.h"
 #include "scripts/host/read-dump.h"
@@ -56,7 +56,7 @@ static int load_cpuid(const char *path, const struct pmu_model **m, struct pmu_c
 	return 0;
 }
 
-/* NetBurst's events come from its own table (lib/netburst.h), not libpfm4's. */
+/* NetBurst's events come from its own table (lib/p4-events.h), not libpfm4's. */
 static void list_netburst_events(const char *pattern)
 {
 	const char *name;

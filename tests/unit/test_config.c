@@ -168,6 +168,15 @@ static void test_cpu_partner_keys(void **state)
 	assert_int_equal(apply(&cfg, "partner.load=idle,", &m), 1);
 	assert_int_equal(cfg.cpu, 3);                   /* the bad entries changed nothing */
 	assert_string_equal(cfg.partner_load, "idle,spin");
+	/* 8 loads fit; a list of 9 is refused whole, never run up to a cut */
+	assert_int_equal(apply(&cfg, "partner.load=spin,idle,spin,idle,spin,idle,spin,idle", &m), 0);
+	assert_string_equal(cfg.partner_load, "spin,idle,spin,idle,spin,idle,spin,idle");
+	assert_int_equal(apply(&cfg, "partner.load=idle,spin,idle,spin,idle,spin,idle,spin,add_chain",
+			       &m), 1);
+	assert_string_equal(m.text[0], "test.cfg line 1: partner.load=idle,spin,idle,spin,idle,spin,"
+			    "idle,spin,add_chai...: 9 items, more than the 8 one run takes (one run of "
+			    "the plan each)");
+	assert_string_equal(cfg.partner_load, "spin,idle,spin,idle,spin,idle,spin,idle");
 }
 
 static void test_pmu_key(void **state)

@@ -6,6 +6,7 @@
 #include "arch/x86/desc.h"
 #include "arch/x86/desc-word.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/run.h"
 #include "arch/x86/stacks.h"
 #include "arch/x86/traps.h"
 #include "lib/str.h"
@@ -47,24 +48,54 @@ void tss_set_rsp0(uint64_t rsp0)
 	tss[0].esp0 = (uint32_t)rsp0;
 }
 
+/* What the interrupted task of CPU cpu resumes with: the frame as run_handle_trap left it
+ * (the run's recovery point, arch/x86/32/run.c run_frame_resume). A task switch loads
+ * ESP and SS too: the trap stack, free during a run at CPL 0 and abandoned with the rest
+ * of a run at CPL 3; run_resume replaces it before it pushes anything. It loads CR3, which
+ * no task switch saves (SDM Vol. 3A 7.2.1): the tables in use. */
+static void df_resume_task(unsigned cpu, struct tss32 *t, const struct trap_frame *f)
+{
+	t->eip = f->eip;
+	t->cs = (uint16_t)f->cs;
+	t->eflags = f->eflags;
+	t->eax = f->eax;
+	t->edx = f->edx;
+	t->ds = (uint16_t)f->ds;
+	t->es = (uint16_t)f->es;
+	t->fs = (uint16_t)f->fs;
+	t->gs = (uint16_t)f->gs;
+	t->ss = SEL_KDATA;
+	t->esp = stack_top_cpu(cpu, STACK_TRAP);
+	t->cr3 = (uint32_t)read_cr3();
+}
+
 /*
  * The #DF task (SDM Vol. 3A 6.15, interrupt 8): protected mode has no IST, so a double
- * fault from a kernel stack overflow (a #PF on the guard page, whose delivery pushes onto
- * the same guard page) would fault a third time. The task gate switches to df_tss and
- * its own stack; the CPU saved what ran before in its `tss`. Never returns.
+ * fault from a stack overflow (a #PF on the guard page, whose delivery pushes onto the
+ * same guard page) would fault a third time. The task gate switches to df_tss and its
+ * own stack; the CPU saved what ran before in its `tss`. A payload's run that lost its
+ * stack ends there as its fault: the saved state is pointed at the run's recovery point
+ * and IRET (NT set: the task gate nested this task) switches back to it (7.3); the next
+ * #DF resumes after that IRET. Anything else is fatal.
  */
 static __attribute__((noreturn, used)) void df_task(void)
 {
-	/* Which CPU: the one whose #DF stack this is (each CPU's df_tss has its own). */
-	int cpu = stack_cpu_of((uintptr_t)__builtin_frame_address(0));
-	const struct tss32 *t = &tss[cpu < 0 ? 0 : cpu];
-	struct trap_frame f = {
-		.edi = t->edi, .esi = t->esi, .ebp = t->ebp, .ebx = t->ebx, .edx = t->edx,
-		.ecx = t->ecx, .eax = t->eax, .gs = t->gs, .fs = t->fs, .es = t->es,
-		.ds = t->ds, .vector = VEC_DF, .error = 0, .eip = t->eip, .cs = t->cs,
-		.eflags = t->eflags, .esp = t->esp, .ss = t->ss,
-	};
-	trap_fatal(&f, "double fault (through the #DF task gate)");
+	for (;;) {
+		/* Which CPU: the one whose #DF stack this is (each CPU's df_tss has its own). */
+		int at = stack_cpu_of((uintptr_t)__builtin_frame_address(0));
+		unsigned cpu = at < 0 ? 0 : (unsigned)at;
+		struct tss32 *t = &tss[cpu];
+		struct trap_frame f = {
+			.edi = t->edi, .esi = t->esi, .ebp = t->ebp, .ebx = t->ebx, .edx = t->edx,
+			.ecx = t->ecx, .eax = t->eax, .gs = t->gs, .fs = t->fs, .es = t->es,
+			.ds = t->ds, .vector = VEC_DF, .error = 0, .eip = t->eip, .cs = t->cs,
+			.eflags = t->eflags, .esp = t->esp, .ss = t->ss,
+		};
+		if (!run_handle_trap(&f, false))
+			trap_fatal(&f, "double fault (through the #DF task gate)");
+		df_resume_task(cpu, t, &f);
+		__asm__ volatile("iret" ::: "memory");
+	}
 }
 
 void desc_set_df_task_cr3(uintptr_t cr3)

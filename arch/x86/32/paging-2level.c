@@ -126,7 +126,7 @@ void paging_2level_init(void)
 	if (img_lo > PSE_PAGE_SIZE)
 		paging_2level_map(PSE_PAGE_SIZE, PSE_PAGE_SIZE, img_lo - PSE_PAGE_SIZE, MAP_WRITE);
 	paging_2level_map(img_hi, img_hi, IDENTITY_LIMIT - img_hi, MAP_WRITE);
-	paging_2level_map(MMIO_WINDOW_BASE, MMIO_WINDOW_BASE, (1ull << 32) - MMIO_WINDOW_BASE,
+	paging_2level_map(MMIO_WINDOW_BASE, MMIO_WINDOW_BASE, MMIO_WINDOW_END - MMIO_WINDOW_BASE,
 			  MAP_WRITE);
 	for (unsigned s = 0; s < STACK_GUARDS; s++)
 		*walk(stack_guard_nth(s), 1, false) = 0;

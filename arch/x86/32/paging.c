@@ -110,7 +110,7 @@ static void pae_init(void)
 	if (img_lo > LARGE_PAGE_SIZE)
 		paging_map(LARGE_PAGE_SIZE, LARGE_PAGE_SIZE, img_lo - LARGE_PAGE_SIZE, MAP_WRITE);
 	paging_map(img_hi, img_hi, IDENTITY_LIMIT - img_hi, MAP_WRITE);
-	paging_map(MMIO_WINDOW_BASE, MMIO_WINDOW_BASE, (1ull << 32) - MMIO_WINDOW_BASE, MAP_WRITE);
+	paging_map(MMIO_WINDOW_BASE, MMIO_WINDOW_BASE, MMIO_WINDOW_END - MMIO_WINDOW_BASE, MAP_WRITE);
 	for (unsigned s = 0; s < STACK_GUARDS; s++)
 		*paging_walk(stack_guard_nth(s), 1, false) = 0;
 

@@ -1,12 +1,12 @@
 /* The i686 half of arch/x86/run.c: IRET into ring 3, an interrupt gate out (SDM Vol. 3A
  * 6.12.1). SYSCALL does not exist in protected mode on Intel CPUs, so nothing here sets
- * it up. */
+ * it up (EFER.SCE stays clear: SYSCALL raises #UD, and run_opts.syscall is ignored). */
 #include "arch/x86/run-word.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/desc.h"
 #include "arch/x86/paging.h"
 
-extern uint64_t run_cpl0(uint32_t fn, uint32_t a0, uint32_t a1, uint32_t a2);
+extern uint64_t run_cpl0(uint32_t fn, uint32_t a0, uint32_t a1, uint32_t stack);
 extern uint64_t run_cpl3(uint32_t eip, uint32_t esp, uint32_t a0, uint32_t a1, uint32_t a2,
 			 uint32_t eflags);
 
@@ -15,15 +15,15 @@ void run_init(bool syscall)
 	(void)syscall;
 }
 
-uint64_t run_enter(const struct run_opts *o, uintptr_t user_entry, uintptr_t user_stack,
+uint64_t run_enter(const struct run_opts *o, uintptr_t user_entry, uintptr_t stack,
 		   const void *fn, uint64_t a0, uint64_t a1)
 {
 	if (o->cpl3)
-		return run_cpl3(payload_user_alias(user_entry), user_stack,
+		return run_cpl3(payload_user_alias(user_entry), stack,
 				payload_user_alias((uintptr_t)fn), (uint32_t)a0, (uint32_t)a1,
 				RFLAGS_RESERVED1 | RFLAGS_IF);
 	irq_enable();
-	return run_cpl0((uintptr_t)fn, (uint32_t)a0, (uint32_t)a1, 0);
+	return run_cpl0((uintptr_t)fn, (uint32_t)a0, (uint32_t)a1, stack);
 }
 
 /* IRET to the same privilege pops EIP, CS and EFLAGS only and leaves ESP on the trap

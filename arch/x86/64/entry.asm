@@ -9,7 +9,7 @@ extern kernel_main, kernel_stack, trap_dispatch
 
 global kernel_entry, trap_entries, syscall_entry, int80_fast, bp_entry, bp_fast_resume
 global user_exit_entry
-global run_cpl0, run_cpl3, run_resume, run_saved_rsp
+global run_cpl0, run_cpl3, run_resume, run_saved_rsp, run_exit_rip, run_exit_rsp
 
 section .text.entry
 ; RDI = physical address of struct boot_info (identity-mapped by the loader).
@@ -80,24 +80,43 @@ bp_entry:
 	je trap_entry_3
 	iretq
 
-; SYSCALL from CPL 3: RAX = SYS_NULL returns at once (the round-trip benchmark keeps
-; the kernel side to one compare and SYSRET); anything else ends the CPL 3 run with
-; RDI as its result. IF, TF, AC and DF are masked by IA32_FMASK on the way in.
+; SYSCALL from CPL 3, only in runs that ask for it (EFER.SCE is clear otherwise, and
+; SYSCALL #UD: arch/x86/64/run.c): RAX = SYS_NULL returns at once (the round-trip benchmark
+; keeps the kernel side to one compare and SYSRET); any other number returns -1. IF, TF,
+; AC and DF are masked by IA32_FMASK on the way in.
 syscall_entry:
 	cmp rax, SYS_NULL
-	jne .exit
+	jne .unknown
 	o64 sysret
-.exit:
-	mov rax, rdi
-	jmp run_resume
+.unknown:
+	mov rax, -1
+	o64 sysret
 
-; INT VEC_USER_EXIT from CPL 3 (user_entry): end the CPL 3 run with RDI as its result.
-; The interrupt gate cleared IF and TF; AC and DF go too, as IA32_FMASK does for SYSCALL.
+; INT VEC_USER_EXIT: how user_entry ends a CPL 3 run, with RDI as its result. Only from
+; CPL 3, from user_entry's own INT (the RIP after it is run_exit_rip) and with the stack
+; as user_entry aligned it (run_exit_rsp): arch/x86/run.c sets both. Anything else is a
+; payload's INT 0x81, which takes the ordinary path and ends the run as its fault. The
+; interrupt gate cleared IF and TF; AC and DF go too, as IA32_FMASK does for SYSCALL.
+%assign USER_EXIT_VECTOR VEC_USER_EXIT
 user_exit_entry:
+	test byte [rsp + 8], 3
+	jz .stray
+	push rax
+	mov rax, [rsp + 8]
+	cmp rax, [run_exit_rip]
+	jne .stray_pop
+	mov rax, [rsp + 32]
+	cmp rax, [run_exit_rsp]
+	jne .stray_pop
+	pop rax
 	push RFLAGS_RESERVED1
 	popfq
 	mov rax, rdi
 	jmp run_resume
+.stray_pop:
+	pop rax
+.stray:
+	jmp trap_entry_%[USER_EXIT_VECTOR]
 
 ; uint64_t run_cpl3(rip, rsp, a0, a1, a2, rflags): enter ring 3 at rip with the given
 ; stack and RFLAGS, a0-a2 in RDI/RSI/RDX. Returns through run_resume.
@@ -131,8 +150,9 @@ run_cpl3:
 	xor r15d, r15d
 	iretq
 
-; uint64_t run_cpl0(fn, a0, a1, a2): call fn(a0, a1, a2) in ring 0 with the same
-; recovery point as run_cpl3, so a fault or the watchdog ends it cleanly.
+; uint64_t run_cpl0(fn, a0, a1, stack): call fn(a0, a1) in ring 0 on the given stack
+; (the payloads' own, arch/x86/stacks.c: what it does to it cannot reach this one), with
+; the same recovery point as run_cpl3, so a fault or the watchdog ends it cleanly.
 run_cpl0:
 	push rbp
 	push rbx
@@ -144,7 +164,8 @@ run_cpl0:
 	mov rax, rdi
 	mov rdi, rsi
 	mov rsi, rdx
-	mov rdx, rcx
+	xor edx, edx
+	mov rsp, rcx
 	call rax
 	; fall through with the result in RAX
 
@@ -165,6 +186,8 @@ TRAP_ENTRY_TABLE
 section .bss
 align 8
 run_saved_rsp: resq 1
+run_exit_rip: resq 1
+run_exit_rsp: resq 1
 bp_fast_resume: resb 1
 
 section .note.GNU-stack noalloc noexec nowrite progbits

@@ -1,14 +1,14 @@
 /*
- * What the conformance checks share, private to arch/x86/pmu/conformance*.c: the check
+ * What the pmucheck checks share, private to arch/x86/pmu/pmucheck-*.c: the check
  * context, the counters ("units") they pin events to, the verdict helpers and the
- * measuring primitives. conformance.c holds these and the table, conformance-checks.c
- * the checks every generation runs, conformance-vendor.c NetBurst's and AMD's own.
+ * measuring primitives. pmucheck-suite.c holds these and the table, pmucheck-checks.c
+ * the checks every generation runs, pmucheck-vendor.c NetBurst's and AMD's own.
  */
 #ifndef ARCH_X86_PMU_CONFORMANCE_PRIV_H
 #define ARCH_X86_PMU_CONFORMANCE_PRIV_H
 #include <stdbool.h>
 #include <stdint.h>
-#include "arch/x86/pmu/conformance.h"
+#include "arch/x86/pmu/pmucheck-suite.h"
 
 #define PMUCHECK_SLACK_ABS   32ull
 #define PMUCHECK_SLACK_SHIFT 12          /* 1/4096 of the expected count */
@@ -54,7 +54,7 @@ int pc_fault_text(struct pmucheck_ctx *c, const char *what);
 bool pc_need_event(struct pmucheck_ctx *c, enum pmucheck_event e, const char *name);
 
 /* ---- numbers */
-uint64_t pc_slack(uint64_t want);                     /* the allowed error, see conformance.c */
+uint64_t pc_slack(uint64_t want);                     /* the allowed error, see pmucheck-suite.c */
 bool pc_near(uint64_t got, uint64_t want);            /* |got - want| <= pc_slack(want) */
 uint64_t pc_width_mask(unsigned width);
 /* The instructions N iterations of p retire. */
@@ -82,7 +82,7 @@ int pc_measure(struct pmucheck_ctx *c, const struct ev_encoding *ev, unsigned ne
 bool pc_measure_one(struct pmucheck_ctx *c, const struct ev_encoding *ev, enum pmucheck_payload p,
 		    unsigned cpl, uint64_t *delta);
 
-/* ---- the checks, rows of the table in conformance.c */
+/* ---- the checks, rows of the table in pmucheck-suite.c */
 void pc_check_instructions(struct pmucheck_ctx *c);
 void pc_check_privilege(struct pmucheck_ctx *c);
 void pc_check_enable(struct pmucheck_ctx *c);

@@ -1,11 +1,11 @@
 /*
- * The PMU conformance checks (mode=pmucheck, docs/pmucheck.md): known answers for the
+ * The PMU checks (pmucheck) (mode=pmucheck, docs/pmucheck.md): known answers for the
  * instructions of a counted loop, the privilege filters, counter enables, CMASK/INV,
  * edge detect, counter width and overflow status, RDPMC against RDMSR, NetBurst's T0/T1
  * qualification and cascading, and AMD's legacy register aliases. This file holds the
  * table of checks (each a row of `checks`) and what they share: verdicts, events pinned
  * to counters, measuring through the generation's backend and the pmu_state's msr_io
- * only; conformance-checks.c and conformance-vendor.c hold the checks.
+ * only; pmucheck-checks.c and pmucheck-vendor.c hold the checks.
  *
  * Bounds (PMUCHECK_SLACK): count(2N) - count(N) cancels the call, the ring transitions
  * and the backend's start/stop code, which are the same instructions in both runs, so a
@@ -14,7 +14,7 @@
  * allows 32 events plus 1/4096 of the expected count for that; a wrong filter, a missing
  * enable or a wrong width is off by the whole count, thousands of times more.
  */
-#include "arch/x86/pmu/conformance-priv.h"
+#include "arch/x86/pmu/pmucheck-suite-priv.h"
 #include <stdarg.h>
 #include "arch/x86/msr-index.h"
 #include "arch/x86/pmu/core.h"

@@ -1,11 +1,11 @@
 /*
- * The conformance checks of one vendor's PMUs (docs/pmucheck.md): NetBurst's T0/T1
+ * The pmucheck checks of one vendor's PMUs (docs/pmucheck.md): NetBurst's T0/T1
  * qualification and cascading, AMD's legacy register aliases.
  */
-#include "arch/x86/pmu/conformance-priv.h"
+#include "arch/x86/pmu/pmucheck-suite-priv.h"
 #include "arch/x86/msr-index.h"
 #include "arch/x86/pmu/core.h"
-#include "lib/netburst.h"
+#include "lib/p4-events.h"
 #include "lib/p4-regs.h"
 
 /* ESCR T0/T1 bits (SDM Vol. 3B 18.19.4, Table 18-29): an ESCR that qualifies only the

@@ -1,13 +1,13 @@
 /*
  * The NetBurst (Pentium 4 / Xeon, family 15) event language: the ESCR/counter tables,
- * the event table with libpfm4's names (netburst-events.c), and the parsers of
- * "netburst::event:umask:mod" and "p4/escr=,cccr=/" (event-netburst.c). Pure data and
+ * the event table with libpfm4's names (p4-event-table.c), and the parsers of
+ * "netburst::event:umask:mod" and "p4/escr=,cccr=/" (p4-event-parse.c). Pure data and
  * text, no MSR access; the backend in arch/x86/pmu/ programs what these produce.
  * SDM Vol. 3B 18.18 (Pentium 4 performance monitoring), 18.19 (HT), Tables 18-xx
  * (ESCR/CCCR/counter MSR addresses, event bindings). Field macros live in p4-regs.h.
  */
-#ifndef LIB_NETBURST_H
-#define LIB_NETBURST_H
+#ifndef LIB_P4_EVENTS_H
+#define LIB_P4_EVENTS_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,7 +30,7 @@ int netburst_event_parse_raw(const char *body, const struct pmu_caps *pc,
 /* Name of NetBurst event-table entry i ("global_power_events"), NULL past the end. */
 const char *netburst_event_name(unsigned i);
 
-/* ---- Tables (netburst-events.c), shared by the parser, the backend and the tests. */
+/* ---- Tables (p4-event-table.c), shared by the parser, the backend and the tests. */
 
 /* The 45 ESCRs, in MSR order. */
 enum p4_escr {

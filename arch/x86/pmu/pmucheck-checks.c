@@ -1,9 +1,9 @@
 /*
- * The conformance checks every PMU generation runs (docs/pmucheck.md): instructions on
+ * The pmucheck checks every PMU generation runs (docs/pmucheck.md): instructions on
  * every counter, privilege filters, enables, CMASK/INV, edge detect, width and overflow
- * flag, RDPMC against RDMSR. Bounds: conformance.c.
+ * flag, RDPMC against RDMSR. Bounds: pmucheck-suite.c.
  */
-#include "arch/x86/pmu/conformance-priv.h"
+#include "arch/x86/pmu/pmucheck-suite-priv.h"
 #include "arch/x86/msr-index.h"
 #include "arch/x86/pmu/core.h"
 #include "lib/p4-regs.h"

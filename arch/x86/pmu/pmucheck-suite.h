@@ -1,5 +1,5 @@
 /*
- * mode=pmucheck: a PMU conformance suite with known answers (docs/pmucheck.md).
+ * mode=pmucheck: a PMU check suite with known answers (docs/pmucheck.md).
  *
  * The checks program counters through a generation's backend and the msr_io of the
  * pmu_state they are given, run payloads of known behaviour through the environment's

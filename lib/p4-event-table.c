@@ -5,7 +5,7 @@
  * umask names and defaults, the ESCR event select, the CCCR ESCR-select value and the
  * ESCRs that can hold it.
  */
-#include "lib/netburst.h"
+#include "lib/p4-events.h"
 #include "lib/p4-regs.h"
 #include "lib/util.h"
 

@@ -3,7 +3,7 @@
  * the raw p4/escr=,cccr=/ form, and the ESCR thread bits for a logical processor.
  * SDM Vol. 3B 18.18.6 (setting up a counter), 18.19 (HT), Table 18-29.
  */
-#include "lib/netburst.h"
+#include "lib/p4-events.h"
 #include "lib/p4-regs.h"
 #include "lib/format.h"
 #include "lib/str.h"
