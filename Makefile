@@ -82,10 +82,8 @@ K32CFLAGS := $(filter-out -mno-red-zone -mcmodel=kernel,$(KCFLAGS)) -m32 -march=
 K32NASMFLAGS := -f elf32 -g -F dwarf -I$(B)/gen/ -Iarch/x86/
 KERNEL32_C   := $(call kernel_src,32,c)
 # Assembly outside arch/x86/64/ and arch/x86/32/ is one source for both (arch/x86/word.inc
-# names the word-size registers), except the harness: payloads/32/harness.asm takes the
-# place of payloads/harness.asm here until it is one source too.
-ASM_32_ONLY  := $(wildcard payloads/32/*.asm)
-KERNEL32_ASM := $(filter-out $(subst /32/,/,$(ASM_32_ONLY)),$(call kernel_src,32,asm)) $(ASM_32_ONLY)
+# names the word-size registers).
+KERNEL32_ASM := $(call kernel_src,32,asm)
 KERNEL32_OBJ := $(KERNEL32_C:%.c=$(B)/kernel32/%.o) $(KERNEL32_ASM:%.asm=$(B)/kernel32/%.asm.o) \
 	$(PFM_GEN:%=$(B)/kernel32/gen/%.o)
 LIBGCC32 = $(shell $(CC) -m32 -print-libgcc-file-name)
