@@ -1,6 +1,7 @@
-/* The word-size halves of arch/x86/desc.c (arch/x86/64/desc.c, arch/x86/32/desc.c): the
- * TSS and its descriptor, the IDT gate format, the stacks the critical exceptions run on,
- * and reloading CS. Only the desc.c files include this. */
+/* The word-size halves of arch/x86/desc.c (arch/x86/64/desc-word.c,
+ * arch/x86/32/desc-word.c): the TSS and its descriptor, the IDT gate format, the stacks
+ * the critical exceptions run on, and reloading CS. Only desc.c and its halves include
+ * this. */
 #ifndef ARCH_X86_DESC_WORD_H
 #define ARCH_X86_DESC_WORD_H
 #include <stdint.h>

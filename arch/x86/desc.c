@@ -1,7 +1,7 @@
 /* GDT and IDT for both word sizes: the flat segments, a gate for every vector, the names
  * of the vectors. SDM Vol. 3A 3.4.5 (segment descriptors), 6.10-6.11 (IDT). The halves
- * (the TSS, the gate format, IST or the #DF task, reloading CS) are arch/x86/64/desc.c
- * and arch/x86/32/desc.c. */
+ * (the TSS, the gate format, IST or the #DF task, reloading CS) are arch/x86/64/desc-word.c
+ * and arch/x86/32/desc-word.c. */
 #include "arch/x86/desc.h"
 #include "arch/x86/desc-word.h"
 #include "arch/x86/stacks.h"

@@ -1,6 +1,6 @@
-/* Between arch/x86/paging.c and its word-size halves (arch/x86/64/paging.c: 4-level
- * tables; arch/x86/32/paging.c: PAE tables, or two-level ones in paging-2level.c). Both
- * 4-level and PAE tables have 64-bit entries of the same format (SDM Vol. 3A 4.4, 4.5),
+/* Between arch/x86/paging.c and its word-size halves (arch/x86/64/paging-word.c:
+ * 4-level tables; arch/x86/32/paging-word.c: PAE tables, or two-level ones in
+ * paging-2level.c). Both 4-level and PAE tables have 64-bit entries of the same format (SDM Vol. 3A 4.4, 4.5),
  * so the shared file maps and unmaps over either, through the half's walk and lookup.
  * Only the paging files include this. */
 #ifndef ARCH_X86_PAGING_WORD_H

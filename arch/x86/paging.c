@@ -2,7 +2,7 @@
  * tables and i686's PAE tables share their format), leaf rights, the user alias of
  * .payload, and the protections in CR4. SDM Vol. 3A 4.4, 4.5 (the tables), 4.6 (access
  * rights: U/S, R/W, NX, SMEP, SMAP). The halves (building the tables, walking them) are
- * arch/x86/64/paging.c and arch/x86/32/paging.c. */
+ * arch/x86/64/paging-word.c and arch/x86/32/paging-word.c. */
 #include "arch/x86/paging-word.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/pt-pool.h"

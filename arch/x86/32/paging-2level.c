@@ -2,7 +2,7 @@
  * Classic two-level paging (SDM Vol. 3A 4.3) for i686 CPUs without PAE (the Pentium M
  * "Banias" hides it): one page directory of 1024 32-bit entries, page tables of 4 KiB
  * pages, and 4 MiB pages (CR4.PSE, PDE bit 7) where aligned. The layout and the rights
- * are the PAE path's (arch/x86/32/paging.c, layout.h) except NX, which needs PAE's
+ * are the PAE path's (arch/x86/32/paging-word.c, layout.h) except NX, which needs PAE's
  * 64-bit entries. PSE is required: without it 3 GiB of identity would need 3 MiB of
  * page tables, and every CPU bareperf runs on (P6 and later) has it.
  */

@@ -81,9 +81,9 @@ bp_entry:
 	iretq
 
 ; SYSCALL from CPL 3, only in runs that ask for it (EFER.SCE is clear otherwise, and
-; SYSCALL #UD: arch/x86/64/run.c): RAX = SYS_NULL returns at once (the round-trip benchmark
-; keeps the kernel side to one compare and SYSRET); any other number returns -1. IF, TF,
-; AC and DF are masked by IA32_FMASK on the way in.
+; SYSCALL #UD: arch/x86/64/run-word.c): RAX = SYS_NULL returns at once (the round-trip
+; benchmark keeps the kernel side to one compare and SYSRET); any other number returns -1.
+; IF, TF, AC and DF are masked by IA32_FMASK on the way in.
 syscall_entry:
 	cmp rax, SYS_NULL
 	jne .unknown

@@ -49,8 +49,8 @@ void tss_set_rsp0(uint64_t rsp0)
 }
 
 /* What the interrupted task of CPU cpu resumes with: the frame as run_handle_trap left it
- * (the run's recovery point, arch/x86/32/run.c run_frame_resume). A task switch loads
- * ESP and SS too: the trap stack, free during a run at CPL 0 and abandoned with the rest
+ * (the run's recovery point, run_frame_resume in arch/x86/32/run-word.c). A task switch
+ * loads ESP and SS too: the trap stack, free during a run at CPL 0 and abandoned with the rest
  * of a run at CPL 3; run_resume replaces it before it pushes anything. It loads CR3, which
  * no task switch saves (SDM Vol. 3A 7.2.1): the tables in use. */
 static void df_resume_task(unsigned cpu, struct tss32 *t, const struct trap_frame *f)
