@@ -30,13 +30,18 @@ KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	-mgeneral-regs-only -mcmodel=kernel -fno-asynchronous-unwind-tables \
 	-fno-omit-frame-pointer -fcf-protection=none -I. -I$(B)/gen \
 	-DBAREPERF_VERSION='"$(VERSION)"' -MMD -MP
-KNASMFLAGS := -f elf64 -g -F dwarf -I$(B)/gen/
+KNASMFLAGS := -f elf64 -g -F dwarf -I$(B)/gen/ -Iarch/x86/
 
 # lib/ files that only the host tools and tests use (reading a CPUID dump file).
 HOST_ONLY_LIB := lib/cpuid-dump.c
-KERNEL_C   := $(filter-out $(HOST_ONLY_LIB),$(wildcard kernel/*.c arch/x86/*.c arch/x86/64/*.c \
-	arch/x86/pmu/*.c drivers/*.c lib/*.c payloads/*.c))
-KERNEL_ASM := $(wildcard arch/x86/*.asm payloads/*.asm kernel/*.asm)
+# Both kernels build from the same folders; what differs by word size lives in
+# arch/x86/64/ or arch/x86/32/ beside the shared arch/x86/. $(call kernel_src,W,EXT):
+# the .EXT sources of the W-bit kernel.
+KERNEL_DIRS := kernel lib drivers payloads arch/x86 arch/x86/pmu
+kernel_src   = $(filter-out $(HOST_ONLY_LIB), \
+	$(wildcard $(addsuffix /*.$(2),$(KERNEL_DIRS) arch/x86/$(1))))
+KERNEL_C   := $(call kernel_src,64,c)
+KERNEL_ASM := $(call kernel_src,64,asm)
 KERNEL_GEN := $(B)/gen/pfm_tables.c
 # The libpfm4-derived event tables are generated when their generator exists.
 PFM_GEN    := $(if $(wildcard scripts/gen/gen-pfm-tables.c),pfm_tables)
@@ -59,7 +64,7 @@ $(B)/gen/abi.inc: $(ABI_HEADERS) scripts/gen/abi-inc
 	@mkdir -p $(dir $@)
 	scripts/gen/abi-inc $(ABI_HEADERS) > $@.tmp && mv $@.tmp $@
 
-$(B)/gen/linker.ld: linker.ld arch/x86/abi.h
+$(B)/gen/linker%.ld: arch/x86/%/linker.ld arch/x86/abi.h
 	@mkdir -p $(dir $@)
 	$(CC) -E -P -undef -nostdinc -x c -I. $< -o $@
 
@@ -67,23 +72,18 @@ $(B)/kernel/%.asm.o: %.asm $(B)/gen/abi.inc
 	@mkdir -p $(dir $@)
 	$(NASM) $(KNASMFLAGS) -MD $@.d -MP $< -o $@
 
-$(B)/kernel.elf: $(KERNEL_OBJ) $(B)/gen/linker.ld
-	$(LD) -nostdlib -static -z max-page-size=4096 -z noexecstack -T $(B)/gen/linker.ld -o $@ $(KERNEL_OBJ)
+$(B)/kernel.elf: $(KERNEL_OBJ) $(B)/gen/linker64.ld
+	$(LD) -nostdlib -static -z max-page-size=4096 -z noexecstack -T $(B)/gen/linker64.ld -o $@ $(KERNEL_OBJ)
 
 # ---------------------------------------------------------------- i686 kernel
-# build/kernel32.elf: the same portable C (kernel/, lib/, drivers/, the PMU backends, the
-# payload catalogue, the word-size-neutral arch/x86/ files) for i686, plus what differs by
-# word size, which lives in a 32/ folder beside the shared one: arch/x86/32/ (entry,
-# descriptors, traps, paging, ring transitions, linker script), kernel/32/, payloads/32/.
-# The x86-64 kernel's own files stay in arch/x86/ (and arch/x86/64/ for the halves of a
-# shared header). 64-bit division comes from gcc-multilib's 32-bit libgcc.
+# build/kernel32.elf: the same sources for i686, arch/x86/32/ in place of arch/x86/64/.
+# 64-bit division comes from gcc-multilib's 32-bit libgcc.
 K32CFLAGS := $(filter-out -mno-red-zone -mcmodel=kernel,$(KCFLAGS)) -m32 -march=i686
-K32NASMFLAGS := -f elf32 -g -F dwarf -I$(B)/gen/
-ARCH_X86_SHARED_C := arch/x86/msr-io.c arch/x86/pt-pool.c arch/x86/run.c arch/x86/setup.c \
-	arch/x86/stacks.c arch/x86/traps.c
-KERNEL32_C   := $(filter-out $(HOST_ONLY_LIB),$(wildcard kernel/*.c arch/x86/32/*.c arch/x86/pmu/*.c \
-	drivers/*.c lib/*.c payloads/*.c)) $(ARCH_X86_SHARED_C)
-KERNEL32_ASM := $(wildcard arch/x86/32/*.asm kernel/32/*.asm payloads/32/*.asm)
+K32NASMFLAGS := -f elf32 -g -F dwarf -I$(B)/gen/ -Iarch/x86/
+KERNEL32_C   := $(call kernel_src,32,c)
+# Assembly outside arch/x86/64/ and arch/x86/32/ is one source for both (arch/x86/word.inc
+# names the word-size registers).
+KERNEL32_ASM := $(call kernel_src,32,asm)
 KERNEL32_OBJ := $(KERNEL32_C:%.c=$(B)/kernel32/%.o) $(KERNEL32_ASM:%.asm=$(B)/kernel32/%.asm.o) \
 	$(PFM_GEN:%=$(B)/kernel32/gen/%.o)
 LIBGCC32 = $(shell $(CC) -m32 -print-libgcc-file-name)
@@ -103,10 +103,6 @@ $(B)/kernel32/gen/%.o: $(B)/gen/%.c
 $(B)/kernel32/%.asm.o: %.asm $(B)/gen/abi.inc
 	@mkdir -p $(dir $@)
 	$(NASM) $(K32NASMFLAGS) -MD $@.d -MP $< -o $@
-
-$(B)/gen/linker32.ld: arch/x86/32/linker.ld arch/x86/abi.h
-	@mkdir -p $(dir $@)
-	$(CC) -E -P -undef -nostdinc -x c -I. $< -o $@
 
 $(B)/kernel32.elf: $(KERNEL32_OBJ) $(B)/gen/linker32.ld
 	@[ -f "$(LIBGCC32)" ] && [ "$(LIBGCC32)" != libgcc.a ] || \

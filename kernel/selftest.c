@@ -289,6 +289,9 @@ static void test_user_region_reuse(void)
 static void test_transitions(void)
 {
 	struct run_result r;
+	/* SYSCALL exists only in long mode here: the i686 kernel never sets it up, so on a CPU
+	 * that reports it (AMD's do in protected mode) it must #UD like any run's that did
+	 * not ask for it. */
 	if (kernel.cpu.syscall && sizeof(void *) == 8) {
 		struct run_opts o = cpl3;
 		o.syscall = true;
@@ -296,15 +299,18 @@ static void test_transitions(void)
 		check(r.status == RUN_OK && r.value == 1000, "cpl3.syscall_sysret_round_trip",
 		      "status %d value %llu vector %u", r.status, (unsigned long long)r.value,
 		      r.fault.vector);
+	} else {
+		check_skip("cpl3.syscall_sysret_round_trip",
+			   kernel.cpu.syscall ? "SYSCALL is for long mode here" : CPU_NO_SYSCALL);
+	}
+	if (kernel.cpu.syscall) {
 		/* A run that does not ask for SYSCALL cannot leave through it: #UD. */
 		run_call(&cpl3, st_syscall_null, 1000, 0, &r);
 		check(r.status == RUN_FAULT && r.fault.vector == VEC_UD, "cpl3.syscall_ud_unless_asked",
 		      "status %d vector %u value %llu", r.status, r.fault.vector,
 		      (unsigned long long)r.value);
 	} else {
-		const char *why = kernel.cpu.syscall ? "SYSCALL is for long mode here" : CPU_NO_SYSCALL;
-		check_skip("cpl3.syscall_sysret_round_trip", why);
-		check_skip("cpl3.syscall_ud_unless_asked", why);
+		check_skip("cpl3.syscall_ud_unless_asked", CPU_NO_SYSCALL);
 	}
 	/* Only user_entry's own INT VEC_USER_EXIT leaves CPL 3; a payload's is its fault. */
 	for (int cpl = 0; cpl <= 3; cpl += 3) {

@@ -1,7 +1,7 @@
 /*
  * Every logical processor. The boot CPU finds the others in the ACPI MADT and starts them
  * one at a time with INIT-SIPI-SIPI (SDM Vol. 3A 9.4.4.1, 11.6.1) through a trampoline
- * page below 1 MiB (arch/x86/trampoline.asm, arch/x86/32/trampoline.asm). Each one loads
+ * page below 1 MiB (arch/x86/64/trampoline.asm, arch/x86/32/trampoline.asm). Each one loads
  * its own GDT and TSS (the IDT is shared), runs on its own stacks (arch/x86/stacks.c: a
  * kernel stack and #DF/NMI/#MC/#DB stacks, each above a guard page), takes the boot CPU's
  * CR0/CR4/EFER and SYSCALL setup, masks its local APIC's LVT entries, disables its

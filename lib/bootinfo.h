@@ -31,7 +31,7 @@ enum bi_mem_type {
 
 enum bi_firmware {
 	BI_FIRMWARE_UEFI = 1,       /* boot/loader.c */
-	BI_FIRMWARE_BIOS = 2,       /* GRUB i386-pc by Multiboot2: arch/x86/mb2-entry.asm */
+	BI_FIRMWARE_BIOS = 2,       /* GRUB i386-pc by Multiboot2: arch/x86/64/mb2-entry.asm */
 };
 
 struct bi_mem_range {

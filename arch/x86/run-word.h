@@ -1,6 +1,7 @@
 /* The word-size halves of arch/x86/run.c: how a run enters its payload, how a trap frame
  * is pointed back at run_resume, how a payload is called directly, and SYSCALL's set-up
- * (arch/x86/64/run.c, arch/x86/32/run.c). Only arch/x86/run.c includes this. */
+ * (arch/x86/64/run-word.c, arch/x86/32/run-word.c). Only arch/x86/run.c and its halves
+ * include this. */
 #ifndef ARCH_X86_RUN_WORD_H
 #define ARCH_X86_RUN_WORD_H
 #include <stdint.h>

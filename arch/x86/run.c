@@ -1,7 +1,7 @@
 /* Ring switching with a recovery point, for both word sizes: a run, its watchdog, and the
  * traps that end it. SDM Vol. 3A 6.12 (interrupt and exception handling). The word-size
  * halves (entering CPL 0 or 3, the frame a trap returns through, SYSCALL) are
- * arch/x86/64/run.c and arch/x86/32/run.c. */
+ * arch/x86/64/run-word.c and arch/x86/32/run-word.c. */
 #include "arch/x86/run.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/desc.h"

@@ -1,12 +1,13 @@
 ; The 256 trap entry points, the fast CPL 3 entries and the ring-switching run calls of
 ; the i686 kernel. SDM Vol. 3A 6.12 (interrupt frames without and with a privilege
-; change), 6.14 is the x86-64 counterpart in arch/x86/entry.asm.
+; change), 6.14 is the x86-64 counterpart in arch/x86/64/entry.asm.
 ;
 ; Code in .payload is called with the machine's register convention for payloads:
 ; EDI = first argument, ESI = second, EDX = third; result in EAX (EDX:EAX for 64 bits);
 ; EBX, EBP and ESP preserved. run_cpl0/run_cpl3 are called from C (cdecl).
 bits 32
 %include "abi.inc"
+%include "trap-stubs.inc"
 
 extern trap_dispatch
 
@@ -14,19 +15,7 @@ global trap_entries, int80_fast, bp_entry, bp_fast_resume, user_exit_entry
 global run_cpl0, run_cpl3, run_resume, run_saved_esp, run_exit_rip, run_exit_rsp
 
 section .text
-; Vectors that push an error code themselves (SDM Vol. 3A Table 6-1).
-%assign i 0
-%rep 256
-align 16
-trap_entry_%[i]:
-%if i == 8 || (i >= 10 && i <= 14) || i == 17 || i == 21 || i == 29 || i == 30
-%else
-	push 0
-%endif
-	push i
-	jmp trap_common
-%assign i i+1
-%endrep
+TRAP_STUBS
 
 ; Frame built here is struct trap_frame (arch/x86/32/trap-frame.h), lowest address first.
 trap_common:
@@ -160,13 +149,7 @@ run_resume:
 	ret
 
 section .rodata
-align 4
-trap_entries:
-%assign i 0
-%rep 256
-	dd trap_entry_%[i]
-%assign i i+1
-%endrep
+TRAP_ENTRY_TABLE
 
 section .bss
 align 4

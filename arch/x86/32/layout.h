@@ -1,5 +1,5 @@
 /*
- * The i686 kernel's virtual layout (arch/x86/32/paging.c builds it), inside 4 GiB:
+ * The i686 kernel's virtual layout (arch/x86/32/paging-word.c builds it), inside 4 GiB:
  *   0 .. 3 GiB           identity, supervisor (RAM the kernel allocates from, boot
  *                        information, ACPI); the image at KERNEL_BIOS_PHYS, linked there
  *   3 GiB .. 3.75 GiB    the user region: payload code alias, user benchmark code (a

@@ -1,4 +1,4 @@
-/* The x86-64 kernel's virtual layout (arch/x86/paging.c builds it). */
+/* The x86-64 kernel's virtual layout (arch/x86/64/paging-word.c builds it). */
 #ifndef ARCH_X86_64_LAYOUT_H
 #define ARCH_X86_64_LAYOUT_H
 

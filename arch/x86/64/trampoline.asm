@@ -4,39 +4,15 @@
 ; real mode at CS:IP = page:0 and goes protected mode (9.9.1), then with the kernel's
 ; page tables and EFER.LME to long mode (10.8.5), and jumps to smp_ap_entry. The page is
 ; mapped executable in the kernel's identity map only while processors are started.
-bits 16
 %include "abi.inc"
+%include "trampoline-rm.inc"
 
 extern smp_ap_main
 global smp_trampoline, smp_trampoline_end, smp_ap_entry
 
 section .rodata
 align 16
-smp_trampoline:
-	cli
-	cld
-	mov ax, cs
-	mov ds, ax
-	movzx ebx, ax
-	shl ebx, 4                          ; EBX = the page's physical address
-	mov word [TRAMP_GDTR], tramp_gdt_end - tramp_gdt - 1
-	lea eax, [ebx + tramp_gdt - smp_trampoline]
-	mov dword [TRAMP_GDTR + 2], eax
-	lgdt [TRAMP_GDTR]
-	lea eax, [ebx + pm32 - smp_trampoline]
-	mov dword [TRAMP_FAR], eax
-	mov word [TRAMP_FAR + 4], TRAMP_SEL_CODE32
-	mov eax, cr0
-	or eax, CR0_PE
-	mov cr0, eax
-	jmp dword far [TRAMP_FAR]
-
-bits 32
-pm32:
-	mov ax, TRAMP_SEL_DATA
-	mov ds, ax
-	mov es, ax
-	mov ss, ax
+TRAMP_REAL_TO_PM32
 	mov eax, [ebx + TRAMP_CR4]
 	mov cr4, eax
 	mov eax, [ebx + TRAMP_CR3]
@@ -63,14 +39,8 @@ lm64:
 	mov rax, [rdi + TRAMP_ENTRY]
 	jmp rax
 
-; Flat segments, SDM Vol. 3A Figure 3-8: limit 4 GiB, G; 32-bit code (D), data (B),
-; 64-bit code (L).
-align 8
-tramp_gdt:
-	dq 0
-	dq 0x00cf9a000000ffff
-	dq 0x00cf92000000ffff
-	dq 0x00af9a000000ffff
+TRAMP_GDT_FLAT32
+	dq 0x00af9a000000ffff               ; TRAMP_SEL_CODE64: 64-bit code (L)
 tramp_gdt_end:
 smp_trampoline_end:
 

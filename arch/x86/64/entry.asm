@@ -3,6 +3,7 @@
 bits 64
 default rel
 %include "abi.inc"
+%include "trap-stubs.inc"
 
 extern kernel_main, kernel_stack, trap_dispatch
 
@@ -23,19 +24,7 @@ kernel_entry:
 	jmp .halt
 
 section .text
-; Vectors that push an error code themselves (SDM Vol. 3A Table 6-1).
-%assign i 0
-%rep 256
-align 16
-trap_entry_%[i]:
-%if i == 8 || (i >= 10 && i <= 14) || i == 17 || i == 21 || i == 29 || i == 30
-%else
-	push 0
-%endif
-	push i
-	jmp trap_common
-%assign i i+1
-%endrep
+TRAP_STUBS
 
 ; Frame built here is struct trap_frame (arch/x86/traps.h), lowest address first.
 trap_common:
@@ -92,9 +81,9 @@ bp_entry:
 	iretq
 
 ; SYSCALL from CPL 3, only in runs that ask for it (EFER.SCE is clear otherwise, and
-; SYSCALL #UD: arch/x86/64/run.c): RAX = SYS_NULL returns at once (the round-trip benchmark
-; keeps the kernel side to one compare and SYSRET); any other number returns -1. IF, TF,
-; AC and DF are masked by IA32_FMASK on the way in.
+; SYSCALL #UD: arch/x86/64/run-word.c): RAX = SYS_NULL returns at once (the round-trip
+; benchmark keeps the kernel side to one compare and SYSRET); any other number returns -1.
+; IF, TF, AC and DF are masked by IA32_FMASK on the way in.
 syscall_entry:
 	cmp rax, SYS_NULL
 	jne .unknown
@@ -192,13 +181,7 @@ run_resume:
 	ret
 
 section .rodata
-align 8
-trap_entries:
-%assign i 0
-%rep 256
-	dq trap_entry_%[i]
-%assign i i+1
-%endrep
+TRAP_ENTRY_TABLE
 
 section .bss
 align 8

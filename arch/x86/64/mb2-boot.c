@@ -1,6 +1,6 @@
 /*
- * The BIOS path's loader half in long mode (arch/x86/mb2-entry.asm comes first): turns the
- * Multiboot2 information into struct boot_info (lib/mb2.c) and enters the kernel exactly
+ * The BIOS path's loader half in long mode (arch/x86/64/mb2-entry.asm comes first): turns
+ * the Multiboot2 information into struct boot_info (lib/mb2.c) and enters the kernel exactly
  * as the UEFI loader does, RDI = the boot_info's physical address. The boot_info and the
  * entry stub's page tables lie in the image's .bss, which the map marks in use.
  */

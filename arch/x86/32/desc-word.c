@@ -1,24 +1,15 @@
-/* GDT, TSS and IDT of the i686 kernel. SDM Vol. 3A 3.4.5 (segment descriptors), 7.2.1
- * (32-bit TSS), 6.11 (IDT gate descriptors). */
+/* The i686 half of arch/x86/desc.c: the 32-bit TSS, the #DF task, 8-byte IDT gates, CS
+ * reloaded by a far jump. SDM Vol. 3A 7.2.1 (32-bit TSS), 6.11 (IDT gate descriptors),
+ * 6.15 (interrupt 8). Protected mode has no IST: NMI and #MC use interrupt gates on the
+ * current stack, #DF a task gate. */
 #include <stddef.h>
 #include "arch/x86/desc.h"
+#include "arch/x86/desc-word.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/run.h"
 #include "arch/x86/stacks.h"
 #include "arch/x86/traps.h"
 #include "lib/str.h"
-
-/* Segment descriptor bits (SDM Vol. 3A Figure 3-8). */
-#define SEG_ACCESSED  (1ull << 40)
-#define SEG_RW        (1ull << 41)
-#define SEG_CODE      (1ull << 43)
-#define SEG_S         (1ull << 44)
-#define SEG_DPL(d)    ((uint64_t)(d) << 45)
-#define SEG_P         (1ull << 47)
-#define SEG_DB        (1ull << 54)
-#define SEG_G         (1ull << 55)
-#define SEG_LIMIT_MAX (0xffffull | (0xfull << 48))
-#define SEG_TSS_AVAIL (0x9ull << 40)
 
 /* i686 only: the #DF task's TSS. In the x86-64 GDT this slot holds the upper half of the
  * 16-byte TSS descriptor at SEL_TSS. */
@@ -45,59 +36,21 @@ struct idt_gate {
 } __attribute__((packed));
 _Static_assert(sizeof(struct idt_gate) == 8, "32-bit IDT gate is 8 bytes");
 
-#define GATE_INTERRUPT 0x8e         /* P, DPL 0, 32-bit interrupt gate */
 #define GATE_TASK      0x85         /* P, DPL 0, task gate (SDM Vol. 3A 7.2.5) */
-#define GATE_DPL3      0x60
 
-struct table_ptr {
-	uint16_t limit;
-	uint32_t base;
-} __attribute__((packed));
-
-/* One GDT, TSS and #DF task per logical processor; one IDT. */
-static uint64_t gdt[STACK_CPUS][8] __attribute__((aligned(16)));
+/* One TSS and #DF task per logical processor; one IDT. */
 static struct tss32 tss[STACK_CPUS] __attribute__((aligned(16)));
 static struct tss32 df_tss[STACK_CPUS] __attribute__((aligned(16)));
 static struct idt_gate idt[256] __attribute__((aligned(16)));
-extern const uint32_t trap_entries[256];   /* arch/x86/32/entry.asm */
-extern char int80_fast[], bp_entry[], user_exit_entry[];
-
-static const char *const vec_names[32] = {
-	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO", "#TS", "#NP",
-	"#SS", "#GP", "#PF", "RES", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP",
-};
-
-const char *vector_name(unsigned vec)
-{
-	if (vec < 32 && vec_names[vec])
-		return vec_names[vec];
-	if (vec == VEC_APIC_TIMER)
-		return "TIMER";
-	return vec < 32 ? "RES" : "IRQ";
-}
 
 void tss_set_rsp0(uint64_t rsp0)
 {
 	tss[0].esp0 = (uint32_t)rsp0;
 }
 
-unsigned desc_this_cpu(void)
-{
-	struct table_ptr gp;
-	__asm__ volatile("sgdt %0" : "=m"(gp));
-	return (gp.base - (uintptr_t)gdt) / sizeof(gdt[0]);
-}
-
-static uint64_t tss_descriptor(const struct tss32 *t)
-{
-	uint64_t base = (uintptr_t)t, limit = sizeof(*t) - 1;
-	return (limit & 0xffff) | ((base & 0xffffff) << 16) | SEG_TSS_AVAIL | SEG_P |
-	       (((base >> 24) & 0xff) << 56);
-}
-
 /* What the interrupted task of CPU cpu resumes with: the frame as run_handle_trap left it
- * (the run's recovery point, arch/x86/32/run.c run_frame_resume). A task switch loads
- * ESP and SS too: the trap stack, free during a run at CPL 0 and abandoned with the rest
+ * (the run's recovery point, run_frame_resume in arch/x86/32/run-word.c). A task switch
+ * loads ESP and SS too: the trap stack, free during a run at CPL 0 and abandoned with the rest
  * of a run at CPL 3; run_resume replaces it before it pushes anything. It loads CR3, which
  * no task switch saves (SDM Vol. 3A 7.2.1): the tables in use. */
 static void df_resume_task(unsigned cpu, struct tss32 *t, const struct trap_frame *f)
@@ -151,7 +104,36 @@ void desc_set_df_task_cr3(uintptr_t cr3)
 		df_tss[cpu].cr3 = (uint32_t)cr3;
 }
 
-static void set_gate(unsigned vec, uint32_t handler, unsigned dpl)
+/* CPU cpu's TSS and #DF task. The #DF task's CR3 is the tables in use now; the boot
+ * CPU's paging_init updates it (desc_set_df_task_cr3) when it loads its own. A task
+ * switch loads it. */
+void desc_tss_init(unsigned cpu, uint64_t *g)
+{
+	struct tss32 *t = &tss[cpu], *df = &df_tss[cpu];
+
+	memset(t, 0, sizeof(*t));
+	t->esp0 = stack_top_cpu(cpu, STACK_TRAP);
+	t->ss0 = SEL_KDATA;
+	t->iomap_base = sizeof(*t);   /* no I/O bitmap: CPL 3 I/O always #GPs */
+	g[SEL_TSS / 8] = desc_tss_low((uintptr_t)t, sizeof(*t) - 1);
+
+	memset(df, 0, sizeof(*df));
+	df->eip = (uintptr_t)df_task;
+	df->esp = stack_top_cpu(cpu, STACK_DF);
+	df->eflags = RFLAGS_RESERVED1;     /* IF clear */
+	df->cs = SEL_KCODE;
+	df->ss = df->ds = df->es = SEL_KDATA;
+	df->cr3 = (uint32_t)read_cr3();
+	df->iomap_base = sizeof(*df);
+	g[SEL_TSS_DF / 8] = desc_tss_low((uintptr_t)df, sizeof(*df) - 1);
+}
+
+void desc_reload_cs(void)
+{
+	__asm__ volatile("ljmp %0, $1f\n1:" : : "i"(SEL_KCODE) : "memory");
+}
+
+void desc_set_gate(unsigned vec, uintptr_t handler, unsigned dpl)
 {
 	idt[vec] = (struct idt_gate){
 		.off_lo = handler & 0xffff,
@@ -161,69 +143,13 @@ static void set_gate(unsigned vec, uint32_t handler, unsigned dpl)
 	};
 }
 
-/*
- * The same selectors as the x86-64 GDT (arch/x86/abi.h), all flat 4 GiB segments:
- * SEL_UCODE is the 32-bit user code segment here, and SEL_UCODE32 (which exists in the
- * x86-64 GDT only for SYSRET's selector arithmetic) is the same descriptor. #DF goes
- * through a task gate to df_task; NMI and #MC use interrupt gates on the current stack,
- * since protected mode has no IST. Each CPU loads its own GDT (its TSS and #DF TSS) and
- * the shared IDT.
- */
-void desc_init_cpu(unsigned cpu)
+void desc_set_stack_gates(void)
 {
-	const uint64_t code = SEG_P | SEG_S | SEG_CODE | SEG_RW | SEG_ACCESSED | SEG_DB | SEG_G |
-			      SEG_LIMIT_MAX;
-	const uint64_t data = SEG_P | SEG_S | SEG_RW | SEG_ACCESSED | SEG_DB | SEG_G | SEG_LIMIT_MAX;
-	uint64_t *g = gdt[cpu];
-	struct tss32 *t = &tss[cpu], *df = &df_tss[cpu];
-
-	g[0] = 0;
-	g[SEL_KCODE / 8] = code;
-	g[SEL_KDATA / 8] = data;
-	g[SEL_UCODE32 / 8] = code | SEG_DPL(3);
-	g[SEL_UDATA / 8] = data | SEG_DPL(3);
-	g[SEL_UCODE / 8] = code | SEG_DPL(3);
-
-	memset(t, 0, sizeof(*t));
-	t->esp0 = stack_top_cpu(cpu, STACK_TRAP);
-	t->ss0 = SEL_KDATA;
-	t->iomap_base = sizeof(*t);   /* no I/O bitmap: CPL 3 I/O always #GPs */
-	g[SEL_TSS / 8] = tss_descriptor(t);
-
-	/* CR3: the tables in use now; the boot CPU's paging_init updates it
-	 * (desc_set_df_task_cr3) when it loads its own. A task switch loads it. */
-	memset(df, 0, sizeof(*df));
-	df->eip = (uintptr_t)df_task;
-	df->esp = stack_top_cpu(cpu, STACK_DF);
-	df->eflags = RFLAGS_RESERVED1;     /* IF clear */
-	df->cs = SEL_KCODE;
-	df->ss = df->ds = df->es = SEL_KDATA;
-	df->cr3 = (uint32_t)read_cr3();
-	df->iomap_base = sizeof(*df);
-	g[SEL_TSS_DF / 8] = tss_descriptor(df);
-
-	struct table_ptr gp = { sizeof(gdt[0]) - 1, (uintptr_t)g };
-	__asm__ volatile(
-		"lgdt %0\n\t"
-		"mov %1, %%ds\n\t mov %1, %%es\n\t mov %1, %%ss\n\t"
-		"xor %%eax, %%eax\n\t mov %%ax, %%fs\n\t mov %%ax, %%gs\n\t"
-		"ljmp %2, $1f\n"
-		"1:\n\t"
-		"ltr %w3\n\t"
-		: : "m"(gp), "r"((uint32_t)SEL_KDATA), "i"(SEL_KCODE), "r"(SEL_TSS) : "eax", "memory");
-	struct table_ptr ip = { sizeof(idt) - 1, (uintptr_t)idt };
-	__asm__ volatile("lidt %0" : : "m"(ip));
+	idt[VEC_DF] = (struct idt_gate){ .sel = SEL_TSS_DF, .type_attr = GATE_TASK };
 }
 
-void desc_init(void)
+void desc_load_idt(void)
 {
-	desc_init_cpu(0);
-	for (unsigned v = 0; v < 256; v++)
-		set_gate(v, trap_entries[v], 0);
-	idt[VEC_DF] = (struct idt_gate){ .sel = SEL_TSS_DF, .type_attr = GATE_TASK };
-	set_gate(VEC_BP, (uintptr_t)bp_entry, 3);                  /* int3 from CPL 3 */
-	set_gate(VEC_INT_ROUNDTRIP, (uintptr_t)int80_fast, 3);
-	set_gate(VEC_USER_EXIT, (uintptr_t)user_exit_entry, 3);
 	struct table_ptr ip = { sizeof(idt) - 1, (uintptr_t)idt };
 	__asm__ volatile("lidt %0" : : "m"(ip));
 }

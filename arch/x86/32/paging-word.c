@@ -1,11 +1,11 @@
 /*
- * The i686 kernel's page tables: PAE paging (SDM Vol. 3A 4.4): a 4-entry PDPT, page
+ * The i686 half of arch/x86/paging.c: PAE paging (SDM Vol. 3A 4.4): a 4-entry PDPT, page
  * directories of 2 MiB pages or page tables of 4 KiB pages, 64-bit entries with NX (bit
  * 63) where the CPU has it. The layout is arch/x86/32/layout.h. CPUs without PAE (the
  * Pentium M "Banias") get classic two-level paging (arch/x86/32/paging-2level.c), chosen
  * here at boot by CPUID.1:EDX[6].
  */
-#include "arch/x86/paging.h"
+#include "arch/x86/paging-word.h"
 #include "arch/x86/32/paging-2level.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/desc.h"
@@ -16,14 +16,8 @@
 
 #define PDPTE_P          PTE_P      /* PDPTEs have no R/W, U/S or NX: those bits are reserved */
 
-struct paging_state paging;
-bool uaccess_smap;
-
 static uint64_t pdpt[4] __attribute__((aligned(32)));
 static bool two_level;      /* no PAE: every paging_* call goes to paging-2level.c */
-
-extern char __kernel_start[], __text_end[], __payload_start[], __payload_end[];
-extern char __rodata_end[], __kernel_end[];
 
 /* The image is linked where it is loaded: virtual and physical addresses agree. */
 uint64_t kernel_virt_to_phys(uint64_t va)
@@ -31,16 +25,17 @@ uint64_t kernel_virt_to_phys(uint64_t va)
 	return va;
 }
 
-static uint64_t *table_virt(uint64_t entry)
+uint64_t *paging_table_virt(uint64_t entry)
 {
 	return (uint64_t *)(uintptr_t)(entry & PTE_ADDR);
 }
 
 /* Entry for va at `level` (1 = PT, 2 = PD), creating tables on the way. The page
  * directories exist from paging_init on, one per PDPT entry. */
-static uint64_t *walk(uint32_t va, int level, bool user)
+uint64_t *paging_walk(uint64_t va64, int level, bool user)
 {
-	uint64_t *pd = table_virt(pdpt[va >> 30]);
+	uint32_t va = (uint32_t)va64;
+	uint64_t *pd = paging_table_virt(pdpt[va >> 30]);
 	uint64_t *pde = &pd[(va >> 21) & 511];
 	if (user)
 		*pde |= PTE_U;
@@ -54,19 +49,7 @@ static uint64_t *walk(uint32_t va, int level, bool user)
 	} else if (*pde & PTE_PS) {
 		return 0;     /* a large page covers va: unmap it before mapping inside it */
 	}
-	return &table_virt(*pde)[(va >> 12) & 511];
-}
-
-static uint64_t leaf_flags(unsigned flags)
-{
-	uint64_t f = PTE_P;
-	if (flags & MAP_WRITE)
-		f |= PTE_W;
-	if (flags & MAP_USER)
-		f |= PTE_U;
-	if (!(flags & MAP_EXEC) && paging.nx)
-		f |= PTE_NX;
-	return f;
+	return &paging_table_virt(*pde)[(va >> 12) & 511];
 }
 
 int paging_map(uint64_t va, uint64_t pa, uint64_t len, unsigned flags)
@@ -76,39 +59,21 @@ int paging_map(uint64_t va, uint64_t pa, uint64_t len, unsigned flags)
 	uint64_t end = va + len;
 	if (end > (1ull << 32) || end < va)
 		return -1;
-	while (va < end) {
-		bool large = !(va & (LARGE_PAGE_SIZE - 1)) && !(pa & (LARGE_PAGE_SIZE - 1)) &&
-			     end - va >= LARGE_PAGE_SIZE;
-		uint64_t *e = walk((uint32_t)va, large ? 2 : 1, flags & MAP_USER);
-		if (!e)
-			return -1;
-		/* A 2 MiB page replacing a page table: the table is free again once CR3 is
-		 * reloaded (SDM Vol. 3A 4.10.4.1). */
-		bool replaced = large && (*e & PTE_P) && !(*e & PTE_PS);
-		uint64_t *old = replaced ? table_virt(*e) : 0;
-		*e = pa | leaf_flags(flags) | (large ? PTE_PS : 0);
-		invlpg((uintptr_t)va);
-		if (replaced) {
-			write_cr3(read_cr3());
-			pt_pool_free(old);
-		}
-		va += large ? LARGE_PAGE_SIZE : PAGE_SIZE;
-		pa += large ? LARGE_PAGE_SIZE : PAGE_SIZE;
-	}
-	return 0;
+	return paging_map_range(va, pa, end, flags);
 }
 
 /* Entry that maps va (PTE, or a 2 MiB PDE), without creating tables; 0 if unmapped. */
-static uint64_t *lookup(uint32_t va, int *level)
+uint64_t *paging_lookup(uint64_t va64, int *level)
 {
-	uint64_t *pde = &table_virt(pdpt[va >> 30])[(va >> 21) & 511];
+	uint32_t va = (uint32_t)va64;
+	uint64_t *pde = &paging_table_virt(pdpt[va >> 30])[(va >> 21) & 511];
 	if (!(*pde & PTE_P))
 		return 0;
 	if (*pde & PTE_PS) {
 		*level = 2;
 		return pde;
 	}
-	uint64_t *pte = &table_virt(*pde)[(va >> 12) & 511];
+	uint64_t *pte = &paging_table_virt(*pde)[(va >> 12) & 511];
 	*level = 1;
 	return (*pte & PTE_P) ? pte : 0;
 }
@@ -119,28 +84,9 @@ void paging_unmap(uint64_t va, uint64_t len)
 		paging_2level_unmap(va, len);
 		return;
 	}
+	/* Nothing is mapped at or above 4 GiB. */
 	uint64_t end = va + len;
-	while (va < end && va < (1ull << 32)) {
-		int level = 1;
-		uint64_t *e = lookup((uint32_t)va, &level);
-		uint64_t step = level == 2 ? LARGE_PAGE_SIZE : PAGE_SIZE;
-		if (e)
-			*e = 0;
-		invlpg((uintptr_t)va);
-		va = (va & ~(step - 1)) + step;
-	}
-}
-
-uint64_t payload_user_alias(uint64_t kva)
-{
-	if (kva < (uintptr_t)__payload_start || kva >= (uintptr_t)__payload_end)
-		return 0;
-	return USER_CODE_BASE + (kva - (uintptr_t)__payload_start);
-}
-
-static unsigned image_flags(const char *p)
-{
-	return p < __payload_end ? MAP_EXEC : p < __rodata_end ? 0 : MAP_WRITE;
+	paging_unmap_range(va, end < (1ull << 32) ? end : (1ull << 32));
 }
 
 static void pae_init(void)
@@ -158,19 +104,20 @@ static void pae_init(void)
 	     a += PAGE_SIZE) {
 		const char *p = (const char *)(uintptr_t)a;
 		bool in_image = p >= __kernel_start && p < __kernel_end;
-		*walk(a, 1, false) = a | leaf_flags(in_image ? image_flags(p) : MAP_WRITE);
+		unsigned fl = in_image ? paging_image_flags(p) : MAP_WRITE;
+		*paging_walk(a, 1, false) = a | paging_leaf_flags(fl);
 	}
 	if (img_lo > LARGE_PAGE_SIZE)
 		paging_map(LARGE_PAGE_SIZE, LARGE_PAGE_SIZE, img_lo - LARGE_PAGE_SIZE, MAP_WRITE);
 	paging_map(img_hi, img_hi, IDENTITY_LIMIT - img_hi, MAP_WRITE);
 	paging_map(MMIO_WINDOW_BASE, MMIO_WINDOW_BASE, MMIO_WINDOW_END - MMIO_WINDOW_BASE, MAP_WRITE);
 	for (unsigned s = 0; s < STACK_GUARDS; s++)
-		*walk(stack_guard_nth(s), 1, false) = 0;
+		*paging_walk(stack_guard_nth(s), 1, false) = 0;
 
 	/* Payload code, the same physical pages, user-accessible and executable. */
 	for (char *p = __payload_start; p < __payload_end; p += PAGE_SIZE)
-		*walk(payload_user_alias((uintptr_t)p), 1, true) =
-			(uintptr_t)p | leaf_flags(MAP_EXEC | MAP_USER);
+		*paging_walk(payload_user_alias((uintptr_t)p), 1, true) =
+			(uintptr_t)p | paging_leaf_flags(MAP_EXEC | MAP_USER);
 
 	if (paging.nx)
 		wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
@@ -190,23 +137,6 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 		paging_2level_init();
 	else
 		pae_init();
-
-	uintptr_t cr4 = read_cr4();
-	paging.smep = ci->smep;
-	paging.smap = ci->smap;
-	paging.umip = ci->umip;
-	if (paging.smep)
-		cr4 |= CR4_SMEP;
-	if (paging.smap)
-		cr4 |= CR4_SMAP;
-	if (paging.umip)
-		cr4 |= CR4_UMIP;
-	write_cr4(cr4);
-	uaccess_smap = paging.smap;
+	paging_enable_protections(ci);
 	desc_set_df_task_cr3(read_cr3());
-}
-
-unsigned paging_tables_in_use(void)
-{
-	return pt_pool_in_use();
 }

@@ -2,9 +2,10 @@
 ; protected mode, paging off, EAX = MB2_LOADER_MAGIC, EBX = the boot information
 ; (Multiboot2 spec 1.0, 3.2). This stub checks for long mode, maps 0..4 GiB identity and
 ; the image at KERNEL_VBASE, enters long mode (SDM Vol. 3A 10.8.5) and calls mb2_boot
-; (arch/x86/mb2-boot.c), which fills struct boot_info and enters kernel_entry.
+; (arch/x86/64/mb2-boot.c), which fills struct boot_info and enters kernel_entry.
 ; Until long mode every address is physical: PHYS() turns a link address into one.
 %include "abi.inc"
+%include "mb2-header.inc"
 
 %define PHYS(x)         ((x) - KERNEL_VBASE + KERNEL_BIOS_PHYS)
 %define PTE_TABLE       (PTE_P | PTE_W)
@@ -17,22 +18,9 @@
 extern mb2_boot, __kernel_end
 global mb2_entry32
 
-section .text.mb2 progbits alloc exec nowrite align=8
+; GRUB would otherwise start e_entry, the 64-bit kernel_entry.
+MB2_HEADER PHYS(mb2_entry32)
 bits 32
-mb2_header:
-	dd MB2_HEADER_MAGIC
-	dd MB2_ARCH_I386
-	dd mb2_header_end - mb2_header
-	dd 0x100000000 - (MB2_HEADER_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))
-	align 8
-	; Entry address tag: GRUB would otherwise start e_entry, the 64-bit kernel_entry.
-	dw MB2_HTAG_ENTRY, 0
-	dd 12
-	dd PHYS(mb2_entry32)
-	align 8
-	dw MB2_HTAG_END, 0
-	dd 8
-mb2_header_end:
 
 mb2_entry32:
 	cli
