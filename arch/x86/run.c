@@ -48,6 +48,9 @@ void run_set_user_stack(uint64_t top)
 void run_call(const struct run_opts *o, const void *fn, uint64_t a0, uint64_t a1,
 	      struct run_result *r)
 {
+	/* Interrupts stay off until the run's recovery point is saved: run_cpl0 turns them
+	 * on after it, and run_cpl3's IRET with the payload's RFLAGS. */
+	irq_disable();
 	*r = (struct run_result){ .status = RUN_OK };
 	cur.opts = *o;
 	cur.res = r;

@@ -129,6 +129,7 @@ run_cpl0:
 	mov esi, [esp + 28]
 	xor edx, edx
 	mov esp, [esp + 32]
+	sti                         ; only now: the recovery point is saved (STI's shadow covers the call)
 	call eax
 	; fall through with the result in EDX:EAX
 

@@ -22,7 +22,6 @@ uint64_t run_enter(const struct run_opts *o, uintptr_t user_entry, uintptr_t sta
 		return run_cpl3(payload_user_alias(user_entry), stack,
 				payload_user_alias((uintptr_t)fn), (uint32_t)a0, (uint32_t)a1,
 				RFLAGS_RESERVED1 | RFLAGS_IF);
-	irq_enable();
 	return run_cpl0((uintptr_t)fn, (uint32_t)a0, (uint32_t)a1, stack);
 }
 

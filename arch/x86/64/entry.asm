@@ -153,6 +153,8 @@ run_cpl3:
 ; uint64_t run_cpl0(fn, a0, a1, stack): call fn(a0, a1) in ring 0 on the given stack
 ; (the payloads' own, arch/x86/stacks.c: what it does to it cannot reach this one), with
 ; the same recovery point as run_cpl3, so a fault or the watchdog ends it cleanly.
+; Entered with interrupts off; they go on only once the recovery point is saved (STI's
+; shadow covers the call), so a watchdog already pending cannot resume a stale one.
 run_cpl0:
 	push rbp
 	push rbx
@@ -166,6 +168,7 @@ run_cpl0:
 	mov rsi, rdx
 	xor edx, edx
 	mov rsp, rcx
+	sti
 	call rax
 	; fall through with the result in RAX
 

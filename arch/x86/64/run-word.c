@@ -45,8 +45,7 @@ uint64_t run_enter(const struct run_opts *o, uintptr_t user_entry, uintptr_t sta
 		v = run_cpl3(payload_user_alias(user_entry), stack, payload_user_alias((uint64_t)fn),
 			     a0, a1, RFLAGS_RESERVED1 | RFLAGS_IF);
 	} else {
-		irq_enable();
-		v = run_cpl0((uint64_t)fn, a0, a1, stack);
+			v = run_cpl0((uint64_t)fn, a0, a1, stack);
 	}
 	syscall_enable(false);
 	return v;
