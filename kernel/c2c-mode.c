@@ -78,6 +78,8 @@ static void record(const char *json)
 
 /* ------------------------------------------------------------ running a pair */
 
+#define C2C_STOP_GRACE_MS 1000    /* for a partner told to stop; see run_pair */
+
 /* This CPU's half, for run_call: it takes no arguments, since the i686 payload
  * convention passes them in registers a C function does not read. */
 static struct {
@@ -147,6 +149,10 @@ static int run_pair(unsigned a, smp_fn first, unsigned b, smp_fn second, void (*
 			rc = -1;
 		}
 	}
+	/* A partner told to stop (this CPU's half was stopped) ends at its next wait, but on a
+	 * busy host (QEMU TCG) that may be later than a short watchdog= allows: it gets
+	 * C2C_STOP_GRACE_MS, as an AP gets its time to answer, before it is given up on. */
+	unsigned wait_ms = kernel.cfg.watchdog_ms;
 	for (unsigned i = 0; i < 2; i++) {
 		char own_why[160];
 		if (cpu[i] != self || !run_own_half(self, fn[i], abort, arg, own_why, sizeof(own_why)))
@@ -154,9 +160,11 @@ static int run_pair(unsigned a, smp_fn first, unsigned b, smp_fn second, void (*
 		if (rc == 0)
 			str_copy(why, own_why, whylen);
 		rc = -1;
+		if (wait_ms < C2C_STOP_GRACE_MS)
+			wait_ms = C2C_STOP_GRACE_MS;
 	}
 	for (unsigned i = 0; i < 2; i++) {
-		if (sent[i] && smp_wait(cpu[i], kernel.cfg.watchdog_ms) != 0) {
+		if (sent[i] && smp_wait(cpu[i], wait_ms) != 0) {
 			if (run.lost < 0)
 				run.lost = (int)cpu[i];
 			if (rc == 0)
