@@ -15,7 +15,8 @@
  * starts; 0 when none does (a fault, which leaves RIP on its instruction, or an external
  * interrupt). before1 and before2 are the bytes at RIP - 1 and RIP - 2, or -1 where they
  * could not be read. Vectors 0-31 other than 1, 3 and 4 are taken as faults: an INT n
- * to them (possible at CPL 0 only) is not told apart.
+ * to them (possible at CPL 0 only) is not told apart here. (For those whose exception
+ * pushes an error code the trap stub tells it surely: TRAP_ERROR_SOFT_INT, arch/x86/abi.h.)
  */
 unsigned x86_trap_insn_len(unsigned vector, int before1, int before2);
 

@@ -66,6 +66,12 @@
  * does so; a payload's is its fault (user_exit_entry in arch/x86/64/entry.asm and
  * arch/x86/32/entry.asm). */
 #define VEC_USER_EXIT       0x81
+/* The error code a trap stub pushes for INT n at CPL 0 aimed at a vector whose exception
+ * pushes one (#DF, #GP, #PF, ...): the CPU pushes none for INT n, so the stub finds the
+ * interrupted CS where the IP should be and completes the frame with this value, which no
+ * exception's error code (at most 32 bits, SDM Vol. 3A 6.13) reaches in 64-bit mode, nor
+ * (all ones) in 32-bit mode. arch/x86/trap-stubs.inc. */
+#define TRAP_ERROR_SOFT_INT (-1)
 /* A vector with no handler, raised by INT n in the self-test: it must end the run. */
 #define VEC_SELFTEST_STRAY  0x99
 

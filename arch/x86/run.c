@@ -3,6 +3,7 @@
  * halves (entering CPL 0 or 3, the frame a trap returns through, SYSCALL) are
  * arch/x86/64/run-word.c and arch/x86/32/run-word.c. */
 #include "arch/x86/run.h"
+#include "arch/x86/abi.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/desc.h"
 #include "arch/x86/extable.h"
@@ -156,6 +157,13 @@ bool run_handle_trap(struct trap_frame *f, bool has_handler)
 	/* Only the CPU running the payload ends it: another one's trap is its own. */
 	if (desc_this_cpu() != cur.cpu)
 		return false;
+	if (f->vector < 32 && f->error == (uintptr_t)TRAP_ERROR_SOFT_INT) {
+		/* INT n (CD ib, 2 bytes) at CPL 0 aimed at an exception that pushes an error code:
+		 * the stub completed the frame (arch/x86/trap-stubs.inc). The payload's fault. */
+		f->error = 0;
+		fault_run(f, trap_frame_ip(f) - 2, true);
+		return true;
+	}
 	if (f->vector >= 32) {
 		/* INT n, which CPL 0 code may aim at any vector: the payload's fault, even where
 		 * a handler exists (it still runs: an external interrupt that arrived right

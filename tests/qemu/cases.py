@@ -1340,6 +1340,22 @@ CASES += [
          config=STACK_ABUSE["config"] + " cpu=1"),
 ]
 
+# INT n at CPL 0 aimed at an exception that pushes an error code (#DF through its IST
+# stack, #GP, #PF): the CPU pushes none, so the frame was read one word off (before: "#PF
+# ... error 0xffffffff40000082 at outside asm, RIP 0x8"). Each is that benchmark's INT n,
+# placed at its instruction, and the benchmark after them still measures.
+CASES += [
+    dict(name="user-int-error-code-vectors", args=["--bios", "--cpu", "qemu64", "--asm", "nop", "--name", "after",
+                                                   "--unroll", "5"],
+         config="bench.i8.code=90cd08 bench.i8.unroll=1 bench.i13.code=90cd0d bench.i13.unroll=1 "
+                "bench.i14.code=90cd0e bench.i14.unroll=1 reps=2 warmup=1 cpl=0 payloads=i8,i13,i14,after",
+         exit=1, timeout=60,
+         check=user_outcome(faults={("i%d" % v, 0): (v, "i%d+0x1" % v, 1, "INT n") for v in (8, 13, 14)},
+                            results={"after": (0,)}),
+         match=[r"^i14 at CPL 0: INT n \(vector 14, error 0x0\) at i14\+0x1 \(copy 1 of the unrolled code\)"],
+         absent=[r"^FATAL", r"outside i\d+"]),
+]
+
 # SYSCALL (any number) and INT 0x81 in a benchmark are its faults, not the harness's way
 # out of CPL 3: before, each ended the measured run as if it had finished (all figures 0).
 CASES += [
