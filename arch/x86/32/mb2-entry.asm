@@ -21,6 +21,12 @@ mb2_header:
 	dd 12
 	dd mb2_entry32
 	align 8
+	; Framebuffer tag: a graphics mode of GRUB's choice for the screen console; optional,
+	; so GRUB that finds none leaves text mode (the kernel then draws in VGA text).
+	dw MB2_HTAG_FRAMEBUFFER, MB2_HTAG_OPTIONAL
+	dd 20
+	dd 0, 0, 0                      ; width, height, depth: no preference
+	align 8
 	dw MB2_HTAG_END, 0
 	dd 8
 mb2_header_end:
