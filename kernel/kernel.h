@@ -19,6 +19,7 @@ struct kernel_state {
 	char config_error_msg[KERNEL_CONFIG_ERRORS_KEPT][KERNEL_CONFIG_ERROR_LEN];
 	bool lapic;                 /* local APIC usable, its timer calibrated */
 	bool watchdog;              /* APIC timer or PIT: runs can be stopped */
+	char config_sources[64];    /* the configuration sources applied, for the screen */
 };
 extern struct kernel_state kernel;
 

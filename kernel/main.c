@@ -14,6 +14,7 @@
 #include "kernel/engine.h"
 #include "kernel/mem.h"
 #include "kernel/platform.h"
+#include "kernel/screen.h"
 #include "kernel/pmucheck.h"
 #include "kernel/smp.h"
 #include "lib/format.h"
@@ -37,27 +38,40 @@ static void config_error(void *ctx, const char *msg)
 	kernel.config_errors++;
 }
 
+static void add_source(const char *name)
+{
+	size_t len = strlen(kernel.config_sources);
+	bp_snprintf(kernel.config_sources + len, sizeof(kernel.config_sources) - len, "%s%s",
+		    len ? ", " : "", name);
+}
+
 static void load_config(const struct boot_info *bi)
 {
 	/* A source too long to hold is refused whole, never applied up to a cut. */
 	config_defaults(&kernel.cfg);
 	if (BI_CONFIG_REFUSED(bi))
 		config_refuse("bareperf.cfg", bi->config_size, BI_CONFIG_MAX - 1, config_error, 0);
-	else if (bi->config_len)
+	else if (bi->config_len) {
 		config_apply(&kernel.cfg, "bareperf.cfg", bi->config, bi->config_len, config_error, 0);
+		add_source("bareperf.cfg");
+	}
 	if (BI_CMDLINE_REFUSED(bi))
 		config_refuse("load options", bi->cmdline_size, BI_CMDLINE_MAX - 1, config_error, 0);
-	else if (bi->cmdline_len)
+	else if (bi->cmdline_len) {
 		config_apply(&kernel.cfg, "load options", bi->cmdline, bi->cmdline_len,
 			     config_error, 0);
+		add_source(bi->firmware == BI_FIRMWARE_BIOS ? "command line" : "load options");
+	}
 	if (platform_is_qemu()) {
 		long n = fwcfg_read_file(FWCFG_CONFIG_NAME, fwcfg_config, sizeof(fwcfg_config));
 		/* Every byte read, NULs included: config_apply refuses a source with a NUL
 		 * inside, as for bareperf.cfg, and accepts NULs at the very end. */
 		if (n > CFG_SOURCE_MAX)
 			config_refuse("--config", (uint64_t)n, CFG_SOURCE_MAX, config_error, 0);
-		else if (n > 0)
+		else if (n > 0) {
 			config_apply(&kernel.cfg, "--config", fwcfg_config, (size_t)n, config_error, 0);
+			add_source("--config (QEMU fw_cfg)");
+		}
 	}
 }
 
@@ -227,6 +241,7 @@ void kernel_main(struct boot_info *bi)
 	cpuinfo_decode(cpuid_hw_read, 0, &kernel.cpu, &kernel.pmu);
 	platform_init();
 	accept_boot_info(bi);
+	screen_attach(bi);
 	load_config(bi);
 	console_apply_config();
 
@@ -236,6 +251,7 @@ void kernel_main(struct boot_info *bi)
 	watchdog_init();
 	report_system(bi);
 	smp_init();
+	screen_start();
 	report_config_errors();
 
 	int code = run_mode(kernel.cfg.mode);

@@ -152,5 +152,7 @@ int bench_config_entry(struct bp_config *cfg, const char *key, size_t klen, cons
 void bench_config_report(const struct cfg_bench *b, void (*emit)(void *ctx, const char *line),
 			 void *ctx);
 const char *bench_fill_name(unsigned fill);
+/* "run", "selftest", ...: the word mode= takes. */
+const char *cfg_mode_name(enum cfg_mode mode);
 
 #endif

@@ -168,6 +168,11 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 	uaccess_smap = paging.smap;
 }
 
+bool paging_identity_reaches(uint64_t pa, uint64_t len)
+{
+	return pa >= PAGE_SIZE && pa + len >= pa && pa + len <= IDENTITY_LIMIT;
+}
+
 unsigned paging_tables_in_use(void)
 {
 	return pt_pool_in_use();
