@@ -15,6 +15,7 @@
 #include "kernel/platform.h"
 #include "kernel/pmu.h"
 #include "kernel/pmucheck.h"
+#include "kernel/screen.h"
 #include "kernel/smp.h"
 #include "lib/c2c.h"
 #include "lib/format.h"
@@ -379,6 +380,7 @@ int c2c_main(void)
 	char why[120];
 
 	kpmu_init();            /* @meta names the PMU */
+	screen_pmu();
 	report_meta();
 	pmucheck_brief();
 	if (ncpu < 2) {

@@ -434,6 +434,7 @@ static void run_plan(void)
 int engine_main(void)
 {
 	kpmu_init();
+	screen_pmu();
 	report_meta();
 	pmucheck_brief();
 	make_plan();

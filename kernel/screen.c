@@ -29,6 +29,7 @@
 #define LINE_MAX      SCR_COLS_MAX
 #define HISTORY       64            /* console lines kept for the log area */
 #define INFO_ROWS     7
+#define PMU_ROW       2
 #define RESULT_ROWS   512           /* results screen rows kept */
 
 enum row_kind { ROW_MAIN, ROW_MORE, ROW_ALERT };
@@ -138,6 +139,27 @@ static void info(unsigned row, const char *key, const char *value)
 	fbcon_text(con, 11, row, value, ATTR_TEXT);
 }
 
+static void pmu_line(unsigned row, const char *works)
+{
+	char v[LINE_MAX];
+	bp_snprintf(v, sizeof(v), "%s, %u+%u counters: %s", pmu_kind_name(kernel.pmu.kind),
+		    kernel.pmu.gp_counters, kernel.pmu.fixed_counters, works);
+	fbcon_clear_rows(con, row, 1, ATTR_TEXT);
+	info(row, "PMU", v);
+}
+
+void screen_pmu(void)
+{
+	char v[LINE_MAX];
+	if (!con || !started || log_top == 1)
+		return;
+	if (kpmu.functional)
+		str_copy(v, "counting", sizeof(v));
+	else
+		bp_snprintf(v, sizeof(v), "not counting (%s)", kpmu.reason);
+	pmu_line(PMU_ROW, v);
+}
+
 static void info_lines(void)
 {
 	const struct cpu_info *c = &kernel.cpu;
@@ -147,10 +169,9 @@ static void info_lines(void)
 	bp_snprintf(v, sizeof(v), "%s family %u model %u stepping %u%s%s", c->vendor_id,
 		    c->family, c->model, c->stepping, c->brand[0] ? ": " : "", c->brand);
 	info(r++, "CPU", v);
-	bp_snprintf(v, sizeof(v), "%s: %s%s%s", pmu_kind_name(kernel.pmu.kind),
-		    kpmu.functional ? "counting" : "not counting",
-		    kpmu.functional || !kpmu.reason[0] ? "" : " - ", kpmu.functional ? "" : kpmu.reason);
-	info(r++, "PMU", v);
+	pmu_line(PMU_ROW, kernel.cfg.mode == CFG_MODE_DETECT ? "not checked (mode=detect)"
+						       : "checked when the mode starts");
+	r++;
 	bp_snprintf(v, sizeof(v), "%s, %s", bootinfo_firmware_name(kernel.bi),
 		    sizeof(void *) == 8 ? "x86-64 kernel (long mode)" : "i686 kernel (protected mode)");
 	info(r++, "Firmware", v);

@@ -20,6 +20,8 @@ void screen_attach(const struct boot_info *bi);
 void screen_log_line(const char *line);
 /* The start screen: version, CPU, PMU, firmware, CPUs up, configuration, serial port. */
 void screen_start(void);
+/* The start screen's PMU line, once kernel/pmu.c has checked that the counters count. */
+void screen_pmu(void);
 /* Before a measurement: payload, CPL, event group, CPU, and k of n payloads done. */
 void screen_progress(const struct payload *pl, uint64_t size, unsigned cpl, unsigned group,
 		     unsigned groups, unsigned cpu, unsigned k, unsigned n);
