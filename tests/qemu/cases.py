@@ -1142,3 +1142,113 @@ CASES += [
                 r"^    0 +\d+\.\d$"],
          absent=NO_FAIL + [r"^error:"]),
 ]
+
+
+# ---------------------------------------------------------------- the screen console
+# Each case boots with a display (scripts/qemu-run --screen, a screendump at the kernel's
+# stop) and holds the picture to build/host/screen-check: every character cell must be a
+# glyph of the kernel's font in console colours, and the whole screen exactly the host
+# renderer's (lib/fbcon.c) image of that text. The text itself is then checked against
+# what serial said. Under --icount the @result lines must not change with a display.
+SCREEN_DIR = os.path.join(ROOT, "build", "test-logs", "boots")
+SCREEN_RUN = "mode=run payloads=add_chain,imul_chain reps=2"
+
+
+def screen_text(name):
+    """The screen's text rows (screen-check's output) and the problems found."""
+    ppm = os.path.join(SCREEN_DIR, name + ".ppm")
+    if not os.path.exists(ppm):
+        return [], ["no screendump %s" % ppm]
+    p = subprocess.run([os.path.join(ROOT, "build", "host", "screen-check"), ppm],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    problems = ["screen-check: " + l for l in p.stderr.decode().splitlines() if l.strip()]
+    if p.returncode != 0 and not problems:
+        problems.append("screen-check exit status %d" % p.returncode)
+    return p.stdout.decode().split("\n"), problems
+
+
+def result_rows(out):
+    """The results screen's rows of each payload, as kernel/screen.c formats them."""
+    rows, blocks = [], {}
+    for r in tagged(out, "result"):
+        key = (r["bench"], r["size"])
+        ev = blocks.setdefault(key, {})
+        ev.setdefault((r["event"], r["source"]), {})[r["cpl"]] = "%.3f" % r["per_iter"]
+    for (bench, size), events in blocks.items():
+        name = bench if not size else "%s %dK" % (bench, size >> 10)
+        for i, ((event, source), cpls) in enumerate(events.items()):
+            rows.append(("%-20.20s %-24.24s %-11.11s %13s %13s" % (
+                name if i == 0 else "", event, source, cpls.get(0, "-"), cpls.get(3, "-"))).rstrip())
+    return rows
+
+
+def serial_first(out, prefix, rx=None):
+    return next((l for l in out.split("\n") if l.startswith(prefix) and (not rx or re.match(rx, l))),
+                None)
+
+
+def results_screen(name):
+    def check(out, plain=None):
+        text, problems = screen_text(name)
+        if problems:
+            return problems
+        version = serial_first(out, "bareperf ", r"^bareperf (?!loader$)\S+$")
+        want_title = " %s  results: per iteration" % version
+        if text[0] != want_title:
+            problems.append("title %r, expected %r" % (text[0], want_title))
+        for row in result_rows(out):
+            if row not in text:
+                problems.append("results screen lacks %r" % row)
+        totals = serial_first(out, "bareperf: ", r"^bareperf: \d+ results") or "(none on serial)"
+        if totals not in text:
+            problems.append("results screen lacks the totals line %r" % totals)
+        if " bareperf: stopped (exit code 0)" not in text:
+            problems.append("no stop line on the screen")
+        if plain is not None:
+            with_screen = [l for l in out.split("\n") if l.startswith("@result ")]
+            without = [l for l in plain.split("\n") if l.startswith("@result ")]
+            if not with_screen or with_screen != without:
+                problems.append("@result lines differ with a display (%d) and without (%d)" %
+                                (len(with_screen), len(without)))
+        return problems
+    return check
+
+
+def start_screen(name):
+    def check(out):
+        text, problems = screen_text(name)
+        if problems:
+            return problems
+        get = lambda k: serial_first(out, k + "=").split("=", 1)[1]
+        cpu = " CPU       %s family %s model %s stepping %s: %s" % (
+            get("cpu.vendor"), get("cpu.family"), get("cpu.model"), get("cpu.stepping"), get("cpu.brand"))
+        for want in [cpu, " Firmware  bios, x86-64 kernel (long mode)", " CPUs      1 up",
+                     " Serial    port 0x3f8, 115200 baud (the full report goes there)",
+                     " bareperf: stopped (exit code 0)"]:
+            if want not in text:
+                problems.append("start screen lacks %r" % want)
+        if not any(l.startswith(" PMU       ") and "not checked (mode=detect)" in l for l in text):
+            problems.append("no PMU line on the start screen")
+        return problems
+    return check
+
+
+def screen_case(name, args, config, check, uefi=False, prelude=None):
+    ppm = os.path.join(SCREEN_DIR, name + ".ppm")
+    case = dict(name=name, uefi=uefi, args=args + ["--screen", ppm], config=config, timeout=120,
+                check=check, absent=NO_FAIL)
+    if prelude:
+        case["prelude"] = dict(args=args, config=config)
+    return case
+
+
+CASES += [
+    screen_case("screen-uefi-results", ["--cpu", "max"], SCREEN_RUN,
+                results_screen("screen-uefi-results"), uefi=True),
+    screen_case("screen-bios-results", ["--cpu", "max", "--icount"], SCREEN_RUN,
+                results_screen("screen-bios-results"), prelude=True),
+    screen_case("screen-i686-results", ["--cpu", "pentium3", "--icount"], SCREEN_RUN,
+                results_screen("screen-i686-results")),
+    screen_case("screen-cirrus-detect", ["--cpu", "qemu64", "--vga", "cirrus"], "mode=detect",
+                start_screen("screen-cirrus-detect")),
+]
