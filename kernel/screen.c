@@ -169,8 +169,11 @@ static void info_lines(void)
 	bp_snprintf(v, sizeof(v), "%s family %u model %u stepping %u%s%s", c->vendor_id,
 		    c->family, c->model, c->stepping, c->brand[0] ? ": " : "", c->brand);
 	info(r++, "CPU", v);
-	pmu_line(PMU_ROW, kernel.cfg.mode == CFG_MODE_DETECT ? "not checked (mode=detect)"
-						       : "checked when the mode starts");
+	enum cfg_mode m = kernel.cfg.mode;
+	bool checks = m == CFG_MODE_RUN || m == CFG_MODE_SELFTEST || m == CFG_MODE_PMUCHECK ||
+		      m == CFG_MODE_C2C;
+	bp_snprintf(v, sizeof(v), "not checked (mode=%s)", cfg_mode_name(m));
+	pmu_line(PMU_ROW, checks ? "checked when the mode starts" : v);
 	r++;
 	bp_snprintf(v, sizeof(v), "%s, %s", bootinfo_firmware_name(kernel.bi),
 		    sizeof(void *) == 8 ? "x86-64 kernel (long mode)" : "i686 kernel (protected mode)");
@@ -337,7 +340,9 @@ void screen_results(unsigned results, unsigned faults, unsigned timeouts, unsign
 	unsigned totals_row = con->rows - 3;
 	bp_snprintf(t, sizeof(t), "bareperf: %u results, %u faults, %u timeouts, %u errors",
 		    results, faults, timeouts, errors);
-	fbcon_text(con, 0, totals_row, t, faults || timeouts || errors ? ATTR_BAD : ATTR_GOOD);
+	/* Red for errors; yellow for faults and timeouts, which fault payloads expect. */
+	fbcon_text(con, 0, totals_row, t, errors ? ATTR_BAD : faults || timeouts ?
+		   SCR_ATTR(SCR_YELLOW, SCR_BLACK) : ATTR_GOOD);
 	if (summary) {
 		char where[64];
 		if (uart_present())
