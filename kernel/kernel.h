@@ -22,6 +22,7 @@ struct kernel_state {
 	char config_sources[64];    /* the configuration sources applied, for the screen */
 };
 extern struct kernel_state kernel;
+extern const char kernel_version[];     /* BAREPERF_VERSION as this build has it */
 
 /* Modes. Each returns the exit code for platform_stop. */
 int selftest_run(void);

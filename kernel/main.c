@@ -23,6 +23,7 @@
 #define FWCFG_CONFIG_NAME "opt/bareperf/config"
 
 struct kernel_state kernel;
+const char kernel_version[] = BAREPERF_VERSION;     /* one copy: serial and screen agree */
 static char fwcfg_config[CFG_SOURCE_MAX + 1];
 _Static_assert(BI_CONFIG_MAX - 1 == CFG_SOURCE_MAX, "bareperf.cfg and --config: one limit");
 
@@ -102,7 +103,7 @@ static void console_early_init(void)
 	for (unsigned i = 0; i < 4 && !uart_init(com_ports[i], UART_BASE_BAUD); i++)
 		;
 	trap_set_hooks(&trap_hooks);
-	kprintf("\nbareperf %s\n", BAREPERF_VERSION);
+	kprintf("\nbareperf %s\n", kernel_version);
 	if (uart_port() != UART_COM1)
 		kprintf("console: no UART at COM1; using port 0x%x\n", uart_port());
 }
