@@ -107,7 +107,7 @@ static void title(const char *what)
 {
 	char t[LINE_MAX];
 	fbcon_clear_rows(con, 0, 1, ATTR_TITLE);
-	bp_snprintf(t, sizeof(t), " bareperf %s  %s", BAREPERF_VERSION, what);
+	bp_snprintf(t, sizeof(t), " bareperf %s  %s", kernel_version, what);
 	fbcon_text(con, 0, 0, t, ATTR_TITLE);
 }
 
@@ -332,7 +332,8 @@ void screen_results(unsigned results, unsigned faults, unsigned timeouts, unsign
 	bp_snprintf(t, sizeof(t), "%-20s %-24s %-11s %13s %13s", "payload", "event", "source",
 		    "CPL 0", "CPL 3");
 	fbcon_text(con, 0, 1, t, ATTR_KEY);
-	/* Title, header; then blank, totals, status and the bar's row below the table. */
+	/* Title and header above the table; the summary's note, totals, status and the bar's
+	 * row below it. */
 	unsigned height = con->rows > 6 ? con->rows - 6 : 0;
 	unsigned all = nrows + rows_dropped;
 	bool summary = all > height;
@@ -349,12 +350,13 @@ void screen_results(unsigned results, unsigned faults, unsigned timeouts, unsign
 			bp_snprintf(where, sizeof(where), "serial port 0x%x", uart_port());
 		else
 			str_copy(where, "serial (no port here)", sizeof(where));
-		bp_snprintf(t, sizeof(t), "summary: each payload's first event%s%u rows left out; "
-			    "the full report is on %s", left_out ? "; " : " (", left_out, where);
-		if (!left_out)
+		if (left_out)
+			bp_snprintf(t, sizeof(t), "summary: each payload's first event, %u rows left "
+				    "out; the full report is on %s", left_out, where);
+		else
 			bp_snprintf(t, sizeof(t), "summary: each payload's first event; the full "
 				    "report is on %s", where);
-		fbcon_text(con, 0, totals_row + 1, t, ATTR_KEY);
+		fbcon_text(con, 0, totals_row - 1, t, ATTR_KEY);
 	}
 	screen_dev_flush();
 }
