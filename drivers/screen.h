@@ -14,6 +14,12 @@
 #define VGA_TEXT_COLS   80
 #define VGA_TEXT_ROWS   25
 
+/* scripts/qemu-run --screen sets this fw_cfg file: at its stop the kernel waits for a key
+ * (the monitor sends one once the screendump is taken), so that the final screen is there
+ * to be saved before isa-debug-exit ends QEMU; after SCREEN_HOLD_POLLS polls it goes on. */
+#define SCREEN_HOLD_FWCFG   "opt/bareperf/screen-hold"
+#define SCREEN_HOLD_POLLS   50000000ul
+
 /* The grid to draw on, or 0 with the reason in why (no display, or none usable). */
 struct fbcon *screen_dev_attach(const struct boot_info *bi, char *why, size_t whylen);
 /* Draws what changed. A fault while drawing detaches the screen for good. */

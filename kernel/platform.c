@@ -2,17 +2,12 @@
 #include "arch/x86/cpu.h"
 #include "drivers/i8042.h"
 #include "drivers/qemu-fwcfg.h"
+#include "drivers/screen.h"
 #include "kernel/console.h"
 #include "kernel/screen.h"
 #include "lib/format.h"
 
-/* scripts/qemu-run --screen sets this fw_cfg file: at the stop the kernel waits for a key
- * (sent by the monitor once the screendump is taken), so that the final screen is there
- * to be saved before isa-debug-exit ends QEMU. */
-#define FWCFG_SCREEN_HOLD   "opt/bareperf/screen-hold"
-#define SCREEN_HOLD_POLLS   50000000ul      /* many seconds of polling: then exit anyway */
-
-static bool qemu, screen_hold;
+static bool qemu, screen_hold;     /* screen_hold: drivers/screen.h SCREEN_HOLD_FWCFG */
 
 void platform_init(void)
 {
@@ -20,7 +15,7 @@ void platform_init(void)
 	 * says (-cpu ...,hypervisor=off hides the hypervisor bit); a real machine has none. */
 	qemu = fwcfg_present();
 	char flag[4];
-	screen_hold = qemu && fwcfg_read_file(FWCFG_SCREEN_HOLD, flag, sizeof(flag)) > 0;
+	screen_hold = qemu && fwcfg_read_file(SCREEN_HOLD_FWCFG, flag, sizeof(flag)) > 0;
 }
 
 bool platform_is_qemu(void)
