@@ -1280,3 +1280,28 @@ CASES.append(screen_case(
     "screen-results-summary", ["--cpu", "max", "--icount"],
     "mode=run payloads=mem_seq_read,mem_chase reps=2 iters=100 sizes=" +
     ",".join("%dK" % (4 * i) for i in range(1, 33)), summary_screen("screen-results-summary")))
+
+
+def refusal_screen(name, reason_start):
+    """The i686 kernel's refusal of a pre-P6 CPU, drawn on GRUB's framebuffer with code
+    built for the i486: the title, the reason as serial has it (wrapped), "Stopped."."""
+    def check(out):
+        text, problems = screen_text(name)
+        if problems:
+            return problems
+        line = serial_first(out, "bareperf: " + reason_start) or ""
+        reason = line[len("bareperf: "):-len(" Stopped.")]
+        shown = " ".join(l.strip() for l in text[2:] if l.strip() and l.strip() != "Stopped.")
+        if text[0] != " bareperf cannot run on this CPU":
+            problems.append("title %r" % text[0])
+        if not reason or shown != reason:
+            problems.append("the screen says %r, serial %r" % (shown, reason))
+        if " Stopped." not in text:
+            problems.append("no 'Stopped.' on the screen")
+        return problems
+    return check
+
+
+CASES.append(dict(screen_case("screen-i686-refuses-pentium", ["--cpu", "pentium"], None,
+                              refusal_screen("screen-i686-refuses-pentium", "this CPU has no CMOV")),
+                  exit=2))
