@@ -2,7 +2,8 @@
  * What the screen shows (kernel/screen.h). Layout, top to bottom:
  *   title bar; the machine's facts (screen_start); the console's latest lines, scrolling;
  *   a status line (what is measured); a progress bar.
- * At the end of mode=run the whole screen becomes the results screen. Nothing here
+ * At the end of mode=run the whole screen becomes the results screen; the other modes end
+ * on their last console lines (PASS/FAIL/SKIP and counts, the c2c matrix). Nothing here
  * touches hardware: drivers/screen.c draws the cells.
  */
 #include "kernel/screen.h"
@@ -64,7 +65,11 @@ static uint8_t line_attr(const char *line)
 {
 	if (line[0] == '@')
 		return ATTR_RECORD;
-	if (!strncmp(line, "FATAL", 5) || !strncmp(line, "FAIL", 4) || contains(line, "error"))
+	if (!strncmp(line, "bareperf: ", 10) && contains(line, " results, "))
+		return contains(line, " 0 faults, 0 timeouts, 0 errors") ? ATTR_GOOD
+			: SCR_ATTR(SCR_YELLOW, SCR_BLACK);
+	if (!strncmp(line, "FATAL", 5) || !strncmp(line, "FAIL", 4) || !strncmp(line, "error", 5) ||
+	    !strncmp(line, "config error", 12) || !strncmp(line, "exception", 9))
 		return ATTR_BAD;
 	if (!strncmp(line, "PASS", 4))
 		return ATTR_GOOD;
@@ -325,6 +330,12 @@ void screen_results(unsigned results, unsigned faults, unsigned timeouts, unsign
 {
 	if (!con)
 		return;
+	/* pmucheck and c2c end on their own lines (PASS/FAIL/SKIP and counts, the matrix),
+	 * which the log shows with this totals line under them. */
+	if (kernel.cfg.mode != CFG_MODE_RUN) {
+		screen_dev_flush();
+		return;
+	}
 	char t[LINE_MAX];
 	results_shown = true;
 	fbcon_clear_rows(con, 0, con->rows, ATTR_TEXT);
