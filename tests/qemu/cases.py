@@ -1305,3 +1305,25 @@ def refusal_screen(name, reason_start):
 CASES.append(dict(screen_case("screen-i686-refuses-pentium", ["--cpu", "pentium"], None,
                               refusal_screen("screen-i686-refuses-pentium", "this CPU has no CMOV")),
                   exit=2))
+
+
+def log_screen(name, summary_rx):
+    """Modes other than run end on their last console lines: the mode's own summary and the
+    totals line as serial has them, above the stop line."""
+    def check(out):
+        text, problems = screen_text(name)
+        if problems:
+            return problems
+        for rx in [summary_rx, r"^bareperf: \d+ results"]:
+            line = serial_first(out, "", rx)
+            if not line or line not in text:
+                problems.append("the screen lacks serial's %r" % line)
+        rows = text[:-1] if text and text[-1] == "" else text     # the output's last newline
+        if rows[-2] != " bareperf: stopped (exit code 0)":    # the status row, above the bar's
+            problems.append("status line %r" % rows[-2])
+        return problems
+    return check
+
+
+CASES.append(screen_case("screen-pmucheck-end", ["--cpu", "qemu64"], "mode=pmucheck",
+                         log_screen("screen-pmucheck-end", r"^pmucheck: \d+ passed, \d+ failed")))
