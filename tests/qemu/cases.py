@@ -1205,6 +1205,8 @@ def results_screen(name):
         if " bareperf: stopped (exit code 0)" not in text:
             problems.append("no stop line on the screen")
         if plain is not None:
+            if re.search(r"^screen:", plain, re.M):
+                problems.append("a boot without a display speaks of the screen on serial")
             with_screen = [l for l in out.split("\n") if l.startswith("@result ")]
             without = [l for l in plain.split("\n") if l.startswith("@result ")]
             if not with_screen or with_screen != without:
@@ -1327,3 +1329,11 @@ def log_screen(name, summary_rx):
 
 CASES.append(screen_case("screen-pmucheck-end", ["--cpu", "qemu64"], "mode=pmucheck",
                          log_screen("screen-pmucheck-end", r"^pmucheck: \d+ passed, \d+ failed")))
+
+
+# OVMF's virtio-gpu driver gives a GOP without a framebuffer (blt-only): nothing to draw on,
+# and serial says so (a machine with no display at all stays silent, checked above).
+CASES.append(dict(name="screen-uefi-blt-only-gop", uefi=True,
+                  args=["--cpu", "qemu64", "--vga", "none", "--config", "mode=detect", "--",
+                        "-device", "virtio-gpu-pci"],
+                  lines=["screen: none (the GOP is blt-only (no framebuffer))"], absent=NO_FAIL))
