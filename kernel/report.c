@@ -120,8 +120,8 @@ void report_fault(const struct fault_result *f)
 				f->pl->name, f->size ? " " : "", f->size ? size_text(f->size, sz) : "",
 				f->cpl, f->budget_ms, at,
 				f->expected ? " (expected: it never ends)" : " (UNEXPECTED)");
-		screen_alert(SCR_YELLOW, "%s at CPL %u: timeout after %u ms%s", f->pl->name, f->cpl,
-			     f->budget_ms, f->expected ? " (expected)" : " (UNEXPECTED)");
+		screen_alert(false, SCR_YELLOW, "%s at CPL %u: timeout after %u ms%s", f->pl->name,
+			     f->cpl, f->budget_ms, f->expected ? " (expected)" : " (UNEXPECTED)");
 		return;
 	}
 	const struct run_fault *t = &f->run.fault;
@@ -138,9 +138,9 @@ void report_fault(const struct fault_result *f)
 			f->pl->name, f->cpl, vector_name(t->vector), t->vector,
 			(unsigned long long)t->error, where, copy, (unsigned long long)t->rip,
 			f->expected ? " (expected)" : " (UNEXPECTED)");
-	screen_alert(f->expected ? SCR_LIGHT_MAGENTA : SCR_LIGHT_RED, "%s at CPL %u: fault %s at %s%s",
-		     f->pl->name, f->cpl, vector_name(t->vector), where,
-		     f->expected ? " (expected)" : " (UNEXPECTED)");
+	screen_alert(false, f->expected ? SCR_LIGHT_MAGENTA : SCR_LIGHT_RED,
+		     "%s at CPL %u: fault %s at %s%s", f->pl->name, f->cpl, vector_name(t->vector),
+		     where, f->expected ? " (expected)" : " (UNEXPECTED)");
 }
 
 void report_skip(const struct payload *pl, const char *why)
@@ -149,7 +149,7 @@ void report_skip(const struct payload *pl, const char *why)
 		kprintf("@skip {\"bench\":\"%s\",\"reason\":\"%s\"}\n", pl->name, why);
 	if (human())
 		kprintf("%s: skipped: %s\n", pl->name, why);
-	screen_alert(SCR_LIGHT_CYAN, "%s: skipped: %s", pl->name, why);
+	screen_alert(true, SCR_LIGHT_CYAN, "%s: skipped: %s", pl->name, why);
 }
 
 void report_error(const char *context, const char *msg)
@@ -160,7 +160,7 @@ void report_error(const char *context, const char *msg)
 			json_str(msg, m, sizeof(m)));
 	if (human())
 		kprintf("error: %s\n", msg);
-	screen_alert(SCR_LIGHT_RED, "error: %s", msg);
+	screen_alert(false, SCR_LIGHT_RED, "error: %s", msg);
 }
 
 /* People saw each configuration error as a "config error:" line while it was read; the
@@ -188,7 +188,7 @@ void report_note(const char *context, const char *msg)
 			json_str(msg, m, sizeof(m)));
 	if (human())
 		kprintf("note: %s\n", msg);
-	screen_alert(SCR_LIGHT_CYAN, "note: %s", msg);
+	screen_alert(true, SCR_LIGHT_CYAN, "note: %s", msg);
 }
 
 /* "12.345 /iter ±0.00%" for one result. */

@@ -33,7 +33,9 @@
 #define PMU_ROW       2
 #define RESULT_ROWS   512           /* results screen rows kept */
 
-enum row_kind { ROW_MAIN, ROW_MORE, ROW_ALERT };
+/* A summary leaves out ROW_MORE first, then ROW_NOTE; ROW_MAIN and ROW_ALERT stay. */
+enum row_kind { ROW_MAIN, ROW_MORE, ROW_ALERT, ROW_NOTE };
+enum summary_level { SHOW_ALL, SHOW_NO_MORE, SHOW_NO_NOTES };
 
 struct screen_row {
 	char text[LINE_MAX];
@@ -273,7 +275,9 @@ void screen_block(const struct payload *pl, uint64_t size, const struct result *
 {
 	char name[48], a[24], b[24];
 	bool first = true;
-	if (size)
+	if (size >= (1u << 20) && !(size & ((1u << 20) - 1)))
+		bp_snprintf(name, sizeof(name), "%s %lluM", pl->name, (unsigned long long)(size >> 20));
+	else if (size)
 		bp_snprintf(name, sizeof(name), "%s %lluK", pl->name, (unsigned long long)(size >> 10));
 	else
 		str_copy(name, pl->name, sizeof(name));
@@ -299,9 +303,9 @@ void screen_block(const struct payload *pl, uint64_t size, const struct result *
 	}
 }
 
-void screen_alert(uint8_t colour, const char *fmt, ...)
+void screen_alert(bool note, uint8_t colour, const char *fmt, ...)
 {
-	struct screen_row *row = new_row(ROW_ALERT, SCR_ATTR(colour, SCR_BLACK));
+	struct screen_row *row = new_row(note ? ROW_NOTE : ROW_ALERT, SCR_ATTR(colour, SCR_BLACK));
 	if (!row)
 		return;
 	va_list ap;
@@ -310,12 +314,32 @@ void screen_alert(uint8_t colour, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Rows of kind `kind` (or alerts) that fit; returns how many were left out. */
-static unsigned draw_rows(unsigned top, unsigned height, bool summary)
+static bool row_shown(const struct screen_row *row, enum summary_level level)
+{
+	return !(level >= SHOW_NO_MORE && row->kind == ROW_MORE) &&
+	       !(level >= SHOW_NO_NOTES && row->kind == ROW_NOTE);
+}
+
+/* The least summary that fits `height` rows (the last, cut, when none does). */
+static enum summary_level level_for(unsigned height)
+{
+	enum summary_level level = SHOW_ALL;
+	for (; level < SHOW_NO_NOTES; level++) {
+		unsigned n = rows_dropped;
+		for (unsigned i = 0; i < nrows; i++)
+			n += row_shown(&rows[i], level);
+		if (n <= height)
+			break;
+	}
+	return level;
+}
+
+/* The rows the level shows, as many as fit; returns how many were left out. */
+static unsigned draw_rows(unsigned top, unsigned height, enum summary_level level)
 {
 	unsigned r = top, left_out = rows_dropped;
 	for (unsigned i = 0; i < nrows; i++) {
-		if (summary && rows[i].kind == ROW_MORE)
+		if (!row_shown(&rows[i], level))
 			continue;
 		if (r == top + height) {
 			left_out++;
@@ -346,9 +370,9 @@ void screen_results(unsigned results, unsigned faults, unsigned timeouts, unsign
 	/* Title and header above the table; the summary's note, totals, status and the bar's
 	 * row below it. */
 	unsigned height = con->rows > 6 ? con->rows - 6 : 0;
-	unsigned all = nrows + rows_dropped;
-	bool summary = all > height;
-	unsigned left_out = draw_rows(2, height, summary);
+	enum summary_level level = level_for(height);
+	bool summary = level != SHOW_ALL;
+	unsigned left_out = draw_rows(2, height, level);
 	unsigned totals_row = con->rows - 3;
 	bp_snprintf(t, sizeof(t), "bareperf: %u results, %u faults, %u timeouts, %u errors",
 		    results, faults, timeouts, errors);
@@ -361,12 +385,12 @@ void screen_results(unsigned results, unsigned faults, unsigned timeouts, unsign
 			bp_snprintf(where, sizeof(where), "serial port 0x%x", uart_port());
 		else
 			str_copy(where, "serial (no port here)", sizeof(where));
+		/* Short: 80 columns (VGA text) should hold it. */
+		char left[40] = "";
 		if (left_out)
-			bp_snprintf(t, sizeof(t), "summary: each payload's first event, %u rows left "
-				    "out; the full report is on %s", left_out, where);
-		else
-			bp_snprintf(t, sizeof(t), "summary: each payload's first event; the full "
-				    "report is on %s", where);
+			bp_snprintf(left, sizeof(left), ", %u rows cut", left_out);
+		bp_snprintf(t, sizeof(t), "summary: first figures%s%s; full report: %s",
+			    level == SHOW_NO_NOTES ? ", no notes" : "", left, where);
 		fbcon_text(con, 0, totals_row - 1, t, ATTR_KEY);
 	}
 	screen_dev_flush();

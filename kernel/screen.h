@@ -27,7 +27,10 @@ void screen_progress(const struct payload *pl, uint64_t size, unsigned cpl, unsi
 		     unsigned groups, unsigned cpu, unsigned k, unsigned n);
 /* The report's pieces, kept for the results screen. */
 void screen_block(const struct payload *pl, uint64_t size, const struct result *rs, unsigned n);
-void screen_alert(uint8_t colour, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A fault, timeout or error (note false), or a note or skip (note true), which a summary
+ * leaves out before a payload's figure. */
+void screen_alert(bool note, uint8_t colour, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* The results screen, ending in the totals line as serial has it. */
 void screen_results(unsigned results, unsigned faults, unsigned timeouts, unsigned errors);
 /* The last drawing, at a stop or halt: the status line says how it ended. */
