@@ -17,7 +17,6 @@
 #include "lib/str.h"
 #include "lib/pc-io.h"
 
-#define VGA_TEXT     0xb8000u     /* colour text mode, 80x25: GRUB leaves it on */
 #define CPUID1_EDX_TSC (1u << 4)
 #define CPUID1_EDX_MSR (1u << 5)
 #define CPUID1_EDX_PSE  (1u << 3)
@@ -33,13 +32,13 @@ static uint32_t mbi_at;         /* the Multiboot2 information, once EAX said the
 
 static void serial_puts(const char *s)
 {
-	static volatile uint16_t *const screen = (volatile uint16_t *)VGA_TEXT;
+	static volatile uint16_t *const screen = (volatile uint16_t *)VGA_TEXT_BASE;
 	static unsigned col;
 	for (; *s; s++) {
 		for (unsigned spins = 0; spins < 100000 && !(inb(UART_COM1 + UART_LSR) & UART_LSR_THRE); spins++)
 			;
 		outb(UART_COM1, *s);
-		if (*s >= 0x20 && col < 80 * 25)
+		if (*s >= 0x20 && col < VGA_TEXT_COLS * VGA_TEXT_ROWS)
 			screen[col++] = 0x0f00 | (uint8_t)*s;     /* white on black */
 	}
 }
