@@ -427,8 +427,13 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return err;
 	}
 
-	Print(L"bareperf: starting the kernel; results go to the serial port (COM1, 115200 8N1,\n"
-	      L"          or as bareperf.cfg says), not to this screen\n");
+	/* The kernel draws on a framebuffer it can reach (identity-mapped below 4 GiB). */
+	if (bi->fb_layout.kind != BI_FB_NONE && bi->fb.base + bi->fb.size <= (1ull << 32))
+		Print(L"bareperf: starting the kernel; results go to the serial port (COM1, 115200 8N1,\n"
+		      L"          or as bareperf.cfg says) and to this screen\n");
+	else
+		Print(L"bareperf: starting the kernel; results go to the serial port (COM1, 115200 8N1,\n"
+		      L"          or as bareperf.cfg says), not to this screen\n");
 
 	UINT8 *map;
 	UINTN map_size, desc_size;
