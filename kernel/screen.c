@@ -52,7 +52,8 @@ static bool started, results_shown;
 static struct screen_row rows[RESULT_ROWS];
 static unsigned nrows, rows_dropped;
 
-static unsigned log_bottom(void) { return con->rows - 2; }     /* status, bar below */
+/* The log ends above the status line and the bar; a screen of 2 rows or fewer has none. */
+static unsigned log_bottom(void) { return con->rows > 2 ? con->rows - 2 : 0; }
 
 static bool contains(const char *s, const char *word)
 {
