@@ -45,8 +45,10 @@ KERNEL_ASM := $(call kernel_src,64,asm)
 KERNEL_GEN := $(B)/gen/pfm_tables.c
 # The libpfm4-derived event tables are generated when their generator exists.
 PFM_GEN    := $(if $(wildcard scripts/gen/gen-pfm-tables.c),pfm_tables)
+# Generated sources every build links: the event tables and the screen fonts.
+GEN_C      := $(PFM_GEN) fonts
 KERNEL_OBJ := $(KERNEL_C:%.c=$(B)/kernel/%.o) $(KERNEL_ASM:%.asm=$(B)/kernel/%.asm.o) \
-	$(PFM_GEN:%=$(B)/kernel/gen/%.o)
+	$(GEN_C:%=$(B)/kernel/gen/%.o)
 
 $(B)/kernel/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -85,8 +87,16 @@ KERNEL32_C   := $(call kernel_src,32,c)
 # names the word-size registers).
 KERNEL32_ASM := $(call kernel_src,32,asm)
 KERNEL32_OBJ := $(KERNEL32_C:%.c=$(B)/kernel32/%.o) $(KERNEL32_ASM:%.asm=$(B)/kernel32/%.asm.o) \
-	$(PFM_GEN:%=$(B)/kernel32/gen/%.o)
+	$(GEN_C:%=$(B)/kernel32/gen/%.o)
 LIBGCC32 = $(shell $(CC) -m32 -print-libgcc-file-name)
+
+# The refusal of a CPU older than the P6 (arch/x86/32/mb2-boot.c) draws on the screen and
+# reads fw_cfg before anything has checked for CMOV: it and what it calls are built for the
+# i486, so that they run on one.
+K32_I486_OBJ := $(addprefix $(B)/kernel32/,arch/x86/32/mb2-boot.o arch/x86/32/paging.o \
+	drivers/screen.o drivers/qemu-fwcfg.o drivers/i8042.o lib/mb2.o lib/fbcon.o lib/format.o \
+	lib/string.o lib/strutil.o gen/fonts.o)
+$(K32_I486_OBJ): K32CFLAGS += -march=i486
 
 # scripts/check-m32 compiles the portable files with exactly these flags.
 print-k32cflags:
@@ -153,7 +163,7 @@ HOST_ONLY_KERNEL := lib/string.c
 HOST_KERNEL_PURE := kernel/plan.c kernel/result-json.c kernel/sample-hist.c payloads/userbench-64.c
 HOST_LIB_C   := $(filter-out $(HOST_ONLY_KERNEL),$(wildcard lib/*.c)) $(wildcard arch/x86/pmu/*.c) \
 	$(HOST_KERNEL_PURE)
-HOST_LIB_OBJ := $(HOST_LIB_C:%.c=$(B)/host/obj/%.o) $(PFM_GEN:%=$(B)/host/obj/gen/%.o)
+HOST_LIB_OBJ := $(HOST_LIB_C:%.c=$(B)/host/obj/%.o) $(GEN_C:%=$(B)/host/obj/gen/%.o)
 HOST_TOOLS   := $(patsubst scripts/host/%.c,$(B)/host/%,$(wildcard scripts/host/*.c))
 UNIT_TESTS   := $(patsubst tests/unit/%.c,$(B)/host/tests/%,$(wildcard tests/unit/test_*.c))
 TEST_SUPPORT := $(patsubst %.c,$(B)/host/obj/%.o,$(filter-out tests/unit/test_%,$(wildcard tests/unit/*.c)))
@@ -181,6 +191,16 @@ TEST_LIBS_test_c2c := -lpthread
 $(B)/host/tests/%: tests/unit/%.c $(TEST_SUPPORT) $(B)/host/libbareperf.a
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) $(TEST_CFLAGS_$*) $< -o $@ $(TEST_SUPPORT) $(B)/host/libbareperf.a -lcmocka -lpfm $(TEST_LIBS_$*)
+
+# The screen console's fonts (lib/font.h), from Debian console-setup-linux's PSF files.
+FONT_DIR := /usr/share/consolefonts
+FONTS    := font_terminus16=$(FONT_DIR)/Lat2-Terminus16.psf.gz \
+	font_terminus12x6=$(FONT_DIR)/Lat2-Terminus12x6.psf.gz
+$(B)/gen/fonts.c: scripts/gen/psf2c
+	@mkdir -p $(dir $@)
+	@[ -f $(FONT_DIR)/Lat2-Terminus16.psf.gz ] || \
+		{ echo "no $(FONT_DIR) fonts (console-setup-linux): run scripts/install-deps" >&2; exit 1; }
+	scripts/gen/psf2c $(FONTS) > $@.tmp && mv $@.tmp $@
 
 # Event-name tables generated from libpfm4 (Debian libpfm4-dev) by a host program. The
 # P6 family (ppro, pii, p6, pm, coreduo) is only in libpfm4's i386 build (libpfm4-dev:i386):
@@ -244,7 +264,7 @@ FUZZ_CC      := clang
 FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -I$(B)/gen \
 	-DBAREPERF_VERSION='"$(VERSION)"' -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=undefined -MMD -MP
-FUZZ_LIB_OBJ := $(HOST_LIB_C:%.c=$(B)/fuzz/obj/%.o) $(PFM_GEN:%=$(B)/fuzz/obj/gen/%.o)
+FUZZ_LIB_OBJ := $(HOST_LIB_C:%.c=$(B)/fuzz/obj/%.o) $(GEN_C:%=$(B)/fuzz/obj/gen/%.o)
 FUZZ_BINS    := $(patsubst tests/fuzz/fuzz_%.c,$(B)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
 
 $(B)/fuzz/obj/%.o: %.c

@@ -219,6 +219,42 @@ static void get_rsdp(void)
 	}
 }
 
+/* A GOP channel mask as position and width (UEFI 2.9, 12.9: EFI_PIXEL_BITMASK). */
+static void mask_field(UINT32 mask, UINT8 *pos, UINT8 *size)
+{
+	*pos = mask ? (UINT8)__builtin_ctz(mask) : 0;
+	*size = (UINT8)__builtin_popcount(mask);
+}
+
+/* The GOP mode's pixel format for the kernel's screen console. 32-bit pixels in each
+ * format with a framebuffer (UEFI 2.9, 12.9: EFI_GRAPHICS_PIXEL_FORMAT); a blt-only GOP
+ * has none, and kind stays BI_FB_NONE. */
+static void fb_layout_of(const EFI_GRAPHICS_OUTPUT_MODE_INFORMATION *info, struct bi_fb_layout *l)
+{
+	switch (info->PixelFormat) {
+	case PixelRedGreenBlueReserved8BitPerColor:
+		*l = (struct bi_fb_layout){ .red_pos = 0, .green_pos = 8, .blue_pos = 16 };
+		l->red_size = l->green_size = l->blue_size = 8;
+		break;
+	case PixelBlueGreenRedReserved8BitPerColor:
+		*l = (struct bi_fb_layout){ .red_pos = 16, .green_pos = 8, .blue_pos = 0 };
+		l->red_size = l->green_size = l->blue_size = 8;
+		break;
+	case PixelBitMask:
+		mask_field(info->PixelInformation.RedMask, &l->red_pos, &l->red_size);
+		mask_field(info->PixelInformation.GreenMask, &l->green_pos, &l->green_size);
+		mask_field(info->PixelInformation.BlueMask, &l->blue_pos, &l->blue_size);
+		break;
+	default:
+		return;
+	}
+	if (!bi->fb.base)
+		return;
+	l->kind = BI_FB_RGB;
+	l->bpp = 32;
+	l->pitch = info->PixelsPerScanLine * 4;
+}
+
 static void get_framebuffer(void)
 {
 	EFI_GRAPHICS_OUTPUT_PROTOCOL *gop = NULL;
@@ -231,6 +267,7 @@ static void get_framebuffer(void)
 	bi->fb.height = gop->Mode->Info->VerticalResolution;
 	bi->fb.pixels_per_line = gop->Mode->Info->PixelsPerScanLine;
 	bi->fb.format = gop->Mode->Info->PixelFormat;
+	fb_layout_of(gop->Mode->Info, &bi->fb_layout);
 }
 
 /* ---------------------------------------------------------------- the boot menu */
@@ -533,8 +570,13 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return fail_boot(err, TRUE);
 	}
 
-	Print(L"bareperf: starting the kernel; results go to the serial port (COM1, 115200 8N1,\n"
-	      L"          or as bareperf.cfg says), not to this screen\n");
+	/* The kernel draws on a framebuffer it can reach (identity-mapped below 4 GiB). */
+	if (bi->fb_layout.kind != BI_FB_NONE && bi->fb.base + bi->fb.size <= (1ull << 32))
+		Print(L"bareperf: starting the kernel; results go to the serial port (COM1, 115200 8N1,\n"
+		      L"          or as bareperf.cfg says) and to this screen\n");
+	else
+		Print(L"bareperf: starting the kernel; results go to the serial port (COM1, 115200 8N1,\n"
+		      L"          or as bareperf.cfg says), not to this screen\n");
 
 	UINT8 *map;
 	UINTN map_size, desc_size;

@@ -54,6 +54,8 @@ bool uart_init(uint16_t port, uint32_t baud)
 
 uint16_t uart_port(void) { return base; }
 
+bool uart_present(void) { return present; }
+
 void uart_putc(char c)
 {
 	if (!present)

@@ -10,6 +10,7 @@
  * 8N1 at baud. False if absent or the baud rate does not divide UART_BASE_BAUD. */
 bool uart_init(uint16_t port, uint32_t baud);
 uint16_t uart_port(void);
+bool uart_present(void);              /* a UART answered at uart_port() */
 void uart_putc(char c);
 void uart_write(const char *s, unsigned long n);
 

@@ -16,6 +16,7 @@
 #include "kernel/platform.h"
 #include "kernel/kpmu.h"
 #include "kernel/pmucheck.h"
+#include "kernel/screen.h"
 #include "kernel/smp.h"
 #include "lib/c2c.h"
 #include "lib/format.h"
@@ -432,6 +433,7 @@ int c2c_main(void)
 	char why[120];
 
 	kpmu_init();            /* @meta names the PMU */
+	screen_pmu();
 	report_meta();
 	pmucheck_brief();
 	if (ncpu < 2) {

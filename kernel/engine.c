@@ -18,6 +18,8 @@
 #include "kernel/pmucheck.h"
 #include "kernel/result-json.h"
 #include "kernel/sample.h"
+#include "kernel/screen.h"
+#include "kernel/smp.h"
 #include "kernel/userbench.h"
 #include "lib/format.h"
 #include "lib/str.h"
@@ -57,6 +59,10 @@ extern char bp_harness_cpuid_cpl0[], bp_step[], bp_step_cpl0[];
 extern char __text_start[];
 
 static struct plan plan;
+/* The screen's progress bar: payload-and-size runs done, of those to run. */
+static struct {
+	unsigned done, total;
+} progress;
 /* The catalogue, then the configuration's user benchmarks. */
 static struct payload all_payloads[PLAN_MAX_SELECTED];
 static unsigned nall, nuser;
@@ -409,8 +415,11 @@ static void measure_payload(const struct payload *pl, uint64_t size)
 		if (!(pl->flags & (cpl ? PL_CPL3 : PL_CPL0)))
 			continue;
 		bool went_on = true;
-		for (unsigned g = 0; g < plan.ngroups && went_on; g++)
+		for (unsigned g = 0; g < plan.ngroups && went_on; g++) {
+			screen_progress(pl, size, cpl, g, plan.ngroups, smp_self(), progress.done,
+					progress.total);
 			went_on = measure_group(pl, size, cpl, arg, h, out, g);
+		}
 		if (went_on && plan.step && !(pl->flags & (PL_KERNEL_CODE | PL_FAULT)))
 			measure_steps(pl, size, cpl, arg, h);
 		if (went_on)
@@ -419,6 +428,7 @@ static void measure_payload(const struct payload *pl, uint64_t size)
 	if (nblock)
 		report_block(pl, size, block, nblock);
 	user_reset();
+	progress.done++;
 }
 
 /* Every selected payload, on the CPU running this (kernel/placement.c chooses it). */
@@ -426,6 +436,9 @@ static void run_plan(void)
 {
 	bool pce = run_get_pce();
 	run_set_pce(kpmu.functional);
+	progress.done = progress.total = 0;
+	for (unsigned i = 0; i < plan.nsel; i++)
+		progress.total += plan.sel[i]->flags & PL_SIZES ? kernel.cfg.nsizes : 1;
 	for (unsigned i = 0; i < plan.nsel; i++) {
 		const struct payload *pl = plan.sel[i];
 		const char *why = payload_unsupported(pl, &kernel.cpu, kpmu.functional);
@@ -436,6 +449,7 @@ static void run_plan(void)
 		if (why) {
 			report_skip(pl, why);
 			tally.skipped++;
+			progress.total -= pl->flags & PL_SIZES ? kernel.cfg.nsizes : 1;
 			continue;
 		}
 		tally.tried++;
@@ -452,6 +466,7 @@ static void run_plan(void)
 int engine_main(void)
 {
 	kpmu_init();
+	screen_pmu();
 	report_meta();
 	pmucheck_brief();
 	make_plan();

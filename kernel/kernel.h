@@ -19,8 +19,10 @@ struct kernel_state {
 	char config_error_msg[KERNEL_CONFIG_ERRORS_KEPT][KERNEL_CONFIG_ERROR_LEN];
 	bool lapic;                 /* local APIC usable, its timer calibrated */
 	bool watchdog;              /* APIC timer or PIT: runs can be stopped */
+	const char *config_sources; /* the configuration sources applied, in order (main.c) */
 };
 extern struct kernel_state kernel;
+extern const char kernel_version[];     /* BAREPERF_VERSION as this build has it */
 
 /* Modes. Each returns the exit code for platform_stop. */
 int selftest_run(void);

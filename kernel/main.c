@@ -14,6 +14,7 @@
 #include "kernel/engine.h"
 #include "kernel/mem.h"
 #include "kernel/platform.h"
+#include "kernel/screen.h"
 #include "kernel/pmucheck.h"
 #include "kernel/smp.h"
 #include "lib/format.h"
@@ -22,6 +23,7 @@
 #define FWCFG_CONFIG_NAME "opt/bareperf/config"
 
 struct kernel_state kernel;
+const char kernel_version[] = BAREPERF_VERSION;     /* one copy: serial and screen agree */
 static char fwcfg_config[CFG_SOURCE_MAX + 1];
 _Static_assert(BI_CONFIG_MAX - 1 == CFG_SOURCE_MAX, "bareperf.cfg and --config: one limit");
 
@@ -40,6 +42,7 @@ static void config_error(void *ctx, const char *msg)
 /* The sources that were there, in the order applied, for the report's
  * boot.config_sources line: "bareperf.cfg, menu (mode=selftest), --config". */
 static char config_sources[BI_CMDLINE_MAX + BI_MENU_MAX + 96];
+
 
 static void note_source(const char *origin, const char *text, bool refused)
 {
@@ -63,6 +66,7 @@ static void load_config(const struct boot_info *bi)
 	const char *cmdline = cmdline_origin(bi);
 	bool menu_cmdline = bi->firmware == BI_FIRMWARE_BIOS;
 
+	kernel.config_sources = config_sources;
 	/* A source too long to hold is refused whole, never applied up to a cut. */
 	config_defaults(&kernel.cfg);
 	if (BI_CONFIG_REFUSED(bi)) {
@@ -125,7 +129,7 @@ static void console_early_init(void)
 	for (unsigned i = 0; i < 4 && !uart_init(com_ports[i], UART_BASE_BAUD); i++)
 		;
 	trap_set_hooks(&trap_hooks);
-	kprintf("\nbareperf %s\n", BAREPERF_VERSION);
+	kprintf("\nbareperf %s\n", kernel_version);
 	if (uart_port() != UART_COM1)
 		kprintf("console: no UART at COM1; using port 0x%x\n", uart_port());
 }
@@ -265,6 +269,7 @@ void kernel_main(struct boot_info *bi)
 	cpuinfo_decode(cpuid_hw_read, 0, &kernel.cpu, &kernel.pmu);
 	platform_init();
 	accept_boot_info(bi);
+	screen_attach(bi);
 	load_config(bi);
 	console_apply_config();
 
@@ -274,6 +279,7 @@ void kernel_main(struct boot_info *bi)
 	watchdog_init();
 	report_system(bi);
 	smp_init();
+	screen_start();
 	report_config_errors();
 
 	int code = run_mode(kernel.cfg.mode);

@@ -15,6 +15,7 @@
 #include "kernel/platform.h"
 #include "kernel/kpmu.h"
 #include "kernel/result-json.h"
+#include "kernel/screen.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -138,6 +139,7 @@ int pmucheck_main(void)
 {
 	struct pmucheck_summary sum;
 	kpmu_init();
+	screen_pmu();
 	report_meta();
 	run_suite(PMUCHECK_FULL, &sum);
 	report_done(0, 0, 0, kernel.config_errors);

@@ -8,6 +8,7 @@
 #include "kernel/kernel.h"
 #include "kernel/kpmu.h"
 #include "kernel/result-json.h"
+#include "kernel/screen.h"
 #include "lib/format.h"
 #include "lib/rapl.h"
 #include "lib/str.h"
@@ -119,6 +120,8 @@ void report_fault(const struct fault_result *f)
 				f->pl->name, f->size ? " " : "", f->size ? size_text(f->size, sz) : "",
 				f->cpl, f->budget_ms, at,
 				f->expected ? " (expected: it never ends)" : " (UNEXPECTED)");
+		screen_alert(false, SCR_YELLOW, "%s at CPL %u: timeout after %u ms%s", f->pl->name,
+			     f->cpl, f->budget_ms, f->expected ? " (expected)" : " (UNEXPECTED)");
 		return;
 	}
 	const struct run_fault *t = &f->run.fault;
@@ -137,6 +140,9 @@ void report_fault(const struct fault_result *f)
 			f->pl->name, f->cpl, name, t->vector,
 			(unsigned long long)t->error, where, copy, (unsigned long long)t->rip,
 			f->expected ? " (expected)" : " (UNEXPECTED)");
+	screen_alert(false, f->expected ? SCR_LIGHT_MAGENTA : SCR_LIGHT_RED,
+		     "%s at CPL %u: fault %s at %s%s", f->pl->name, f->cpl, vector_name(t->vector),
+		     where, f->expected ? " (expected)" : " (UNEXPECTED)");
 }
 
 void report_skip(const struct payload *pl, const char *why)
@@ -145,6 +151,7 @@ void report_skip(const struct payload *pl, const char *why)
 		kprintf("@skip {\"bench\":\"%s\",\"reason\":\"%s\"}\n", pl->name, why);
 	if (human())
 		kprintf("%s: skipped: %s\n", pl->name, why);
+	screen_alert(true, SCR_LIGHT_CYAN, "%s: skipped: %s", pl->name, why);
 }
 
 void report_error(const char *context, const char *msg)
@@ -155,6 +162,7 @@ void report_error(const char *context, const char *msg)
 			json_str(msg, m, sizeof(m)));
 	if (human())
 		kprintf("error: %s\n", msg);
+	screen_alert(false, SCR_LIGHT_RED, "error: %s", msg);
 }
 
 /* People saw each configuration error as a "config error:" line while it was read; the
@@ -182,6 +190,7 @@ void report_note(const char *context, const char *msg)
 			json_str(msg, m, sizeof(m)));
 	if (human())
 		kprintf("note: %s\n", msg);
+	screen_alert(true, SCR_LIGHT_CYAN, "note: %s", msg);
 }
 
 /* "12.345 /iter ±0.00%" for one result. */
@@ -209,6 +218,7 @@ static const struct result *find(const struct result *rs, unsigned n, unsigned c
 
 void report_block(const struct payload *pl, uint64_t size, const struct result *rs, unsigned n)
 {
+	screen_block(pl, size, rs, n);
 	if (!human())
 		return;
 	char sz[24], a[64], b[64];
@@ -278,6 +288,7 @@ void report_done(unsigned results, unsigned faults, unsigned timeouts, unsigned 
 	if (human())
 		kprintf("\nbareperf: %u results, %u faults, %u timeouts, %u errors\n", results, faults,
 			timeouts, errors);
+	screen_results(results, faults, timeouts, errors);
 }
 
 void report_payload(const struct payload *pl)

@@ -10,7 +10,7 @@
 
 #define BOOTINFO_MAGIC    0x4f464e4952455042ull   /* "BPERINFO" little-endian */
 #define BOOTINFO_VERSION  3         /* 2: firmware; cmdline_size, config_size (sources
-                                       refused whole); 3: menu */
+                                       refused whole); 3: menu, fb_layout */
 
 #define BI_MMAP_MAX       512
 #define BI_CMDLINE_MAX    1024
@@ -42,14 +42,37 @@ struct bi_mem_range {
 };
 _Static_assert(sizeof(struct bi_mem_range) == 24, "bi_mem_range layout");
 
+#define BI_GOP_BLT_ONLY   3         /* bi_framebuffer.format: a GOP without a framebuffer */
+
 struct bi_framebuffer {
 	uint64_t base;              /* 0 when no GOP */
 	uint64_t size;
 	uint32_t width, height;
 	uint32_t pixels_per_line;
-	uint32_t format;            /* 0 RGBx, 1 BGRx, 2 bitmask, 3 blt-only */
+	uint32_t format;            /* UEFI's: 0 RGBx, 1 BGRx, 2 bitmask, 3 blt-only (BIOS: 2) */
 };
 _Static_assert(sizeof(struct bi_framebuffer) == 32, "bi_framebuffer layout");
+
+/* How the framebuffer's bytes hold pixels (or text cells): what lib/fbcon.h draws on. */
+enum bi_fb_kind {
+	BI_FB_NONE = 0,             /* nothing to draw on (no GOP, blt-only GOP, no tag) */
+	BI_FB_RGB = 1,              /* direct colour, channels at *_pos, *_size bits wide */
+	BI_FB_INDEXED = 2,          /* 8-bit palette indices */
+	BI_FB_EGA_TEXT = 3,         /* 16-bit text cells; fb.width/height count cells */
+};
+#define BI_FB_PALETTE_MAX 256
+
+struct bi_fb_layout {
+	uint32_t kind;              /* enum bi_fb_kind */
+	uint32_t pitch;             /* bytes from one line (text: row of cells) to the next */
+	uint8_t bpp;
+	uint8_t red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
+	uint8_t reserved;
+	uint32_t palette_count;     /* indexed: entries of palette used */
+	uint8_t palette[BI_FB_PALETTE_MAX][3];
+	uint32_t reserved2;
+};
+_Static_assert(sizeof(struct bi_fb_layout) == 792, "bi_fb_layout layout");
 
 struct boot_info {
 	uint64_t magic;
@@ -78,6 +101,7 @@ struct boot_info {
 	 * terminated; "" when the default was taken or no menu was shown. (GRUB passes its
 	 * menu's choice as the Multiboot2 command line, in cmdline.) */
 	char menu[BI_MENU_MAX];
+	struct bi_fb_layout fb_layout;  /* the pixel format of fb (kind BI_FB_NONE: no screen) */
 };
 _Static_assert(offsetof(struct boot_info, fb) == 48, "boot_info layout");
 _Static_assert(offsetof(struct boot_info, mmap) == 80, "boot_info layout");
@@ -90,9 +114,12 @@ _Static_assert(offsetof(struct boot_info, firmware) ==
 _Static_assert(offsetof(struct boot_info, menu) ==
 	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 24,
 	       "boot_info layout");
-_Static_assert(sizeof(struct boot_info) ==
+_Static_assert(offsetof(struct boot_info, fb_layout) ==
 	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 24 +
 	       BI_MENU_MAX, "boot_info layout");
+_Static_assert(sizeof(struct boot_info) ==
+	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 24 +
+	       BI_MENU_MAX + 792, "boot_info layout");
 
 /* Whether the loader refused a source for its length (see cmdline_size, config_size). */
 #define BI_CMDLINE_REFUSED(bi) ((bi)->cmdline_size > BI_CMDLINE_MAX - 1)

@@ -1057,3 +1057,11 @@ void config_report(const struct bp_config *cfg, void (*emit)(void *ctx, const ch
 	for (unsigned i = 0; i < cfg->nbench && i < CFG_BENCH_MAX; i++)
 		bench_config_report(&cfg->bench[i], emit, ctx);
 }
+
+const char *cfg_mode_name(enum cfg_mode mode)
+{
+	for (const struct cfg_word *w = mode_words; w->word; w++)
+		if (w->value == (unsigned)mode)
+			return w->word;
+	return "?";
+}

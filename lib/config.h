@@ -145,4 +145,7 @@ int config_refuse(const char *origin, uint64_t size, uint64_t max, config_error_
 void config_report(const struct bp_config *cfg, void (*emit)(void *ctx, const char *line),
 		   void *ctx);
 
+/* "run", "selftest", ...: the word mode= takes. */
+const char *cfg_mode_name(enum cfg_mode mode);
+
 #endif

@@ -4,6 +4,7 @@
  * message, never a read outside it.
  */
 #include "lib/mb2.h"
+#include "lib/fbcon.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -20,13 +21,19 @@ struct mb2_mmap_entry {
 	uint32_t type, reserved;
 };
 
+/* The framebuffer tag's common part, after type and size (3.6.12). */
 struct mb2_fb {
 	uint64_t addr;
 	uint32_t pitch, width, height;
 	uint8_t bpp, type;
 	uint16_t reserved;
-	uint8_t red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
 };
+#define MB2_FB_COMMON_LEN       24
+_Static_assert(sizeof(struct mb2_fb) == MB2_FB_COMMON_LEN, "mb2_fb layout");
+_Static_assert((int)BI_FB_RGB == (int)FB_KIND_RGB && (int)BI_FB_INDEXED == (int)FB_KIND_INDEXED &&
+	       (int)BI_FB_EGA_TEXT == (int)FB_KIND_EGA_TEXT, "one numbering of framebuffer kinds");
+#define MB2_FB_LIMIT            (1ull << 32)    /* both kernels map only below 4 GiB */
+#define MB2_UEFI_FORMAT_BITMASK 2               /* bi_framebuffer.format: see fb_layout */
 
 struct range {
 	uint64_t base, end;
@@ -239,28 +246,99 @@ static int take_rsdp(struct mb2_state *s, uint32_t off, uint32_t size, uint32_t 
 	return 0;
 }
 
+/* The pixel layout of the tag's colour information (3.6.12) as lib/fbcon.h checks it. */
+static struct fb_mode fb_mode_of(const struct mb2_fb *fb, uint32_t kind, const struct bi_fb_layout *l)
+{
+	return (struct fb_mode){ .kind = kind, .width = fb->width, .height = fb->height,
+				 .pitch = fb->pitch, .bpp = fb->bpp, .red_pos = l->red_pos,
+				 .red_size = l->red_size, .green_pos = l->green_pos,
+				 .green_size = l->green_size, .blue_pos = l->blue_pos,
+				 .blue_size = l->blue_size, .palette_count = l->palette_count,
+				 .palette = l->palette };
+}
+
+/* The colour information after the common part: channel masks or a palette. 0, or -1
+ * with the reason in why. */
+static int take_colour_info(const uint8_t *tag, uint32_t size, const struct mb2_fb *fb,
+			    struct bi_fb_layout *l, char *why, size_t whylen)
+{
+	const uint32_t info = 8 + MB2_FB_COMMON_LEN;
+	if (fb->type == MB2_FB_TYPE_RGB) {
+		if (size < info + 6) {
+			bp_snprintf(why, whylen, "direct-colour tag of %u bytes, %u needed", size, info + 6);
+			return -1;
+		}
+		l->red_pos = tag[info];
+		l->red_size = tag[info + 1];
+		l->green_pos = tag[info + 2];
+		l->green_size = tag[info + 3];
+		l->blue_pos = tag[info + 4];
+		l->blue_size = tag[info + 5];
+	} else if (fb->type == MB2_FB_TYPE_INDEXED) {
+		uint16_t n;
+		if (size < info + 2) {
+			bp_snprintf(why, whylen, "indexed tag of %u bytes, %u needed", size, info + 2);
+			return -1;
+		}
+		memcpy(&n, tag + info, sizeof(n));
+		if (n > BI_FB_PALETTE_MAX || size < info + 2 + 3u * n) {
+			bp_snprintf(why, whylen, "palette of %u colours runs past the tag's %u bytes "
+				    "(or past %u colours)", n, size, BI_FB_PALETTE_MAX);
+			return -1;
+		}
+		l->palette_count = n;
+		memcpy(l->palette, tag + info + 2, 3u * n);
+	}
+	return 0;
+}
+
+/* GRUB's framebuffer (3.6.12): a direct-colour or indexed linear framebuffer, or EGA text.
+ * One that cannot be drawn on is said in the notes and left out: the run goes on. */
 static void take_framebuffer(struct mb2_state *s, const uint8_t *tag, uint32_t size)
 {
+	static const uint32_t kinds[] = { [MB2_FB_TYPE_INDEXED] = BI_FB_INDEXED,
+					  [MB2_FB_TYPE_RGB] = BI_FB_RGB,
+					  [MB2_FB_TYPE_EGA_TEXT] = BI_FB_EGA_TEXT };
+	struct bi_fb_layout l = { 0 };
 	struct mb2_fb fb;
-	const size_t fb_len = offsetof(struct mb2_fb, blue_size) + 1;  /* without padding */
-	if (size < 8 + fb_len)
-		return;
-	memcpy(&fb, tag + 8, fb_len);
-	if (fb.type != MB2_FB_TYPE_RGB || fb.bpp != 32 || !fb.addr)
-		return;                 /* EGA text or a palette: nothing the kernel could draw on */
+	char why[120], msg[160];
+
+	if (size < 8 + MB2_FB_COMMON_LEN) {
+		bp_snprintf(why, sizeof(why), "tag of %u bytes, at least %u needed", size,
+			    8 + MB2_FB_COMMON_LEN);
+		goto refuse;
+	}
+	memcpy(&fb, tag + 8, MB2_FB_COMMON_LEN);
+	if (fb.type >= sizeof(kinds) / sizeof(kinds[0])) {
+		bp_snprintf(why, sizeof(why), "unknown type %u", fb.type);
+		goto refuse;
+	}
+	if (take_colour_info(tag, size, &fb, &l, why, sizeof(why)))
+		goto refuse;
+	struct fb_mode mode = fb_mode_of(&fb, kinds[fb.type], &l);
+	if (fb_mode_check(&mode, why, sizeof(why)))
+		goto refuse;
+	uint64_t bytes = fb_mode_bytes(&mode);
+	if (!fb.addr || fb.addr + bytes < fb.addr || fb.addr + bytes > MB2_FB_LIMIT) {
+		bp_snprintf(why, sizeof(why), "0x%llx+0x%llx is not below 4 GiB",
+			    (unsigned long long)fb.addr, (unsigned long long)bytes);
+		goto refuse;
+	}
+	l.kind = kinds[fb.type];
+	l.pitch = fb.pitch;
+	l.bpp = fb.bpp;
+	s->bi->fb_layout = l;
 	struct bi_framebuffer *out = &s->bi->fb;
 	out->base = fb.addr;
-	out->size = (uint64_t)fb.pitch * fb.height;
+	out->size = bytes;
 	out->width = fb.width;
 	out->height = fb.height;
-	out->pixels_per_line = fb.pitch / 4;
-	/* The UEFI formats: 0 = red in the lowest byte, 1 = blue there, 2 = other masks. */
-	if (fb.red_pos == 0 && fb.green_pos == 8 && fb.blue_pos == 16)
-		out->format = 0;
-	else if (fb.red_pos == 16 && fb.green_pos == 8 && fb.blue_pos == 0)
-		out->format = 1;
-	else
-		out->format = 2;
+	out->pixels_per_line = fb.pitch / (fb.bpp / 8u);
+	out->format = MB2_UEFI_FORMAT_BITMASK;
+	return;
+refuse:
+	bp_snprintf(msg, sizeof(msg), "framebuffer tag unusable (%s): no screen", why);
+	note(s->bi, msg);
 }
 
 static int take_tag(struct mb2_state *s, uint32_t off, uint32_t type, uint32_t size)

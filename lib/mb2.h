@@ -25,7 +25,9 @@
 #define MB2_MEM_NVS          4
 #define MB2_MEM_BADRAM       5
 
-#define MB2_FB_TYPE_RGB      1       /* direct colour; 0 indexed, 2 EGA text */
+#define MB2_FB_TYPE_INDEXED  0       /* framebuffer types (3.6.12) */
+#define MB2_FB_TYPE_RGB      1
+#define MB2_FB_TYPE_EGA_TEXT 2
 #define MB2_INFO_MAX         (1u << 20)  /* larger is taken for garbage, not information */
 #define MB2_CONFIG_MODULE    "bareperf.cfg"  /* module string that marks the configuration */
 

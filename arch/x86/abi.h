@@ -16,11 +16,13 @@
 #define KERNEL_BIOS_PHYS    0x200000
 
 /* Multiboot2 spec 1.0: header magic and architecture (3.1.1), the header tags used (3.1.2,
- * 3.1.6), the magic the loader leaves in EAX (3.2). */
+ * 3.1.6, 3.1.10), the magic the loader leaves in EAX (3.2). */
 #define MB2_HEADER_MAGIC    0xe85250d6
 #define MB2_ARCH_I386       0
 #define MB2_HTAG_END        0
 #define MB2_HTAG_ENTRY      3
+#define MB2_HTAG_FRAMEBUFFER 5      /* 3.1.10: width, height, depth wanted (0: any) */
+#define MB2_HTAG_OPTIONAL   1       /* flags: the loader may ignore the tag */
 #define MB2_LOADER_MAGIC    0x36d76289
 
 /* CPUID.80000001H:EDX[29]: long mode (SDM Vol. 2A, CPUID). */

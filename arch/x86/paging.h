@@ -43,6 +43,9 @@ int paging_map(uint64_t va, uint64_t pa, uint64_t len, unsigned flags);
 void paging_unmap(uint64_t va, uint64_t len);
 /* Page-table pages in use (for the self-test of table reuse). */
 unsigned paging_tables_in_use(void);
+/* Whether [pa, pa+len) is mapped identity, writable, for the kernel (MMIO such as a
+ * framebuffer is reached so). */
+bool paging_identity_reaches(uint64_t pa, uint64_t len);
 /* Physical address of a kernel-image virtual address. */
 uint64_t kernel_virt_to_phys(uint64_t va);
 /* User-region address of a payload-section address, or 0 if not in .payload. */

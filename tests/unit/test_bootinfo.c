@@ -115,7 +115,8 @@ static void test_layout(void **state)
 	assert_int_equal(offsetof(struct boot_info, config_size), tail + 8);
 	assert_int_equal(offsetof(struct boot_info, firmware), tail + 16);
 	assert_int_equal(offsetof(struct boot_info, menu), tail + 24);
-	assert_int_equal(sizeof(struct boot_info), tail + 24 + BI_MENU_MAX);
+	assert_int_equal(offsetof(struct boot_info, fb_layout), tail + 24 + BI_MENU_MAX);
+	assert_int_equal(sizeof(struct boot_info), tail + 24 + BI_MENU_MAX + 792);
 	assert_int_equal(BOOTINFO_VERSION, 3);
 }
 

@@ -197,19 +197,26 @@ static void test_acpi_new_preferred(void **state)
 	assert_int_equal(bi.rsdp_revision, 2);
 }
 
+static uint8_t *fb_tag(uint32_t size, uint64_t addr, uint32_t pitch, uint32_t w, uint32_t h,
+		       uint8_t bpp, uint8_t type)
+{
+	uint8_t *t = tag(MB2_TAG_FRAMEBUFFER, size);   /* spec 3.6.12 */
+	put64(t + 8, addr);
+	put32(t + 16, pitch);
+	put32(t + 20, w);
+	put32(t + 24, h);
+	t[28] = bpp;
+	t[29] = type;
+	return t;
+}
+
 static void test_framebuffer(void **state)
 {
 	(void)state;
 	char err[160];
 	begin();
 	mmap_tag(seabios, 4, 24);
-	uint8_t *t = tag(MB2_TAG_FRAMEBUFFER, 8 + 24 + 6);   /* spec 3.6.12, direct RGB */
-	put64(t + 8, 0xfd000000);
-	put32(t + 16, 1024 * 4);
-	put32(t + 20, 1024);
-	put32(t + 24, 768);
-	t[28] = 32;
-	t[29] = MB2_FB_TYPE_RGB;
+	uint8_t *t = fb_tag(8 + 24 + 6, 0xfd000000, 1024 * 4, 1024, 768, 32, MB2_FB_TYPE_RGB);
 	t[32] = 16; t[33] = 8; t[34] = 8; t[35] = 8; t[36] = 0; t[37] = 8;
 	end();
 	assert_int_equal(fill(err, sizeof(err)), 0);
@@ -217,12 +224,95 @@ static void test_framebuffer(void **state)
 	assert_int_equal(bi.fb.size, 1024 * 4 * 768);
 	assert_int_equal(bi.fb.width, 1024);
 	assert_int_equal(bi.fb.pixels_per_line, 1024);
-	assert_int_equal(bi.fb.format, 1);
+	assert_int_equal(bi.fb_layout.kind, BI_FB_RGB);
+	assert_int_equal(bi.fb_layout.pitch, 4096);
+	assert_int_equal(bi.fb_layout.bpp, 32);
+	assert_int_equal(bi.fb_layout.red_pos, 16);
+	assert_int_equal(bi.fb_layout.blue_size, 8);
+	assert_string_equal(bi.note, "");
 
-	/* EGA text (what GRUB reports without a framebuffer request): no framebuffer. */
-	t[29] = 2;
+	/* 16 bits, 565, and 24 bits, with a pitch longer than the line. */
+	t[28] = 16; t[32] = 11; t[33] = 5; t[34] = 5; t[35] = 6; t[36] = 0; t[37] = 5;
+	put32(t + 16, 1024 * 2 + 64);
 	assert_int_equal(fill(err, sizeof(err)), 0);
-	assert_int_equal(bi.fb.base, 0);
+	assert_int_equal(bi.fb_layout.bpp, 16);
+	assert_int_equal(bi.fb_layout.green_size, 6);
+	assert_int_equal(bi.fb.size, (1024 * 2 + 64) * 768);
+	t[28] = 24; t[32] = 16; t[33] = 8; t[34] = 8; t[35] = 8; t[36] = 0; t[37] = 8;
+	put32(t + 16, 1024 * 3);
+	assert_int_equal(fill(err, sizeof(err)), 0);
+	assert_int_equal(bi.fb_layout.kind, BI_FB_RGB);
+	assert_int_equal(bi.fb_layout.bpp, 24);
+
+	/* EGA text (what GRUB reports where no mode was set): 80x25 cells at 0xb8000. */
+	begin();
+	mmap_tag(seabios, 4, 24);
+	fb_tag(8 + 24, 0xb8000, 160, 80, 25, 16, MB2_FB_TYPE_EGA_TEXT);
+	end();
+	assert_int_equal(fill(err, sizeof(err)), 0);
+	assert_int_equal(bi.fb_layout.kind, BI_FB_EGA_TEXT);
+	assert_int_equal(bi.fb.base, 0xb8000);
+	assert_int_equal(bi.fb.width, 80);
+	assert_int_equal(bi.fb.size, 160 * 25);
+}
+
+static void test_framebuffer_indexed(void **state)
+{
+	(void)state;
+	char err[160];
+	begin();
+	mmap_tag(seabios, 4, 24);
+	uint8_t *t = fb_tag(8 + 24 + 2 + 3 * 16, 0xa0000, 320, 320, 200, 8, MB2_FB_TYPE_INDEXED);
+	uint16_t n = 16;
+	memcpy(t + 32, &n, 2);
+	for (unsigned i = 0; i < 16; i++)
+		t[34 + 3 * i] = t[35 + 3 * i] = t[36 + 3 * i] = (uint8_t)(i * 17);
+	end();
+	assert_int_equal(fill(err, sizeof(err)), 0);
+	assert_int_equal(bi.fb_layout.kind, BI_FB_INDEXED);
+	assert_int_equal(bi.fb_layout.palette_count, 16);
+	assert_int_equal(bi.fb_layout.palette[15][2], 255);
+	assert_int_equal(bi.fb_layout.palette[16][0], 0);
+}
+
+/* A framebuffer tag that cannot be drawn on leaves no framebuffer and says why in the
+ * notes; the boot goes on. */
+static void test_framebuffer_malformed(void **state)
+{
+	(void)state;
+	static const struct {
+		uint32_t size; uint64_t addr; uint32_t pitch, w, h; uint8_t bpp, type;
+		uint16_t palette; const char *says;
+	} bad[] = {
+		{ 8 + 24 + 6, 0xfd000000, 0, 1024, 768, 32, MB2_FB_TYPE_RGB, 0, "pitch of 0" },
+		{ 8 + 24 + 6, 0xfd000000, 1000, 1024, 768, 32, MB2_FB_TYPE_RGB, 0, "shorter than a line" },
+		{ 8 + 20, 0xfd000000, 4096, 1024, 768, 32, MB2_FB_TYPE_RGB, 0, "tag of 28 bytes" },
+		{ 8 + 24 + 2, 0xfd000000, 4096, 1024, 768, 32, MB2_FB_TYPE_RGB, 0, "direct-colour tag of 34" },
+		{ 8 + 24 + 2 + 3 * 4, 0xa0000, 320, 320, 200, 8, MB2_FB_TYPE_INDEXED, 16,
+		  "palette of 16 colours runs past" },
+		{ 8 + 24 + 6, 0xfd000000, 4096, 1024, 768, 32, 3, 0, "unknown type 3" },
+		{ 8 + 24 + 6, 0xfd000000, 4096, 1024, 768, 12, MB2_FB_TYPE_RGB, 0, "12 bits per pixel" },
+		{ 8 + 24 + 6, 0xfff00000, 4096, 1024, 768, 32, MB2_FB_TYPE_RGB, 0, "not below 4 GiB" },
+		{ 8 + 24 + 6, 0, 4096, 1024, 768, 32, MB2_FB_TYPE_RGB, 0, "not below 4 GiB" },
+	};
+	char err[160];
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		begin();
+		mmap_tag(seabios, 4, 24);
+		uint8_t *t = fb_tag(bad[i].size, bad[i].addr, bad[i].pitch, bad[i].w, bad[i].h,
+				    bad[i].bpp, bad[i].type);
+		if (bad[i].type == MB2_FB_TYPE_INDEXED)
+			memcpy(t + 32, &bad[i].palette, 2);
+		else if (bad[i].size >= 8 + 24 + 6) {
+			t[32] = 16; t[33] = 8; t[34] = 8; t[35] = 8; t[36] = 0; t[37] = 8;
+		}
+		end();
+		assert_int_equal(fill(err, sizeof(err)), 0);
+		assert_int_equal(bi.fb.base, 0);
+		assert_int_equal(bi.fb_layout.kind, BI_FB_NONE);
+		if (!strstr(bi.note, "framebuffer tag unusable") || !strstr(bi.note, bad[i].says))
+			fail_msg("case %u: note '%s' does not say '%s'", i, bi.note, bad[i].says);
+	}
 }
 
 /* Sources too long for their buffers are refused whole, never cut (as the UEFI loader
@@ -311,6 +401,8 @@ int main(void)
 		cmocka_unit_test(test_map_sorted_and_carved),
 		cmocka_unit_test(test_acpi_new_preferred),
 		cmocka_unit_test(test_framebuffer),
+		cmocka_unit_test(test_framebuffer_indexed),
+		cmocka_unit_test(test_framebuffer_malformed),
 		cmocka_unit_test(test_oversized_sources_refused),
 		cmocka_unit_test(test_malformed),
 	};

@@ -3,16 +3,20 @@
  * CPU has what this kernel needs, turns the Multiboot2 information into struct
  * boot_info (lib/mb2.c) and calls kernel_main. Paging is off and the image sits at its
  * link address, so every address is physical. A CPU that cannot run bareperf gets one
- * line on COM1 and the screen, and a stop.
+ * line on COM1 and the screen (VGA text, or GRUB's framebuffer), and a stop. What the
+ * refusal runs is built for the i486 (Makefile K32_I486_OBJ): it runs on such CPUs.
  */
 #include <stdbool.h>
 #include "arch/x86/abi.h"
 #include "arch/x86/cpu.h"
+#include "drivers/i8042.h"
+#include "drivers/qemu-fwcfg.h"
+#include "drivers/screen.h"
 #include "lib/bootinfo.h"
 #include "lib/mb2.h"
+#include "lib/str.h"
 #include "lib/pc-io.h"
 
-#define VGA_TEXT     0xb8000u     /* colour text mode, 80x25: GRUB leaves it on */
 #define CPUID1_EDX_TSC (1u << 4)
 #define CPUID1_EDX_MSR (1u << 5)
 #define CPUID1_EDX_PSE  (1u << 3)
@@ -24,16 +28,17 @@ void kernel_main(struct boot_info *bi) __attribute__((noreturn));
 void mb2_boot(uint32_t magic, uint32_t mbi_phys) __attribute__((noreturn));
 
 static struct boot_info mb2_boot_info __attribute__((aligned(4096)));
+static uint32_t mbi_at;         /* the Multiboot2 information, once EAX said there is one */
 
 static void serial_puts(const char *s)
 {
-	static volatile uint16_t *const screen = (volatile uint16_t *)VGA_TEXT;
+	static volatile uint16_t *const screen = (volatile uint16_t *)VGA_TEXT_BASE;
 	static unsigned col;
 	for (; *s; s++) {
 		for (unsigned spins = 0; spins < 100000 && !(inb(UART_COM1 + UART_LSR) & UART_LSR_THRE); spins++)
 			;
 		outb(UART_COM1, *s);
-		if (*s >= 0x20 && col < 80 * 25)
+		if (*s >= 0x20 && col < VGA_TEXT_COLS * VGA_TEXT_ROWS)
 			screen[col++] = 0x0f00 | (uint8_t)*s;     /* white on black */
 	}
 }
@@ -48,10 +53,56 @@ static bool qemu_fw_cfg(void)
 	return sig[0] == 'Q' && sig[1] == 'E' && sig[2] == 'M' && sig[3] == 'U';
 }
 
+static int fill_boot_info(uint32_t mbi_phys, char *err, size_t errlen)
+{
+	struct mb2_source src = {
+		.mbi_phys = mbi_phys,
+		.phys_to_virt = 0,          /* paging is off */
+		.kernel_phys = (uintptr_t)__kernel_start,
+		.kernel_size = (uint64_t)(__kernel_end - __kernel_start),
+		.firmware = BI_FIRMWARE_BIOS,
+	};
+	return mb2_fill_boot_info(&src, &mb2_boot_info, err, errlen);
+}
+
+/* The reason on GRUB's framebuffer too, when GRUB set one up (serial_puts writes VGA text):
+ * a title, the reason wrapped at the screen's width, "Stopped.". */
+static void refusal_on_screen(const char *why)
+{
+	char err[160], part[SCR_COLS_MAX + 1];
+	const uint8_t attr = SCR_ATTR(SCR_WHITE, SCR_BLACK);
+	if (!mbi_at || fill_boot_info(mbi_at, err, sizeof(err)) ||
+	    mb2_boot_info.fb_layout.kind == BI_FB_NONE || mb2_boot_info.fb_layout.kind == BI_FB_EGA_TEXT)
+		return;
+	struct fbcon *c = screen_dev_attach(&mb2_boot_info, err, sizeof(err));
+	if (!c || c->cols < 3)
+		return;
+	fbcon_clear_rows(c, 0, 1, SCR_ATTR(SCR_WHITE, SCR_RED));
+	fbcon_text(c, 1, 0, "bareperf cannot run on this CPU", SCR_ATTR(SCR_WHITE, SCR_RED));
+	unsigned width = c->cols - 2, row = 2;
+	for (size_t at = 0, len = strlen(why); at < len && row < c->rows; at += width, row++) {
+		while (why[at] == ' ')
+			at++;       /* a wrapped line starts at a word */
+		size_t n = len - at < width ? len - at : width;
+		memcpy(part, why + at, n);
+		part[n] = 0;
+		fbcon_text(c, 1, row, part, attr);
+	}
+	fbcon_text(c, 1, row + 1, "Stopped.", attr);
+	screen_dev_flush();
+}
+
 /* Say why in one line, then stop as the kernel stops on a fatal error: through
- * isa-debug-exit under QEMU, else halt for good. */
+ * isa-debug-exit under QEMU, else halt for good. Under scripts/qemu-run --screen, wait for
+ * its key first, as kernel/platform.c does. */
 static __attribute__((noreturn)) void refuse(const char *why)
 {
+	bool qemu = qemu_fw_cfg();
+	char flag[4];
+	bool hold = qemu && fwcfg_read_file(SCREEN_HOLD_FWCFG, flag, sizeof(flag)) > 0;
+	refusal_on_screen(why);
+	if (hold)
+		i8042_drain();
 	/* COM1 at 115200 8N1, FIFOs on: the kernel's UART driver has not run yet. */
 	outb(UART_COM1 + UART_IER, 0);
 	outb(UART_COM1 + UART_LCR, UART_LCR_DLAB);
@@ -62,7 +113,9 @@ static __attribute__((noreturn)) void refuse(const char *why)
 	serial_puts("\r\nbareperf: ");
 	serial_puts(why);
 	serial_puts(" Stopped.\r\n");
-	if (qemu_fw_cfg())
+	if (hold)
+		i8042_wait_byte(SCREEN_HOLD_POLLS);
+	if (qemu)
 		outl(QEMU_DEBUG_EXIT_PORT, QEMU_DEBUG_EXIT_BASE + EXIT_CODE_FATAL);
 	for (;;) {
 		irq_disable();
@@ -108,18 +161,13 @@ void mb2_boot(uint32_t magic, uint32_t mbi_phys)
 {
 	if (magic != MB2_LOADER_MAGIC)
 		refuse("not started by a Multiboot2 loader (EAX lacks 0x36d76289).");
+	mbi_at = mbi_phys;
 	check_cpu();
-	struct mb2_source src = {
-		.mbi_phys = mbi_phys,
-		.phys_to_virt = 0,          /* paging is off */
-		.kernel_phys = (uintptr_t)__kernel_start,
-		.kernel_size = (uint64_t)(__kernel_end - __kernel_start),
-		.firmware = BI_FIRMWARE_BIOS,
-	};
 	char err[160];
 	static char line[200];
 
-	if (mb2_fill_boot_info(&src, &mb2_boot_info, err, sizeof(err))) {
+	if (fill_boot_info(mbi_phys, err, sizeof(err))) {
+		mbi_at = 0;             /* refuse() must not read it again */
 		unsigned n = 0;
 		for (const char *p = "Multiboot2 information unusable: "; *p; p++)
 			line[n++] = *p;

@@ -140,3 +140,13 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 	paging_enable_protections(ci);
 	desc_set_df_task_cr3(read_cr3());
 }
+
+/* Below IDENTITY_LIMIT (page 0 aside) or inside the MMIO window up to 4 GiB: both layouts,
+ * PAE and two-level, map these so. */
+bool paging_identity_reaches(uint64_t pa, uint64_t len)
+{
+	uint64_t end = pa + len;
+	if (end < pa || pa < PAGE_SIZE)
+		return false;
+	return end <= IDENTITY_LIMIT || (pa >= MMIO_WINDOW_BASE && end <= (1ull << 32));
+}

@@ -101,3 +101,9 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 	write_cr3(kernel_virt_to_phys((uint64_t)pml4));
 	paging_enable_protections(ci);
 }
+
+/* Below IDENTITY_LIMIT, page 0 aside: the identity map paging_init builds. */
+bool paging_identity_reaches(uint64_t pa, uint64_t len)
+{
+	return pa >= PAGE_SIZE && pa + len >= pa && pa + len <= IDENTITY_LIMIT;
+}

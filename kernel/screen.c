@@ -1,0 +1,410 @@
+/*
+ * What the screen shows (kernel/screen.h). Layout, top to bottom:
+ *   title bar; the machine's facts (screen_start); the console's latest lines, scrolling;
+ *   a status line (what is measured); a progress bar.
+ * At the end of mode=run the whole screen becomes the results screen; the other modes end
+ * on their last console lines (PASS/FAIL/SKIP and counts, the c2c matrix). Nothing here
+ * touches hardware: drivers/screen.c draws the cells.
+ */
+#include "kernel/screen.h"
+#include <stdarg.h>
+#include "drivers/screen.h"
+#include "drivers/uart16550.h"
+#include "kernel/console.h"
+#include "kernel/kernel.h"
+#include "kernel/kpmu.h"
+#include "kernel/result-json.h"
+#include "kernel/smp.h"
+#include "lib/format.h"
+#include "lib/str.h"
+
+#define ATTR_TITLE    SCR_ATTR(SCR_WHITE, SCR_BLUE)
+#define ATTR_TEXT     SCR_ATTR(SCR_GREY, SCR_BLACK)
+#define ATTR_KEY      SCR_ATTR(SCR_YELLOW, SCR_BLACK)
+#define ATTR_RECORD   SCR_ATTR(SCR_DARK_GREY, SCR_BLACK)   /* machine-readable @ lines */
+#define ATTR_BAD      SCR_ATTR(SCR_LIGHT_RED, SCR_BLACK)
+#define ATTR_GOOD     SCR_ATTR(SCR_LIGHT_GREEN, SCR_BLACK)
+#define ATTR_STATUS   SCR_ATTR(SCR_BLACK, SCR_GREY)
+#define ATTR_BAR      SCR_ATTR(SCR_LIGHT_GREEN, SCR_BLACK)
+
+#define LINE_MAX      SCR_COLS_MAX
+#define HISTORY       64            /* console lines kept for the log area */
+#define INFO_ROWS     7
+#define PMU_ROW       2
+#define RESULT_ROWS   512           /* results screen rows kept */
+
+/* A summary leaves out ROW_MORE first, then ROW_NOTE; ROW_MAIN and ROW_ALERT stay. */
+enum row_kind { ROW_MAIN, ROW_MORE, ROW_ALERT, ROW_NOTE };
+enum summary_level { SHOW_ALL, SHOW_NO_MORE, SHOW_NO_NOTES };
+
+struct screen_row {
+	char text[LINE_MAX];
+	uint8_t attr;
+	uint8_t kind;               /* enum row_kind */
+};
+
+static struct fbcon *con;
+static char history[HISTORY][LINE_MAX];
+static uint8_t history_attr[HISTORY];
+static unsigned history_next, history_count;
+static unsigned log_top;          /* first row of the log area; 1 until screen_start */
+static bool started, results_shown;
+static struct screen_row rows[RESULT_ROWS];
+static unsigned nrows, rows_dropped;
+
+/* The log ends above the status line and the bar; a screen of 2 rows or fewer has none. */
+static unsigned log_bottom(void) { return con->rows > 2 ? con->rows - 2 : 0; }
+
+static bool contains(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+	for (; *s; s++)
+		if (!strncmp(s, word, n))
+			return true;
+	return false;
+}
+
+static uint8_t line_attr(const char *line)
+{
+	if (line[0] == '@')
+		return ATTR_RECORD;
+	if (!strncmp(line, "bareperf: ", 10) && contains(line, " results, "))
+		return contains(line, " 0 faults, 0 timeouts, 0 errors") ? ATTR_GOOD
+			: SCR_ATTR(SCR_YELLOW, SCR_BLACK);
+	if (!strncmp(line, "FATAL", 5) || !strncmp(line, "FAIL", 4) || !strncmp(line, "error", 5) ||
+	    !strncmp(line, "config error", 12) || !strncmp(line, "exception", 9))
+		return ATTR_BAD;
+	if (!strncmp(line, "PASS", 4))
+		return ATTR_GOOD;
+	if (!strncmp(line, "SKIP", 4) || !strncmp(line, "note", 4))
+		return SCR_ATTR(SCR_LIGHT_CYAN, SCR_BLACK);
+	return ATTR_TEXT;
+}
+
+/* The log area shows the latest history lines, the newest at its bottom. */
+static void draw_log(void)
+{
+	unsigned top = log_top, bottom = log_bottom();
+	if (bottom <= top)
+		return;
+	unsigned height = bottom - top, shown = history_count < height ? history_count : height;
+	fbcon_clear_rows(con, top, height, ATTR_TEXT);
+	for (unsigned i = 0; i < shown; i++) {
+		unsigned h = (history_next + HISTORY - shown + i) % HISTORY;
+		fbcon_text(con, 0, top + i, history[h], history_attr[h]);
+	}
+}
+
+void screen_log_line(const char *line)
+{
+	str_copy(history[history_next], line, LINE_MAX);
+	history_attr[history_next] = line_attr(line);
+	history_next = (history_next + 1) % HISTORY;
+	if (history_count < HISTORY)
+		history_count++;
+	if (con && !results_shown) {
+		unsigned top = log_top, bottom = log_bottom();
+		if (bottom > top) {
+			fbcon_scroll_up(con, top, bottom, 1, ATTR_TEXT);
+			fbcon_text(con, 0, bottom - 1, line, line_attr(line));
+		}
+	}
+}
+
+static void title(const char *what)
+{
+	char t[LINE_MAX];
+	fbcon_clear_rows(con, 0, 1, ATTR_TITLE);
+	bp_snprintf(t, sizeof(t), " bareperf %s  %s", kernel_version, what);
+	fbcon_text(con, 0, 0, t, ATTR_TITLE);
+}
+
+static void status(const char *text, uint8_t attr)
+{
+	fbcon_clear_rows(con, con->rows - 2, 1, attr);
+	fbcon_text(con, 1, con->rows - 2, text, attr);
+}
+
+void screen_attach(const struct boot_info *bi)
+{
+	char why[160];
+	con = screen_dev_attach(bi, why, sizeof(why));
+	if (!con) {
+		/* A screen that should be there and is not: say so (a machine without any
+		 * display, the common QEMU case, stays silent: serial is unchanged). */
+		if (bi->fb.base || bi->fb.format == BI_GOP_BLT_ONLY)
+			kprintf("screen: none (%s)\n", why);
+		return;
+	}
+	log_top = 1;
+	title("");
+	draw_log();
+}
+
+static void info(unsigned row, const char *key, const char *value)
+{
+	fbcon_text(con, 1, row, key, ATTR_KEY);
+	fbcon_text(con, 11, row, value, ATTR_TEXT);
+}
+
+static void pmu_line(unsigned row, const char *works)
+{
+	char v[LINE_MAX];
+	bp_snprintf(v, sizeof(v), "%s, %u+%u counters: %s", pmu_kind_name(kernel.pmu.kind),
+		    kernel.pmu.gp_counters, kernel.pmu.fixed_counters, works);
+	fbcon_clear_rows(con, row, 1, ATTR_TEXT);
+	info(row, "PMU", v);
+}
+
+void screen_pmu(void)
+{
+	char v[LINE_MAX];
+	if (!con || !started || log_top == 1)
+		return;
+	if (kpmu.functional)
+		str_copy(v, "counting", sizeof(v));
+	else
+		bp_snprintf(v, sizeof(v), "not counting (%s)", kpmu.reason);
+	pmu_line(PMU_ROW, v);
+}
+
+static void info_lines(void)
+{
+	const struct cpu_info *c = &kernel.cpu;
+	char v[LINE_MAX];
+	unsigned r = 1;
+	fbcon_clear_rows(con, 1, INFO_ROWS, ATTR_TEXT);
+	bp_snprintf(v, sizeof(v), "%s family %u model %u stepping %u%s%s", c->vendor_id,
+		    c->family, c->model, c->stepping, c->brand[0] ? ": " : "", c->brand);
+	info(r++, "CPU", v);
+	enum cfg_mode m = kernel.cfg.mode;
+	bool checks = m == CFG_MODE_RUN || m == CFG_MODE_SELFTEST || m == CFG_MODE_PMUCHECK ||
+		      m == CFG_MODE_C2C;
+	bp_snprintf(v, sizeof(v), "not checked (mode=%s)", cfg_mode_name(m));
+	pmu_line(PMU_ROW, checks ? "checked when the mode starts" : v);
+	r++;
+	bp_snprintf(v, sizeof(v), "%s, %s", bootinfo_firmware_name(kernel.bi),
+		    sizeof(void *) == 8 ? "x86-64 kernel (long mode)" : "i686 kernel (protected mode)");
+	info(r++, "Firmware", v);
+	bp_snprintf(v, sizeof(v), "%u up", smp_count());
+	info(r++, "CPUs", v);
+	info(r++, "Config", kernel.config_sources && kernel.config_sources[0] ?
+	     kernel.config_sources : "defaults");
+	if (uart_present())
+		bp_snprintf(v, sizeof(v), "port 0x%x, %u baud (the full report goes there)",
+			    uart_port(), kernel.cfg.serial_baud);
+	else
+		str_copy(v, "none", sizeof(v));
+	info(r++, "Serial", v);
+	fbcon_clear_rows(con, r, 1, ATTR_TEXT);
+	for (unsigned col = 0; col < con->cols; col++)
+		fbcon_put(con, col, r, '-', ATTR_RECORD);
+}
+
+void screen_start(void)
+{
+	if (!con)
+		return;
+	char what[64];
+	bp_snprintf(what, sizeof(what), "mode=%s", cfg_mode_name(kernel.cfg.mode));
+	title(what);
+	log_top = 1 + INFO_ROWS;
+	if (log_top + 2 >= log_bottom())
+		log_top = 1;            /* too few rows for the facts: the log only */
+	else
+		info_lines();
+	draw_log();
+	status("starting", ATTR_STATUS);
+	started = true;
+	screen_dev_flush();
+}
+
+void screen_progress(const struct payload *pl, uint64_t size, unsigned cpl, unsigned group,
+		     unsigned groups, unsigned cpu, unsigned k, unsigned n)
+{
+	if (!con || results_shown)
+		return;
+	char t[LINE_MAX];
+	bp_snprintf(t, sizeof(t), "measuring %s%s%llu  CPL %u  event group %u of %u  CPU %u",
+		    pl->name, size ? " size " : "", (unsigned long long)size, cpl, group + 1,
+		    groups, cpu);
+	if (!size)      /* no size: drop the "0" the format needs for a constant layout */
+		bp_snprintf(t, sizeof(t), "measuring %s  CPL %u  event group %u of %u  CPU %u",
+			    pl->name, cpl, group + 1, groups, cpu);
+	status(t, ATTR_STATUS);
+	unsigned bar_row = con->rows - 1;
+	bp_snprintf(t, sizeof(t), " %u of %u ", k, n);
+	fbcon_clear_rows(con, bar_row, 1, ATTR_TEXT);
+	unsigned col = fbcon_text(con, 0, bar_row, t, ATTR_TEXT);
+	unsigned width = con->cols > col + 1 ? con->cols - col - 1 : 0;
+	unsigned full = n ? (unsigned)((uint64_t)width * k / n) : 0;
+	for (unsigned i = 0; i < width; i++)
+		fbcon_put(con, col + i, bar_row, i < full ? FONT_BLOCK_FULL : FONT_SHADE_LIGHT,
+			  ATTR_BAR);
+	screen_dev_flush();
+}
+
+static struct screen_row *new_row(uint8_t kind, uint8_t attr)
+{
+	if (nrows == RESULT_ROWS) {
+		rows_dropped++;
+		return 0;
+	}
+	struct screen_row *r = &rows[nrows++];
+	r->kind = kind;
+	r->attr = attr;
+	return r;
+}
+
+/* "12.345" from a value x1000. */
+static void milli_text(int64_t v, char *buf, size_t len)
+{
+	uint64_t a = v < 0 ? (uint64_t)-v : (uint64_t)v;
+	bp_snprintf(buf, len, "%s%llu.%03llu", v < 0 ? "-" : "", (unsigned long long)(a / 1000),
+		    (unsigned long long)(a % 1000));
+}
+
+static const struct result *find(const struct result *rs, unsigned n, unsigned cpl,
+				 const char *event, enum result_source src)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (rs[i].cpl == cpl && !strcmp(rs[i].event, event) && rs[i].source == src)
+			return &rs[i];
+	return 0;
+}
+
+void screen_block(const struct payload *pl, uint64_t size, const struct result *rs, unsigned n)
+{
+	char name[48], a[24], b[24];
+	bool first = true;
+	if (size >= (1u << 20) && !(size & ((1u << 20) - 1)))
+		bp_snprintf(name, sizeof(name), "%s %lluM", pl->name, (unsigned long long)(size >> 20));
+	else if (size)
+		bp_snprintf(name, sizeof(name), "%s %lluK", pl->name, (unsigned long long)(size >> 10));
+	else
+		str_copy(name, pl->name, sizeof(name));
+	for (unsigned i = 0; i < n; i++) {
+		const struct result *r = &rs[i];
+		if (find(rs, i, 0, r->event, r->source) || find(rs, i, 3, r->event, r->source))
+			continue;
+		const struct result *c0 = find(rs, n, 0, r->event, r->source);
+		const struct result *c3 = find(rs, n, 3, r->event, r->source);
+		if (c0)
+			milli_text(c0->per_iter_milli, a, sizeof(a));
+		else
+			str_copy(a, "-", sizeof(a));
+		if (c3)
+			milli_text(c3->per_iter_milli, b, sizeof(b));
+		else
+			str_copy(b, "-", sizeof(b));
+		struct screen_row *row = new_row(first ? ROW_MAIN : ROW_MORE, ATTR_TEXT);
+		if (row)
+			bp_snprintf(row->text, sizeof(row->text), "%-20.20s %-24.24s %-11.11s %13s %13s",
+				    first ? name : "", r->event, result_source_name(r->source), a, b);
+		first = false;
+	}
+}
+
+void screen_alert(bool note, uint8_t colour, const char *fmt, ...)
+{
+	struct screen_row *row = new_row(note ? ROW_NOTE : ROW_ALERT, SCR_ATTR(colour, SCR_BLACK));
+	if (!row)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	bp_vsnprintf(row->text, sizeof(row->text), fmt, ap);
+	va_end(ap);
+}
+
+static bool row_shown(const struct screen_row *row, enum summary_level level)
+{
+	return !(level >= SHOW_NO_MORE && row->kind == ROW_MORE) &&
+	       !(level >= SHOW_NO_NOTES && row->kind == ROW_NOTE);
+}
+
+/* The least summary that fits `height` rows (the last, cut, when none does). */
+static enum summary_level level_for(unsigned height)
+{
+	enum summary_level level = SHOW_ALL;
+	for (; level < SHOW_NO_NOTES; level++) {
+		unsigned n = rows_dropped;
+		for (unsigned i = 0; i < nrows; i++)
+			n += row_shown(&rows[i], level);
+		if (n <= height)
+			break;
+	}
+	return level;
+}
+
+/* The rows the level shows, as many as fit; returns how many were left out. */
+static unsigned draw_rows(unsigned top, unsigned height, enum summary_level level)
+{
+	unsigned r = top, left_out = rows_dropped;
+	for (unsigned i = 0; i < nrows; i++) {
+		if (!row_shown(&rows[i], level))
+			continue;
+		if (r == top + height) {
+			left_out++;
+			continue;
+		}
+		fbcon_text(con, 0, r++, rows[i].text, rows[i].attr);
+	}
+	return left_out;
+}
+
+void screen_results(unsigned results, unsigned faults, unsigned timeouts, unsigned errors)
+{
+	if (!con)
+		return;
+	/* pmucheck and c2c end on their own lines (PASS/FAIL/SKIP and counts, the matrix),
+	 * which the log shows with this totals line under them. */
+	if (kernel.cfg.mode != CFG_MODE_RUN) {
+		screen_dev_flush();
+		return;
+	}
+	char t[LINE_MAX];
+	results_shown = true;
+	fbcon_clear_rows(con, 0, con->rows, ATTR_TEXT);
+	title("results: per iteration");
+	bp_snprintf(t, sizeof(t), "%-20s %-24s %-11s %13s %13s", "payload", "event", "source",
+		    "CPL 0", "CPL 3");
+	fbcon_text(con, 0, 1, t, ATTR_KEY);
+	/* Title and header above the table; the summary's note, totals, status and the bar's
+	 * row below it. */
+	unsigned height = con->rows > 6 ? con->rows - 6 : 0;
+	enum summary_level level = level_for(height);
+	bool summary = level != SHOW_ALL;
+	unsigned left_out = draw_rows(2, height, level);
+	unsigned totals_row = con->rows - 3;
+	bp_snprintf(t, sizeof(t), "bareperf: %u results, %u faults, %u timeouts, %u errors",
+		    results, faults, timeouts, errors);
+	/* Red for errors; yellow for faults and timeouts, which fault payloads expect. */
+	fbcon_text(con, 0, totals_row, t, errors ? ATTR_BAD : faults || timeouts ?
+		   SCR_ATTR(SCR_YELLOW, SCR_BLACK) : ATTR_GOOD);
+	if (summary) {
+		char where[64];
+		if (uart_present())
+			bp_snprintf(where, sizeof(where), "serial port 0x%x", uart_port());
+		else
+			str_copy(where, "serial (no port here)", sizeof(where));
+		/* Short: 80 columns (VGA text) should hold it. */
+		char left[40] = "";
+		if (left_out)
+			bp_snprintf(left, sizeof(left), ", %u rows cut", left_out);
+		bp_snprintf(t, sizeof(t), "summary: first figures%s%s; full report: %s",
+			    level == SHOW_NO_NOTES ? ", no notes" : "", left, where);
+		fbcon_text(con, 0, totals_row - 1, t, ATTR_KEY);
+	}
+	screen_dev_flush();
+}
+
+void screen_final(const char *how)
+{
+	if (!con)
+		return;
+	if (!started && !results_shown)
+		title("");
+	status(how, contains(how, "exit code 0") || contains(how, "halted") ? ATTR_STATUS :
+		    SCR_ATTR(SCR_WHITE, SCR_RED));
+	screen_dev_flush();
+}
