@@ -34,8 +34,10 @@ KNASMFLAGS := -f elf64 -g -F dwarf -I$(B)/gen/
 
 # lib/ files that only the host tools and tests use (reading a CPUID dump file).
 HOST_ONLY_LIB := lib/cpuid-dump.c
-KERNEL_C   := $(filter-out $(HOST_ONLY_LIB),$(wildcard kernel/*.c arch/x86/*.c arch/x86/64/*.c \
-	arch/x86/pmu/*.c drivers/*.c lib/*.c payloads/*.c))
+# payloads/*-64.c and payloads/*-32.c: one word size's half of a payload file, each linked
+# into its own kernel only (payloads/userbench-64.c, -32.c: the user benchmark wrappers).
+KERNEL_C   := $(filter-out $(HOST_ONLY_LIB) payloads/%-32.c,$(wildcard kernel/*.c arch/x86/*.c \
+	arch/x86/64/*.c arch/x86/pmu/*.c drivers/*.c lib/*.c payloads/*.c))
 KERNEL_ASM := $(wildcard arch/x86/*.asm payloads/*.asm kernel/*.asm)
 KERNEL_GEN := $(B)/gen/pfm_tables.c
 # The libpfm4-derived event tables are generated when their generator exists.
@@ -81,8 +83,8 @@ K32CFLAGS := $(filter-out -mno-red-zone -mcmodel=kernel,$(KCFLAGS)) -m32 -march=
 K32NASMFLAGS := -f elf32 -g -F dwarf -I$(B)/gen/
 ARCH_X86_SHARED_C := arch/x86/msr-io.c arch/x86/pt-pool.c arch/x86/run.c arch/x86/setup.c \
 	arch/x86/stacks.c arch/x86/traps.c
-KERNEL32_C   := $(filter-out $(HOST_ONLY_LIB),$(wildcard kernel/*.c arch/x86/32/*.c arch/x86/pmu/*.c \
-	drivers/*.c lib/*.c payloads/*.c)) $(ARCH_X86_SHARED_C)
+KERNEL32_C   := $(filter-out $(HOST_ONLY_LIB) payloads/%-64.c,$(wildcard kernel/*.c arch/x86/32/*.c \
+	arch/x86/pmu/*.c drivers/*.c lib/*.c payloads/*.c)) $(ARCH_X86_SHARED_C)
 KERNEL32_ASM := $(wildcard arch/x86/32/*.asm kernel/32/*.asm payloads/32/*.asm)
 KERNEL32_OBJ := $(KERNEL32_C:%.c=$(B)/kernel32/%.o) $(KERNEL32_ASM:%.asm=$(B)/kernel32/%.asm.o) \
 	$(PFM_GEN:%=$(B)/kernel32/gen/%.o)

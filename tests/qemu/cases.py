@@ -754,13 +754,13 @@ for _cpu, _kind in [("kvm32", "intel-netburst"), ("coreduo", "none")]:
                              r'^@result \{"bench":"sys_int3","size":0,"cpl":3,"event":"tsc"'],
                       absent=NO_FAIL + [r'^@skip \{"bench":"(fp_|cost_lfence|cost_mfence|mem_|br_)']))
 CASES += [
-    # User benchmarks are x86-64 code: the i686 kernel says so rather than run them.
+    # A benchmark with only 64-bit code: the i686 kernel says so rather than run it.
     # Nothing asked for was measured: the run says so and fails.
-    dict(name="i686-user-bench-skipped", args=["--bios", "--cpu", "pentium3", "--asm", "add rax, 1"], timeout=60,
-         exit=1,
-         lines=BIOS32 + ['@skip {"bench":"asm","reason":"a user benchmark is x86-64 code (scripts/bareperf-asm '
-                         'assembles for 64-bit mode and payloads/userbench-64.c wraps it in 64-bit code): the '
-                         'i686 kernel cannot run it"}',
+    dict(name="i686-user-bench-skipped", args=["--bios", "--cpu", "pentium3", "--config", "bench.asm.code=4883c001"],
+         timeout=60, exit=1,
+         lines=BIOS32 + ['@skip {"bench":"asm","reason":"no 32-bit code in the configuration (bench.NAME.code32: '
+                         'scripts/bareperf-asm writes it where nasm assembles the code as 32-bit code, unless '
+                         '--bits 64)"}',
                          "error: nothing was measured: 1 payload selected, and it was skipped (the skip lines "
                          "say why)",
                          '@done {"results":0,"faults":0,"timeouts":0,"errors":1}'],
@@ -882,7 +882,7 @@ CASES += [
          config="bench.nocode.unroll=3 bench.empty.code=90 bench.big.code=" + "90" * 1000 +
                 " bench.big.unroll=300 bench.mem.code=90 bench.mem.buffer=1G bench.off.code=90 bench.off.align=4 "
                 "bench.off.offset=4 bench.x.unroll=0 reps=2", exit=1,
-         lines=["error: bench.nocode: no code (bench.nocode.code=HEX, as scripts/bareperf-asm writes it)",
+         lines=["error: bench.nocode: no code (bench.nocode.code=HEX or .code32=HEX, as scripts/bareperf-asm writes them)",
                 "error: bench.empty: 'empty' is a built-in payload's name; choose another",
                 "error: bench.big: 1000 bytes of code x unroll 300 = 300000 bytes, more than the 262144 the "
                 "unrolled code may have",

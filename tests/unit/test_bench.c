@@ -49,15 +49,15 @@ static void test_keys_and_defaults(void **state)
 	assert_int_equal(cfg_a.nbench, 2);
 	const struct cfg_bench *a = &cfg_a.bench[0], *x = &cfg_a.bench[1];
 	assert_string_equal(a->name, "asm");
-	assert_int_equal(a->code_len, 4);
-	assert_memory_equal(a->code, "\x48\x83\xc0\x01", 4);
+	assert_int_equal(a->mode[CFG_BENCH_64].code_len, 4);
+	assert_memory_equal(a->mode[CFG_BENCH_64].code, "\x48\x83\xc0\x01", 4);
 	assert_int_equal(a->unroll, CFG_BENCH_UNROLL_DEFAULT);
 	assert_int_equal(a->loop, 10);
 	assert_int_equal(a->align, 64);
-	assert_int_equal(a->init_len, 0);
+	assert_int_equal(a->mode[CFG_BENCH_64].init_len, 0);
 	assert_true(a->buffer == 0);
 	assert_string_equal(x->name, "x_2");
-	assert_int_equal(x->init_len, 2);
+	assert_int_equal(x->mode[CFG_BENCH_64].init_len, 2);
 	assert_int_equal(x->unroll, 7);
 	assert_true(x->buffer == 65536 && x->buffer_align == (2u << 20));
 	assert_int_equal(x->fill, CFG_FILL_CHASE);
@@ -86,8 +86,8 @@ static void test_errors(void **state)
 		{ "bench.asm.fill=ones", "t.cfg line 1: bench.asm.fill=ones is not one of zero|random|chase" },
 		{ "bench.asm.stride=12", "t.cfg line 1: bench.asm.stride=12 is not a multiple of 8 (the chain's words are 8 bytes)" },
 		{ "bench.asm.lop=3", "t.cfg line 1: bench.asm.lop: unknown key (did you mean 'bench.asm.loop'?)" },
-		{ "bench.asm=3", "t.cfg line 1: bench.asm: which key? (bench.asm.code=HEX, .init, .unroll, .loop, .align, .offset, .buffer, .buffer_align, .fill, .stride, .text)" },
-		{ "bench.A-b.code=90", "t.cfg line 1: bench.A-b: 'A' is not allowed in a benchmark name (a-z, 0-9, _)" },
+		{ "bench.asm=3", "t.cfg line 1: bench.asm: which key? (bench.asm.code=HEX, .init, .unroll, .loop, .align, .offset, .buffer, .buffer_align, .fill, .stride, .text, .code32, .init32, .skip64, .skip32)" },
+		{ "bench.A-b.mode[CFG_BENCH_64].code=90", "t.cfg line 1: bench.A-b: 'A' is not allowed in a benchmark name (a-z, 0-9, _)" },
 		{ "bench.asm.code=", "t.cfg line 1: 'bench.asm.code' needs a value (key=value)" },
 	};
 	struct messages m;
@@ -97,7 +97,7 @@ static void test_errors(void **state)
 		assert_int_equal(apply(&cfg_a, cases[i].text, &m), 1);
 		assert_string_equal(m.text[0], cases[i].msg);
 		assert_int_equal(cfg_a.nbench, 1);
-		assert_int_equal(cfg_a.bench[0].code_len, 1);        /* earlier value kept */
+		assert_int_equal(cfg_a.bench[0].mode[CFG_BENCH_64].code_len, 1);        /* earlier value kept */
 		assert_int_equal(cfg_a.bench[0].unroll, CFG_BENCH_UNROLL_DEFAULT);
 		/* ... and the benchmark is refused, unless its name was the fault */
 		assert_int_equal(cfg_a.bench[0].refused != 0, strncmp(cases[i].text, "bench.A-b", 9) != 0);
@@ -145,7 +145,7 @@ static void test_code_limits(void **state)
 		memcpy(text + o, "90", 2);
 	text[o] = 0;
 	assert_int_equal(apply(&cfg_a, text, &m), 0);
-	assert_int_equal(cfg_a.bench[0].code_len, CFG_BENCH_INIT_MAX + 1);
+	assert_int_equal(cfg_a.bench[0].mode[CFG_BENCH_64].code_len, CFG_BENCH_INIT_MAX + 1);
 	memcpy(text, "bench.big.init=", 15);
 	assert_int_equal(apply(&cfg_a, text, &m), 1);
 	assert_string_equal(m.text[0], "t.cfg line 1: bench.big.init: 1025 bytes, more than the 1024 a benchmark's init may have");
@@ -217,10 +217,10 @@ static void test_wrapper_runs_natively(void **state)
 	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
 		struct cfg_bench b = { .unroll = shapes[s].unroll, .loop = shapes[s].loop,
 				       .align = shapes[s].align, .offset = shapes[s].offset };
-		memcpy(b.code, "\x49\x83\x06\x01", 4);          /* add qword [r14], 1 */
-		b.code_len = 4;
-		memcpy(b.init, "\x49\xc7\x46\x08\x07\x00\x00\x00", 8);   /* mov qword [r14+8], 7 */
-		b.init_len = 8;
+		memcpy(b.mode[CFG_BENCH_64].code, "\x49\x83\x06\x01", 4);          /* add qword [r14], 1 */
+		b.mode[CFG_BENCH_64].code_len = 4;
+		memcpy(b.mode[CFG_BENCH_64].init, "\x49\xc7\x46\x08\x07\x00\x00\x00", 8);   /* mov qword [r14+8], 7 */
+		b.mode[CFG_BENCH_64].init_len = 8;
 		struct userbench_layout lay;
 		size_t len;
 		uint8_t *code = exec_copy(&b, &lay, &len);
@@ -232,8 +232,8 @@ static void test_wrapper_runs_natively(void **state)
 			assert_true(buf[1] == 7);
 			assert_int_equal(lay.top[k] % b.align, b.offset % b.align);
 			assert_int_equal(lay.copies[k], b.unroll << k);
-			assert_memory_equal(code + lay.init[k], b.init, b.init_len);
-			assert_memory_equal(code + lay.top[k] + (lay.copies[k] - 1) * 4, b.code, 4);
+			assert_memory_equal(code + lay.init[k], b.mode[CFG_BENCH_64].init, b.mode[CFG_BENCH_64].init_len);
+			assert_memory_equal(code + lay.top[k] + (lay.copies[k] - 1) * 4, b.mode[CFG_BENCH_64].code, 4);
 		}
 		munmap(code, len);
 	}
@@ -259,8 +259,8 @@ static void test_wrapper_register_contract(void **state)
 		0xfd,                                       /* std */
 	};
 	struct cfg_bench b = { .unroll = 1, .loop = 0, .align = 1 };
-	memcpy(b.code, code, sizeof(code));
-	b.code_len = sizeof(code);
+	memcpy(b.mode[CFG_BENCH_64].code, code, sizeof(code));
+	b.mode[CFG_BENCH_64].code_len = sizeof(code);
 	struct userbench_layout lay;
 	size_t len;
 	uint8_t *p = exec_copy(&b, &lay, &len);
@@ -275,7 +275,7 @@ static void test_emit_cap(void **state)
 {
 	(void)state;
 	static uint8_t out[1024];
-	struct cfg_bench b = { .unroll = 1000, .align = 64, .code_len = 4 };
+	struct cfg_bench b = { .unroll = 1000, .align = 64, .mode[CFG_BENCH_64] = { .code_len = 4 } };
 	struct userbench_layout lay;
 	assert_int_equal(userbench_emit(&b, out, sizeof(out), &lay), -1);
 	b.unroll = 10;
