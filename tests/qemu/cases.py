@@ -754,16 +754,26 @@ for _cpu, _kind in [("kvm32", "intel-netburst"), ("coreduo", "none")]:
                              r'^@result \{"bench":"sys_int3","size":0,"cpl":3,"event":"tsc"'],
                       absent=NO_FAIL + [r'^@skip \{"bench":"(fp_|cost_lfence|cost_mfence|mem_|br_)']))
 CASES += [
-    # A benchmark with only 64-bit code: the i686 kernel says so rather than run it.
+    # Benchmarks with only 64-bit code: the i686 kernel skips them with nasm's reason (carried
+    # as bench.NAME.skip32), or, where the configuration has none, with the key it lacks.
     # Nothing asked for was measured: the run says so and fails.
-    dict(name="i686-user-bench-skipped", args=["--bios", "--cpu", "pentium3", "--config", "bench.asm.code=4883c001"],
+    dict(name="i686-user-bench-skipped", args=["--bios", "--cpu", "pentium3", "--asm", "add rax, 1",
+                                               "--config", "bench.nokey.code=4883c001"],
          timeout=60, exit=1,
-         lines=BIOS32 + ['@skip {"bench":"asm","reason":"no 32-bit code in the configuration (bench.NAME.code32: '
+         lines=BIOS32 + ['@skip {"bench":"nokey","reason":"no 32-bit code in the configuration (bench.NAME.code32: '
                          'scripts/bareperf-asm writes it where nasm assembles the code as 32-bit code, unless '
                          '--bits 64)"}',
-                         "error: nothing was measured: 1 payload selected, and it was skipped (the skip lines "
+                         '@skip {"bench":"asm","reason":"as 32-bit code: code, statement 1: \'add rax, 1\': error: '
+                         'instruction not supported in 32-bit mode"}',
+                         "error: nothing was measured: 2 payloads selected, and each was skipped (the skip lines "
                          "say why)",
                          '@done {"results":0,"faults":0,"timeouts":0,"errors":1}'],
+         absent=[r"^@result", r"^FATAL"]),
+    # --bits 32: the x86-64 kernel skips the benchmark and says why.
+    dict(name="user-bench-bits32-skipped", args=["--bios", "--cpu", "qemu64", "--asm", "add eax, 1", "--bits", "32"],
+         timeout=60, exit=1,
+         lines=['@skip {"bench":"asm","reason":"written for 32-bit mode only (bits=32): not assembled as 64-bit '
+                'code"}', '@done {"results":0,"faults":0,"timeouts":0,"errors":1}'],
          absent=[r"^@result", r"^FATAL"]),
     dict(name="all-selected-skipped-fails", args=["--bios", "--cpu", "qemu64"],
          config="payloads=cost_rdmsr,cost_rdpmc cpl=3 reps=2", exit=1, timeout=60,
@@ -791,6 +801,10 @@ CASES += [
 # snippet is 1 instruction and 32 ticks, exactly, at both CPLs (docs/bench.md).
 EXAMPLES = sorted(os.path.join("docs", "bench-examples", f) for f in os.listdir(os.path.join(ROOT, "docs", "bench-examples"))
                   if f.endswith(".bench"))
+
+
+_IMUL = os.path.join("docs", "bench-examples", "imul.bench")
+_CHASE = os.path.join("docs", "bench-examples", "chase.bench")
 
 
 def user_bench_exact(out, examples=EXAMPLES):
@@ -868,6 +882,26 @@ CASES += [
                 r'^@result \{"bench":"asm","size":0,"cpl":0,"event":"tsc",.*"iters":1000,"unroll":100,"loop":10,'
                 r'.*"stddev":0\.000,.*"per_iter":32\.000,'],
          absent=NO_FAIL),
+    # The i686 kernel runs the 32-bit encoding (bench.NAME.code32) as exactly, at both CPLs: on
+    # a 32-bit NetBurst with every example bench file (MFENCE needs SSE2), on a Pentium III and
+    # an Athlon with the IMUL chains and the pointer chase (4-byte pointers, in ESI).
+    dict(name="i686-user-asm-icount-exact-kvm32", args=["--bios", "--cpu", "kvm32", "--icount", "--asm",
+                                                         "add eax, 1", "--unroll", "100", "--loop", "10"]
+         + sum((["--bench", p] for p in EXAMPLES), []),
+         config="reps=3 warmup=1", timeout=300, check=user_bench_exact,
+         lines=BIOS32 + ["cfg.bench.asm.code32=83c001"],
+         match=[r'^@result \{"bench":"asm","size":0,"cpl":3,"event":"tsc",.*"iters":1000,"unroll":100,"loop":10,'
+                r'.*"stddev":0\.000,.*"per_iter":32\.000,',
+                r'^@result \{"bench":"chase_1m","size":0,"cpl":0,"event":"instructions",.*"per_iter":1\.000,'],
+         absent=NO_FAIL + [r"^@skip"]),
+] + [
+    dict(name="i686-user-asm-icount-exact-" + _cpu,
+         args=["--bios", "--cpu", _cpu, "--icount", "--asm", "add eax, 1", "--unroll", "100", "--loop", "10",
+               "--bench", _IMUL, "--bench", _CHASE],
+         config="reps=2 warmup=1", timeout=300, check=lambda out: user_bench_exact(out, examples=[_IMUL, _CHASE]),
+         lines=BIOS32, absent=NO_FAIL + [r"^@skip"])
+    for _cpu in ("pentium3", "athlon")
+] + [
     # ud2 after an add, a load from address 0 in the init code, a jump to itself, then a good one.
     dict(name="user-asm-faults", args=["--cpu", "max", "--asm", "nop", "--name", "after", "--unroll", "5"],
          config="bench.ud.code=4883c0010f0b bench.ud.unroll=3 bench.ld.code=90 "
