@@ -1401,6 +1401,60 @@ CASES += [
 ]
 
 
+# The same defences hold for 32-bit code on the i686 kernel (bench.NAME.code32): traps placed
+# at their instruction, a stack of its own at CPL 0 (ESP = 0 ends as a #DF on its own task),
+# INT n and SYSCALL as the benchmark's faults, guard pages around the buffer, and single-step
+# hazards refused. The 32-bit encodings of the x86-64 cases' code.
+PUSH_64K_32 = "mov ecx, 8192; .a: push eax; dec ecx; jnz .a; mov ecx, 8192; .b: pop eax; dec ecx; jnz .b"
+CASES += [
+    dict(name="i686-user-trap-placed", args=["--bios", "--cpu", "pentium3", "--asm", "nop; int3", "--unroll", "3"],
+         config="bench.one.code32=cc bench.one.unroll=1 bench.halt.code32=f4 bench.halt.unroll=1 "
+                "bench.int3b.code32=90cd03 bench.int3b.unroll=2 watchdog=100 reps=2 warmup=1 payloads=asm,one,halt,int3b",
+         exit=1, timeout=60,
+         check=user_outcome(faults={("asm", 0): (3, "asm+0x1", 1), ("asm", 3): (3, "asm+0x1", 1),
+                                    ("one", 0): (3, "one+0x0", 1), ("one", 3): (3, "one+0x0", 1),
+                                    ("int3b", 0): (3, "int3b+0x1", 1), ("int3b", 3): (3, "int3b+0x1", 1),
+                                    ("halt", 3): (13, "halt+0x0", 1)},
+                            timeouts={("halt", 0): "halt+0x0"}),
+         lines=BIOS32, absent=[r"^FATAL"]),
+    dict(name="i686-user-push-64k", args=["--bios", "--cpu", "pentium3", "--asm", PUSH_64K_32, "--bits", "32",
+                                          "--unroll", "1"],
+         config="reps=2 warmup=1", timeout=120, check=user_outcome(results={"asm": (0, 3)}),
+         match=[r"^   instructions per copy, measured by single-step: 49154\.000$"], lines=BIOS32, absent=NO_FAIL),
+    dict(name="i686-user-stack-abuse", args=["--bios", "--cpu", "pentium3", "--asm", "nop", "--name", "after",
+                                             "--unroll", "5"],
+         config="bench.xsp.code32=31e4 bench.xsp.unroll=1 bench.i242.code32=cdf2 bench.i242.unroll=1 "
+                "reps=2 warmup=1 payloads=xsp,i242,after",
+         exit=1, timeout=60,
+         check=user_outcome(faults={("xsp", 0): (8, None, None), ("xsp", 3): (14, None, None),
+                                    ("i242", 0): (242, "i242+0x0", 1, "INT n"), ("i242", 3): (13, "i242+0x0", 1)},
+                            results={"after": (0, 3)}),
+         lines=BIOS32, absent=[r"^FATAL"]),
+    dict(name="i686-user-syscall-int81-faults", args=["--bios", "--cpu", "athlon", "--asm", "nop", "--name", "after",
+                                                      "--unroll", "5"],
+         config="bench.sc.code32=0f05 bench.sc.unroll=1 bench.sc1.code32=b8010000000f05 bench.sc1.unroll=2 "
+                "bench.i129.code32=cd81 bench.i129.unroll=1 reps=2 warmup=1 payloads=sc,sc1,i129,after",
+         exit=1, timeout=60,
+         check=user_outcome(faults={("sc", 0): (6, "sc+0x0", 1), ("sc", 3): (6, "sc+0x0", 1),
+                                    ("sc1", 0): (6, "sc1+0x5", 1), ("sc1", 3): (6, "sc1+0x5", 1),
+                                    ("i129", 0): (129, "i129+0x0", 1, "INT n"),
+                                    ("i129", 3): (129, "i129+0x0", 1, "INT n")},
+                            results={"after": (0, 3)}),
+         lines=BIOS32, absent=[r"^FATAL", r'^@result \{"bench":"(sc|sc1|i129)"']),
+    dict(name="i686-user-buffer-guards", args=["--bios", "--cpu", "pentium3", "--asm", "nop", "--name", "after",
+                                               "--unroll", "5"],
+         config="bench.forge.code32=8dbe00200000b900040000b800ca9a3bf3ab bench.forge.buffer=4K "
+                "bench.forge.unroll=1 bench.past.code32=898600100000 bench.past.buffer=4K bench.past.unroll=1 "
+                "bench.before.code32=8946fc bench.before.buffer=4K bench.before.unroll=1 "
+                "reps=3 warmup=1 payloads=forge,past,before,after",
+         exit=1, timeout=60,
+         check=user_outcome(faults={("forge", 0): (14, "forge+0x10", 1), ("forge", 3): (14, "forge+0x10", 1),
+                                    ("past", 0): (14, "past+0x0", 1), ("past", 3): (14, "past+0x0", 1),
+                                    ("before", 0): (14, "before+0x0", 1), ("before", 3): (14, "before+0x0", 1)},
+                            results={"after": (0, 3)}),
+         lines=BIOS32, absent=[r"^FATAL", r'^@result \{"bench":"(forge|past|before)"']),
+]
+
 def step_refused(benches):
     """benches: {bench: {cpl: (instruction, where)}}: each stepped count that cannot be right
     is an @error naming the instruction and its place, with no single-step @result; the
@@ -1443,4 +1497,13 @@ CASES += [
          exit=1, timeout=60,
          check=step_refused({"int80": {3: ("INT n", "int80+0x0")}, "movss": {3: ("MOV SS", "movss+0x2")}}),
          absent=[r"^FATAL"]),
+    # The same for 32-bit code on the i686 kernel.
+    dict(name="i686-user-step-hazards", args=["--bios", "--cpu", "pentium3", "--asm", "int 0x80", "--name", "int80",
+                                              "--unroll", "2"],
+         config="bench.sti.code32=fb bench.sti.unroll=2 bench.movss.code32=8cd08ed0 "
+                "bench.movss.unroll=2 reps=2 warmup=1 payloads=int80,sti,movss cpl=0",
+         exit=1, timeout=60,
+         check=step_refused({"int80": {0: ("INT n", "int80+0x0")}, "sti": {0: ("STI", "sti+0x0")},
+                             "movss": {0: ("MOV SS", "movss+0x2")}}),
+         lines=BIOS32, absent=[r"^FATAL", r"^   instructions per copy, measured by single-step"]),
 ]
