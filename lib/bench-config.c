@@ -267,7 +267,7 @@ static int check_value(const char *name, int fi, const char *v, size_t vlen, str
 	case BF_SKIP64:
 	case BF_SKIP32:
 		if (vlen >= CFG_BENCH_TEXT_MAX) {
-			bp_snprintf(why, whylen, "bench.%s.text: %zu characters, more than %u", name,
+			bp_snprintf(why, whylen, "bench.%s.%s: %zu characters, more than %u", name, field,
 				    vlen, CFG_BENCH_TEXT_MAX - 1);
 			r = -1;
 		}

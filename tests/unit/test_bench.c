@@ -132,6 +132,54 @@ static void test_errors(void **state)
 	assert_string_equal(m.text[0], "t.cfg line 17: bench.b16: more than 16 benchmarks in one configuration");
 }
 
+/* Each mode's code, init and skip reason (code/init/skip64, code32/init32/skip32): the
+ * latest key of a mode wins, so a reason clears that mode's older code and code its older
+ * reason; the other mode is untouched. */
+static void test_mode_keys(void **state)
+{
+	(void)state;
+	struct messages m;
+	config_defaults(&cfg_a);
+	assert_int_equal(apply(&cfg_a, "bench.a.code=4883c001 bench.a.code32=83c001 bench.a.init32=b803000000 "
+			       "bench.b.code=480fafc0 bench.b.skip32=\"as 32-bit code: no\" "
+			       "bench.c.skip64=\"written for 32-bit mode only\" bench.c.code32=90", &m), 0);
+	const struct cfg_bench *a = &cfg_a.bench[0], *b = &cfg_a.bench[1], *c = &cfg_a.bench[2];
+	assert_int_equal(a->mode[CFG_BENCH_64].code_len, 4);
+	assert_int_equal(a->mode[CFG_BENCH_64].init_len, 0);
+	assert_int_equal(a->mode[CFG_BENCH_32].code_len, 3);
+	assert_memory_equal(a->mode[CFG_BENCH_32].code, "\x83\xc0\x01", 3);
+	assert_int_equal(a->mode[CFG_BENCH_32].init_len, 5);
+	assert_string_equal(a->mode[CFG_BENCH_32].skip, "");
+	assert_string_equal(b->mode[CFG_BENCH_32].skip, "as 32-bit code: no");
+	assert_int_equal(b->mode[CFG_BENCH_32].code_len, 0);
+	assert_string_equal(c->mode[CFG_BENCH_64].skip, "written for 32-bit mode only");
+	assert_int_equal(c->mode[CFG_BENCH_64].code_len, 0);
+	assert_int_equal(c->mode[CFG_BENCH_32].code_len, 1);
+	/* later keys: a reason clears code and init, code clears the reason */
+	assert_int_equal(apply(&cfg_a, "bench.a.skip32=gone bench.b.code32=90", &m), 0);
+	assert_int_equal(a->mode[CFG_BENCH_32].code_len, 0);
+	assert_int_equal(a->mode[CFG_BENCH_32].init_len, 0);
+	assert_string_equal(a->mode[CFG_BENCH_32].skip, "gone");
+	assert_int_equal(a->mode[CFG_BENCH_64].code_len, 4);
+	assert_string_equal(b->mode[CFG_BENCH_32].skip, "");
+	assert_int_equal(b->mode[CFG_BENCH_32].code_len, 1);
+	/* the 32-bit keys are checked as the 64-bit ones */
+	static const struct { const char *text, *msg; } bad[] = {
+		{ "bench.a.code32=83c0g1", "t.cfg line 1: bench.a.code32: 'g' at character 5 is not a hex digit (the code is machine code in hex: scripts/bareperf-asm writes it)" },
+		{ "bench.a.init32=b", "t.cfg line 1: bench.a.init32: 1 hex digits, an odd number (two per byte)" },
+		{ "bench.a.skip32=", "t.cfg line 1: 'bench.a.skip32' needs a value (key=value)" },
+		{ "bench.a.code33=90", "t.cfg line 1: bench.a.code33: unknown key (did you mean 'bench.a.code32'?)" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(apply(&cfg_a, bad[i].text, &m), 1);
+		assert_string_equal(m.text[0], bad[i].msg);
+	}
+	char text[CFG_BENCH_TEXT_MAX + 32];
+	snprintf(text, sizeof(text), "bench.a.skip64=%0*d", CFG_BENCH_TEXT_MAX, 0);
+	assert_int_equal(apply(&cfg_a, text, &m), 1);
+	assert_string_equal(m.text[0], "t.cfg line 1: bench.a.skip64: 160 characters, more than 159");
+}
+
 /* Code at the size limit fits; one byte more does not. A source still holds 8191 bytes. */
 static void test_code_limits(void **state)
 {
@@ -184,10 +232,15 @@ static void test_report_round_trip(void **state)
 	config_defaults(&cfg_a);
 	assert_int_equal(apply(&cfg_a, "bench.a.code=4883c001 bench.a.loop=10 bench.a.unroll=3 "
 			       "bench.b.code=4d8b36 bench.b.init=90 bench.b.buffer=1M bench.b.fill=chase "
-			       "bench.b.stride=256 bench.b.text=\"mov r14, [r14]\" bench.b.offset=5", &m), 0);
+			       "bench.b.stride=256 bench.b.text=\"mov r14, [r14]\" bench.b.offset=5 "
+			       "bench.b.code32=8b36 bench.b.init32=90 bench.a.skip32=\"as 32-bit code: code, "
+			       "statement 1: 'add rax, 1': error: no\"", &m), 0);
 	memset(&r, 0, sizeof(r));
 	config_report(&cfg_a, collect_line, &r);
-	assert_non_null(strstr(r.text, "\nbench.a.code=4883c001\nbench.a.unroll=3\nbench.a.loop=10\n"));
+	assert_non_null(strstr(r.text, "\nbench.a.code=4883c001\nbench.a.skip32=\"as 32-bit code: code, "
+				       "statement 1: 'add rax, 1': error: no\"\nbench.a.unroll=3\nbench.a.loop=10\n"));
+	assert_non_null(strstr(r.text, "\nbench.b.code=4d8b36\nbench.b.init=90\nbench.b.code32=8b36\n"
+				       "bench.b.init32=90\nbench.b.unroll="));
 	config_defaults(&cfg_b);
 	assert_int_equal(apply(&cfg_b, r.text, &m), 0);
 	assert_int_equal(cfg_b.nbench, 2);
@@ -287,6 +340,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys_and_defaults),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_mode_keys),
 		cmocka_unit_test(test_code_limits),
 		cmocka_unit_test(test_report_round_trip),
 		cmocka_unit_test(test_wrapper_runs_natively),
