@@ -36,9 +36,10 @@ KNASMFLAGS := -f elf64 -g -F dwarf -I$(B)/gen/ -Iarch/x86/
 HOST_ONLY_LIB := lib/cpuid-dump.c
 # Both kernels build from the same folders; what differs by word size lives in
 # arch/x86/64/ or arch/x86/32/ beside the shared arch/x86/. $(call kernel_src,W,EXT):
-# the .EXT sources of the W-bit kernel.
+# the .EXT sources of the W-bit kernel. payloads/*-64.c and payloads/*-32.c are one word
+# size's half of a payload file (the user benchmark wrappers), each in its own kernel only.
 KERNEL_DIRS := kernel lib drivers payloads arch/x86 arch/x86/pmu
-kernel_src   = $(filter-out $(HOST_ONLY_LIB), \
+kernel_src   = $(filter-out $(HOST_ONLY_LIB) payloads/%-$(if $(filter 64,$(1)),32,64).c, \
 	$(wildcard $(addsuffix /*.$(2),$(KERNEL_DIRS) arch/x86/$(1))))
 KERNEL_C   := $(call kernel_src,64,c)
 KERNEL_ASM := $(call kernel_src,64,asm)
@@ -187,10 +188,15 @@ $(B)/host/%: scripts/host/%.c $(B)/host/libbareperf.a
 # in TEST_CFLAGS_<suite>); test_c2c runs the two halves of each cross-core measurement on
 # two threads.
 TEST_LIBS_test_c2c := -lpthread
+# test_bench32 tests the i686 wrapper (payloads/userbench-32.c): its object goes before the
+# host library, whose userbench-64.o then stays out (TEST_OBJS_<suite>); and it runs
+# tests/i386/userbench32-run.c, which calls the generated code as 32-bit code, under
+# qemu-i386 (built below, beside the P6 event generator).
+TEST_OBJS_test_bench32 := $(B)/host/obj/payloads/userbench-32.o
 
 $(B)/host/tests/%: tests/unit/%.c $(TEST_SUPPORT) $(B)/host/libbareperf.a
 	@mkdir -p $(dir $@)
-	$(CC) $(HCFLAGS) $(TEST_CFLAGS_$*) $< -o $@ $(TEST_SUPPORT) $(B)/host/libbareperf.a -lcmocka -lpfm $(TEST_LIBS_$*)
+	$(CC) $(HCFLAGS) $(TEST_CFLAGS_$*) $< -o $@ $(TEST_OBJS_$*) $(TEST_SUPPORT) $(B)/host/libbareperf.a -lcmocka -lpfm $(TEST_LIBS_$*)
 
 # The screen console's fonts (lib/font.h), from Debian console-setup-linux's PSF files.
 FONT_DIR := /usr/share/consolefonts
@@ -253,6 +259,17 @@ $(PFM_P6_DETECT): $(B)/pfm-p6-reference32
 
 $(B)/host/tests/test_encode_pfm: $(PFM_P6_REF) $(PFM_P6_DETECT)
 TEST_CFLAGS_test_encode_pfm := -DPFM_P6_REFERENCE='"$(PFM_P6_REF)"' -DPFM_P6_DETECT='"$(PFM_P6_DETECT)"'
+
+# The i686 user benchmark wrapper run as 32-bit code, for test_bench32.
+BENCH32_RUN := $(B)/host/userbench32-run
+$(BENCH32_RUN): tests/i386/userbench32-run.c payloads/userbench-32.c payloads/userbench-emit.h \
+		payloads/userbench.h lib/config.h
+	@mkdir -p $(dir $@)
+	$(CC) -m32 -static $(filter-out -MMD -MP,$(GEN_PFM_CFLAGS)) tests/i386/userbench32-run.c \
+		payloads/userbench-32.c -o $@
+
+$(B)/host/tests/test_bench32: $(TEST_OBJS_test_bench32) $(BENCH32_RUN)
+TEST_CFLAGS_test_bench32 := -DBENCH32_RUN='"$(BENCH32_RUN)"' -DQEMU_I386='"$(QEMU_I386)"'
 
 # ---------------------------------------------------------------- fuzzing (clang libFuzzer)
 # The same host library, built again by clang with coverage instrumentation into its own

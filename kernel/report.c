@@ -9,6 +9,7 @@
 #include "kernel/kpmu.h"
 #include "kernel/result-json.h"
 #include "kernel/screen.h"
+#include "payloads/userbench.h"
 #include "lib/format.h"
 #include "lib/rapl.h"
 #include "lib/str.h"
@@ -235,7 +236,7 @@ void report_block(const struct payload *pl, uint64_t size, const struct result *
 		const struct cfg_bench *b = pl->user;
 		kprintf("   user benchmark: %u bytes x unroll %u x loop %u = %llu copies; each sample = "
 			"count(2 x unroll) - count(unroll); %u repetitions after %u warm-up%s\n",
-			b->code_len, b->unroll, b->loop, (unsigned long long)rs[0].iters,
+			userbench_code(b)->code_len, b->unroll, b->loop, (unsigned long long)rs[0].iters,
 			kernel.cfg.reps, kernel.cfg.warmup, kernel.cfg.trim_pct ? ", outliers trimmed" : "");
 		const struct result *in = find(rs, n, 0, "instructions", SRC_STEP);
 		if (!in)

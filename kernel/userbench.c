@@ -5,6 +5,7 @@
 #include "lib/bench-config.h"
 #include "lib/format.h"
 #include "lib/str.h"
+#include "payloads/userbench.h"
 
 static struct userbench {
 	struct userbench_layout lay;
@@ -28,15 +29,21 @@ static const char *check(const struct cfg_bench *b, const struct payload *catalo
 			return why;
 		}
 	}
-	if (!b->code_len) {
-		bp_snprintf(why, len, "bench.%s: no code (bench.%s.code=HEX, as scripts/bareperf-asm "
-			    "writes it)", b->name, b->name);
+	/* Code for either mode, or a reason why there is none: a benchmark without code for
+	 * this kernel's mode is then skipped (payload_unsupported, userbench_skip). */
+	bool any = false;
+	for (unsigned m = 0; m < CFG_BENCH_MODES; m++)
+		any |= b->mode[m].code_len || b->mode[m].skip[0];
+	if (!any) {
+		bp_snprintf(why, len, "bench.%s: no code (bench.%s.code=HEX or .code32=HEX, as "
+			    "scripts/bareperf-asm writes them)", b->name, b->name);
 		return why;
 	}
-	uint64_t unrolled = (uint64_t)b->code_len * b->unroll;
+	const struct cfg_bench_code *c = userbench_code(b);
+	uint64_t unrolled = (uint64_t)c->code_len * b->unroll;
 	if (unrolled > CFG_BENCH_UNROLLED_MAX) {
 		bp_snprintf(why, len, "bench.%s: %u bytes of code x unroll %u = %llu bytes, more than "
-			    "the %u the unrolled code may have", b->name, b->code_len, b->unroll,
+			    "the %u the unrolled code may have", b->name, c->code_len, b->unroll,
 			    (unsigned long long)unrolled, CFG_BENCH_UNROLLED_MAX);
 		return why;
 	}

@@ -16,13 +16,29 @@
 #define BENCH_EXCERPT 40
 
 enum bench_field { BF_CODE, BF_INIT, BF_UNROLL, BF_LOOP, BF_ALIGN, BF_OFFSET, BF_BUFFER,
-		   BF_BUFFER_ALIGN, BF_FILL, BF_STRIDE, BF_TEXT, BF_COUNT };
+		   BF_BUFFER_ALIGN, BF_FILL, BF_STRIDE, BF_TEXT, BF_CODE32, BF_INIT32, BF_SKIP64,
+		   BF_SKIP32, BF_COUNT };
 
 static const char *const field_names[BF_COUNT] = {
 	[BF_CODE] = "code", [BF_INIT] = "init", [BF_UNROLL] = "unroll", [BF_LOOP] = "loop",
 	[BF_ALIGN] = "align", [BF_OFFSET] = "offset", [BF_BUFFER] = "buffer",
 	[BF_BUFFER_ALIGN] = "buffer_align", [BF_FILL] = "fill", [BF_STRIDE] = "stride",
-	[BF_TEXT] = "text",
+	[BF_TEXT] = "text", [BF_CODE32] = "code32", [BF_INIT32] = "init32",
+	[BF_SKIP64] = "skip64", [BF_SKIP32] = "skip32",
+};
+
+/* The mode each code, init and skip key is for (struct cfg_bench_code). */
+static const struct { enum cfg_bench_mode mode; enum { PART_CODE, PART_INIT, PART_SKIP } part; }
+mode_fields[BF_COUNT] = {
+	[BF_CODE] = { CFG_BENCH_64, PART_CODE }, [BF_INIT] = { CFG_BENCH_64, PART_INIT },
+	[BF_SKIP64] = { CFG_BENCH_64, PART_SKIP }, [BF_CODE32] = { CFG_BENCH_32, PART_CODE },
+	[BF_INIT32] = { CFG_BENCH_32, PART_INIT }, [BF_SKIP32] = { CFG_BENCH_32, PART_SKIP },
+};
+
+/* The keys of each mode's parts, for the report (in this order). */
+static const enum bench_field mode_keys[CFG_BENCH_MODES][3] = {
+	[CFG_BENCH_64] = { BF_CODE, BF_INIT, BF_SKIP64 },
+	[CFG_BENCH_32] = { BF_CODE32, BF_INIT32, BF_SKIP32 },
 };
 
 static const char *const fill_names[] = { [CFG_FILL_ZERO] = "zero", [CFG_FILL_RANDOM] = "random",
@@ -156,8 +172,8 @@ static int split_key(const char *key, size_t klen, char name[CFG_BENCH_NAME_MAX]
 	const char *f = key + nlen + 1;
 	if (flen == 0 || flen >= sizeof(field)) {
 		bp_snprintf(why, whylen, "bench.%s: which key? (bench.%s.code=HEX, .init, .unroll, "
-			    ".loop, .align, .offset, .buffer, .buffer_align, .fill, .stride, .text)",
-			    name, name);
+			    ".loop, .align, .offset, .buffer, .buffer_align, .fill, .stride, .text, "
+			    ".code32, .init32, .skip64, .skip32)", name, name);
 		return SPLIT_BAD_FIELD;
 	}
 	memcpy(field, f, flen);
@@ -192,9 +208,11 @@ static int check_value(const char *name, int fi, const char *v, size_t vlen, str
 	int r = 0;
 	switch ((enum bench_field)fi) {
 	case BF_CODE:
+	case BF_CODE32:
 		r = parse_hex(name, field, v, vlen, bytes, CFG_BENCH_CODE_MAX, &nbytes, why, whylen);
 		break;
 	case BF_INIT:
+	case BF_INIT32:
 		r = parse_hex(name, field, v, vlen, bytes, CFG_BENCH_INIT_MAX, &nbytes, why, whylen);
 		break;
 	case BF_UNROLL:
@@ -246,8 +264,10 @@ static int check_value(const char *name, int fi, const char *v, size_t vlen, str
 		}
 		break;
 	case BF_TEXT:
+	case BF_SKIP64:
+	case BF_SKIP32:
 		if (vlen >= CFG_BENCH_TEXT_MAX) {
-			bp_snprintf(why, whylen, "bench.%s.text: %zu bytes, more than %u", name,
+			bp_snprintf(why, whylen, "bench.%s.%s: %zu bytes, more than %u", name, field,
 				    vlen, CFG_BENCH_TEXT_MAX - 1);
 			r = -1;
 		}
@@ -260,16 +280,46 @@ static int check_value(const char *name, int fi, const char *v, size_t vlen, str
 	return r;
 }
 
+/* Store a mode's code, init or skip reason. The latest key of a mode wins: code or init
+ * clears the reason it had none, a reason clears its code and init (a later source that
+ * says the mode cannot run this benchmark leaves no older code of it to run). */
+static void apply_mode_value(struct cfg_bench *b, int fi, const struct bench_value *val,
+			     const char *v, size_t vlen)
+{
+	struct cfg_bench_code *c = &b->mode[mode_fields[fi].mode];
+	switch (mode_fields[fi].part) {
+	case PART_CODE:
+		memcpy(c->code, val->bytes, val->nbytes);
+		c->code_len = val->nbytes;
+		c->skip[0] = '\0';
+		break;
+	case PART_INIT:
+		memcpy(c->init, val->bytes, val->nbytes);
+		c->init_len = val->nbytes;
+		c->skip[0] = '\0';
+		break;
+	case PART_SKIP:
+		memcpy(c->skip, v, vlen);
+		c->skip[vlen] = '\0';
+		c->code_len = c->init_len = 0;
+		break;
+	}
+}
+
 /* Store a checked value into benchmark b. */
 static void apply_value(struct cfg_bench *b, int fi, const struct bench_value *val, const char *v,
 			size_t vlen)
 {
-	const uint8_t *bytes = val->bytes;
-	uint32_t nbytes = val->nbytes;
 	uint64_t n = val->n;
 	switch ((enum bench_field)fi) {
-	case BF_CODE: memcpy(b->code, bytes, nbytes); b->code_len = nbytes; break;
-	case BF_INIT: memcpy(b->init, bytes, nbytes); b->init_len = nbytes; break;
+	case BF_CODE:
+	case BF_INIT:
+	case BF_CODE32:
+	case BF_INIT32:
+	case BF_SKIP64:
+	case BF_SKIP32:
+		apply_mode_value(b, fi, val, v, vlen);
+		break;
 	case BF_UNROLL: b->unroll = (uint32_t)n; break;
 	case BF_LOOP: b->loop = (uint32_t)n; break;
 	case BF_ALIGN: b->align = (uint32_t)n; break;
@@ -354,25 +404,36 @@ static void emit_hex(const char *name, const char *field, const uint8_t *p, uint
 	emit(ctx, line);
 }
 
+static void emit_text(const char *name, const char *field, const char *text,
+		      void (*emit)(void *ctx, const char *line), void *ctx)
+{
+	char line[CFG_BENCH_TEXT_MAX + 96];
+	bool quote = false;
+	for (const char *p = text; *p; p++)
+		if (*p == ' ' || *p == '\t' || *p == ';' || *p == '#')
+			quote = true;
+	bp_snprintf(line, sizeof(line), quote ? "cfg.bench.%s.%s=\"%s\"" : "cfg.bench.%s.%s=%s",
+		    name, field, text);
+	emit(ctx, line);
+}
+
 void bench_config_report(const struct cfg_bench *b, void (*emit)(void *ctx, const char *line),
 			 void *ctx)
 {
 	char line[CFG_BENCH_TEXT_MAX + 96];
 	const char *n = b->name;
 
-	if (b->text[0]) {
-		bool quote = false;
-		for (const char *p = b->text; *p; p++)
-			if (*p == ' ' || *p == '\t' || *p == ';' || *p == '#')
-				quote = true;
-		bp_snprintf(line, sizeof(line), quote ? "cfg.bench.%s.text=\"%s\"" : "cfg.bench.%s.text=%s",
-			    n, b->text);
-		emit(ctx, line);
+	if (b->text[0])
+		emit_text(n, "text", b->text, emit, ctx);
+	for (unsigned m = 0; m < CFG_BENCH_MODES; m++) {
+		const struct cfg_bench_code *c = &b->mode[m];
+		if (c->code_len)
+			emit_hex(n, field_names[mode_keys[m][0]], c->code, c->code_len, emit, ctx);
+		if (c->init_len)
+			emit_hex(n, field_names[mode_keys[m][1]], c->init, c->init_len, emit, ctx);
+		if (c->skip[0])
+			emit_text(n, field_names[mode_keys[m][2]], c->skip, emit, ctx);
 	}
-	if (b->code_len)
-		emit_hex(n, "code", b->code, b->code_len, emit, ctx);
-	if (b->init_len)
-		emit_hex(n, "init", b->init, b->init_len, emit, ctx);
 	bp_snprintf(line, sizeof(line), "cfg.bench.%s.unroll=%u", n, b->unroll);
 	emit(ctx, line);
 	bp_snprintf(line, sizeof(line), "cfg.bench.%s.loop=%u", n, b->loop);

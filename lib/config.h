@@ -24,21 +24,31 @@
 #define CFG_BENCH_INIT_MAX   1024       /* bytes of init code */
 #define CFG_BENCH_TEXT_MAX   160        /* the source text, shown as the description */
 #define CFG_BENCH_UNROLLED_MAX (256u * 1024)   /* code x unroll, checked by the kernel */
-#define CFG_BENCH_LOOP_MAX   0x7fffffffu       /* loop counter is set by mov r15, imm32 */
+#define CFG_BENCH_LOOP_MAX   0x7fffffffu       /* loop counter is set by mov r15d/ebp, imm32 */
 #define CFG_BENCH_UNROLL_DEFAULT 100
 
 enum cfg_fill { CFG_FILL_ZERO = 0, CFG_FILL_RANDOM, CFG_FILL_CHASE };
 
-struct cfg_bench {
-	char name[CFG_BENCH_NAME_MAX];
+/* A benchmark's machine code for one mode: bench.NAME.code/init/skip64 for 64-bit mode,
+ * code32/init32/skip32 for 32-bit protected mode (scripts/bareperf-asm assembles both where
+ * nasm can). Each kernel runs the one for its mode (payloads/userbench-64.c, -32.c). */
+enum cfg_bench_mode { CFG_BENCH_64 = 0, CFG_BENCH_32, CFG_BENCH_MODES };
+
+struct cfg_bench_code {
 	uint8_t code[CFG_BENCH_CODE_MAX];
-	uint32_t code_len;              /* 0: not given yet (an error when the plan is made) */
+	uint32_t code_len;              /* 0: none for this mode */
 	uint8_t init[CFG_BENCH_INIT_MAX];
 	uint32_t init_len;
+	char skip[CFG_BENCH_TEXT_MAX];  /* why there is no code for this mode (nasm's reason) */
+};
+
+struct cfg_bench {
+	char name[CFG_BENCH_NAME_MAX];
+	struct cfg_bench_code mode[CFG_BENCH_MODES];
 	uint32_t unroll;                /* copies of the code back to back, >= 1 */
 	uint32_t loop;                  /* iterations of the unrolled copies; 0: no loop */
 	uint32_t align, offset;         /* the first copy sits at align * k + offset */
-	uint64_t buffer;                /* bytes of the memory buffer (R14), 0: none */
+	uint64_t buffer;                /* bytes of the memory buffer (R14; ESI), 0: none */
 	uint64_t buffer_align;
 	unsigned fill;                  /* enum cfg_fill */
 	uint32_t stride;                /* fill=chase: bytes between the chained words */

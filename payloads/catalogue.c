@@ -1,5 +1,6 @@
 /* The catalogue. insns_per_iter is what the icount test holds each payload to. */
 #include "payloads/payload.h"
+#include "payloads/userbench.h"
 #include "arch/x86/uaccess.h"
 #include "lib/util.h"
 
@@ -112,10 +113,8 @@ const char *payload_unsupported(const struct payload *p, const struct cpu_info *
 		       "(where Intel CPUs have no SYSCALL) and does not set it up";
 	if ((p->flags & PL_NEEDS_SYSCALL) && !ci->syscall)
 		return CPU_NO_SYSCALL;
-	if (p->user && sizeof(void *) == 4)
-		return "a user benchmark is x86-64 code (scripts/bareperf-asm assembles for 64-bit "
-		       "mode and payloads/userbench-64.c wraps it in 64-bit code): the i686 "
-		       "kernel cannot run it";
+	if (p->user && userbench_skip(p->user))
+		return userbench_skip(p->user);
 	if ((p->flags & PL_NEEDS_RDPMC) && !pmu_functional)
 		return "no working PMU: RDPMC has nothing to read";
 	return 0;

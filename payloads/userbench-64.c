@@ -18,40 +18,17 @@
  *           cld; pop r15-r12, rbp, rbx; ret
  */
 #include "payloads/userbench.h"
-#include "lib/str.h"
+#include "payloads/userbench-emit.h"
 
-struct emit {
-	uint8_t *p;
-	size_t o, cap;
-	int full;
-};
+const enum cfg_bench_mode userbench_mode = CFG_BENCH_64;
 
-static void put(struct emit *e, const uint8_t *b, size_t n)
+const char *userbench_skip(const struct cfg_bench *b)
 {
-	if (e->o + n > e->cap) {
-		e->full = 1;
-		return;
-	}
-	memcpy(e->p + e->o, b, n);
-	e->o += n;
-}
-
-#define PUT(e, ...) do { static const uint8_t b_[] = { __VA_ARGS__ }; put(e, b_, sizeof(b_)); } while (0)
-
-static void put32(struct emit *e, uint32_t v)
-{
-	uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
-	put(e, b, 4);
-}
-
-static void patch32(struct emit *e, size_t at, uint32_t v)
-{
-	if (e->full || at + 4 > e->cap)
-		return;
-	e->p[at] = (uint8_t)v;
-	e->p[at + 1] = (uint8_t)(v >> 8);
-	e->p[at + 2] = (uint8_t)(v >> 16);
-	e->p[at + 3] = (uint8_t)(v >> 24);
+	const struct cfg_bench_code *c = userbench_code(b);
+	if (c->code_len)
+		return 0;
+	return c->skip[0] ? c->skip : "no 64-bit code in the configuration (bench.NAME.code: "
+				      "scripts/bareperf-asm writes it unless --bits 32)";
 }
 
 #define PROLOGUE_MAX 64
@@ -60,13 +37,15 @@ static void patch32(struct emit *e, size_t at, uint32_t v)
 
 size_t userbench_size_max(const struct cfg_bench *b)
 {
-	size_t body = (size_t)b->code_len * b->unroll;
-	return ENTRY_LEN + 2 * (PROLOGUE_MAX + b->init_len + b->align + EPILOGUE_MAX) + 3 * body;
+	const struct cfg_bench_code *c = userbench_code(b);
+	size_t body = (size_t)c->code_len * b->unroll;
+	return ENTRY_LEN + 2 * (PROLOGUE_MAX + c->init_len + b->align + EPILOGUE_MAX) + 3 * body;
 }
 
 static void variant(struct emit *e, const struct cfg_bench *b, unsigned k,
 		    struct userbench_layout *lay)
 {
+	const struct cfg_bench_code *c = userbench_code(b);
 	uint32_t copies = b->unroll << k;
 
 	PUT(e, 0x53, 0x55, 0x41, 0x54, 0x41, 0x55, 0x41, 0x56, 0x41, 0x57);  /* push rbx..r15 */
@@ -78,7 +57,7 @@ static void variant(struct emit *e, const struct cfg_bench *b, unsigned k,
 	    0x45, 0x31, 0xff);                                     /* xor r15d */
 	PUT(e, 0xfc);                                   /* cld */
 	lay->init[k] = (uint32_t)e->o;
-	put(e, b->init, b->init_len);
+	put(e, c->init, c->init_len);
 	if (b->loop) {
 		PUT(e, 0x41, 0xbf);                     /* mov r15d, imm32 */
 		put32(e, b->loop);
@@ -95,7 +74,7 @@ static void variant(struct emit *e, const struct cfg_bench *b, unsigned k,
 	lay->top[k] = (uint32_t)top;
 	lay->copies[k] = copies;
 	for (uint32_t i = 0; i < copies && !e->full; i++)
-		put(e, b->code, b->code_len);
+		put(e, c->code, c->code_len);
 	if (b->loop) {
 		PUT(e, 0x49, 0xff, 0xcf);               /* dec r15 */
 		PUT(e, 0x0f, 0x85);                     /* jnz rel32 */
@@ -112,8 +91,8 @@ int userbench_emit(const struct cfg_bench *b, uint8_t *out, size_t cap,
 	struct emit e = { out, 0, cap, 0 };
 
 	memset(lay, 0, sizeof(*lay));
-	lay->copy_len = b->code_len;
-	lay->init_len = b->init_len;
+	lay->copy_len = userbench_code(b)->code_len;
+	lay->init_len = userbench_code(b)->init_len;
 	lay->entry = 0;
 	PUT(&e, 0x48, 0x8d, 0x05);                      /* lea rax, [rip + table] */
 	put32(&e, 17 - 7);

@@ -6,8 +6,9 @@ folder, mutated with a fixed seed (line and byte edits; values swapped for awkwa
 huge and overlong numbers, sizes, NULs, bytes that are not UTF-8, directives the tool
 refuses), go through everything bareperf-asm does with a bench file short of running nasm,
 in this process: parse_bench_source, then per benchmark bench_settings,
-check_statements and shown_text. Only BenchError may come out, and what comes out must
-keep the reader's promises: statements stripped, non-empty and on one line; no control
+check_statements (in each mode, with the skip reason it would give) and shown_text. Only
+BenchError may come out, and what comes out must keep the reader's promises: statements
+stripped, non-empty and on one line; a skip reason without double quotes; no control
 character the kernel would refuse; settings within the kernel's limits; the shown text at
 most 159 bytes of UTF-8. Anything else is a finding, saved with its traceback in
 --crash-dir. Same seed, same inputs: a failure reproduces with
@@ -95,10 +96,13 @@ def check_benchmark(b):
     if len(text.encode("utf-8")) > asm.TEXT_MAX:
         raise Broken("bench %r: text of %d bytes" % (b.name, len(text.encode("utf-8"))))
     for part in ("code", "init"):
-        try:
-            asm.check_statements(b, part, getattr(b, part), NO_TOOLS)
-        except asm.BenchError:
-            pass
+        for mode in asm.MODES.values():             # as 64-bit and as 32-bit code
+            try:
+                asm.check_statements(b, part, getattr(b, part), NO_TOOLS, mode)
+            except asm.BenchError as e:
+                reason = asm.skip_reason(e, mode)   # what bench.NAME.skip32 would carry
+                if '"' in reason or len(reason.encode("utf-8")) > asm.TEXT_MAX:
+                    raise Broken("bench %r: skip reason %r" % (b.name, reason))
 
 
 def run_reader(data):

@@ -764,16 +764,26 @@ for _cpu, _kind in [("kvm32", "intel-netburst"), ("coreduo", "none")]:
                              r'^@result \{"bench":"sys_int3","size":0,"cpl":3,"event":"tsc"'],
                       absent=NO_FAIL + [r'^@skip \{"bench":"(fp_|cost_lfence|cost_mfence|mem_|br_)']))
 CASES += [
-    # User benchmarks are x86-64 code: the i686 kernel says so rather than run them.
+    # Benchmarks with only 64-bit code: the i686 kernel skips them with nasm's reason (carried
+    # as bench.NAME.skip32), or, where the configuration has none, with the key it lacks.
     # Nothing asked for was measured: the run says so and fails.
-    dict(name="i686-user-bench-skipped", args=["--bios", "--cpu", "pentium3", "--asm", "add rax, 1"], timeout=60,
-         exit=1,
-         lines=BIOS32 + ['@skip {"bench":"asm","reason":"a user benchmark is x86-64 code (scripts/bareperf-asm '
-                         'assembles for 64-bit mode and payloads/userbench-64.c wraps it in 64-bit code): the '
-                         'i686 kernel cannot run it"}',
-                         "error: nothing was measured: 1 payload selected, and it was skipped (the skip lines "
+    dict(name="i686-user-bench-skipped", args=["--bios", "--cpu", "pentium3", "--asm", "add rax, 1",
+                                               "--config", "bench.nokey.code=4883c001"],
+         timeout=60, exit=1,
+         lines=BIOS32 + ['@skip {"bench":"nokey","reason":"no 32-bit code in the configuration (bench.NAME.code32: '
+                         'scripts/bareperf-asm writes it where nasm assembles the code as 32-bit code, unless '
+                         '--bits 64)"}',
+                         '@skip {"bench":"asm","reason":"as 32-bit code: code, statement 1: \'add rax, 1\': error: '
+                         'instruction not supported in 32-bit mode"}',
+                         "error: nothing was measured: 2 payloads selected, and each was skipped (the skip lines "
                          "say why)",
                          '@done {"results":0,"faults":0,"timeouts":0,"errors":1}'],
+         absent=[r"^@result", r"^FATAL"]),
+    # --bits 32: the x86-64 kernel skips the benchmark and says why.
+    dict(name="user-bench-bits32-skipped", args=["--bios", "--cpu", "qemu64", "--asm", "add eax, 1", "--bits", "32"],
+         timeout=60, exit=1,
+         lines=['@skip {"bench":"asm","reason":"written for 32-bit mode only (bits=32): not assembled as 64-bit '
+                'code"}', '@done {"results":0,"faults":0,"timeouts":0,"errors":1}'],
          absent=[r"^@result", r"^FATAL"]),
     dict(name="all-selected-skipped-fails", args=["--bios", "--cpu", "qemu64"],
          config="payloads=cost_rdmsr,cost_rdpmc cpl=3 reps=2", exit=1, timeout=60,
@@ -801,6 +811,10 @@ CASES += [
 # snippet is 1 instruction and 32 ticks, exactly, at both CPLs (docs/bench.md).
 EXAMPLES = sorted(os.path.join("docs", "bench-examples", f) for f in os.listdir(os.path.join(ROOT, "docs", "bench-examples"))
                   if f.endswith(".bench"))
+
+
+_IMUL = os.path.join("docs", "bench-examples", "imul.bench")
+_CHASE = os.path.join("docs", "bench-examples", "chase.bench")
 
 
 def user_bench_exact(out, examples=EXAMPLES):
@@ -878,6 +892,26 @@ CASES += [
                 r'^@result \{"bench":"asm","size":0,"cpl":0,"event":"tsc",.*"iters":1000,"unroll":100,"loop":10,'
                 r'.*"stddev":0\.000,.*"per_iter":32\.000,'],
          absent=NO_FAIL),
+    # The i686 kernel runs the 32-bit encoding (bench.NAME.code32) as exactly, at both CPLs: on
+    # a 32-bit NetBurst with every example bench file (MFENCE needs SSE2), on a Pentium III and
+    # an Athlon with the IMUL chains and the pointer chase (4-byte pointers, in ESI).
+    dict(name="i686-user-asm-icount-exact-kvm32", args=["--bios", "--cpu", "kvm32", "--icount", "--asm",
+                                                         "add eax, 1", "--unroll", "100", "--loop", "10"]
+         + sum((["--bench", p] for p in EXAMPLES), []),
+         config="reps=3 warmup=1", timeout=300, check=user_bench_exact,
+         lines=BIOS32 + ["cfg.bench.asm.code32=83c001"],
+         match=[r'^@result \{"bench":"asm","size":0,"cpl":3,"event":"tsc",.*"iters":1000,"unroll":100,"loop":10,'
+                r'.*"stddev":0\.000,.*"per_iter":32\.000,',
+                r'^@result \{"bench":"chase_1m","size":0,"cpl":0,"event":"instructions",.*"per_iter":1\.000,'],
+         absent=NO_FAIL + [r"^@skip"]),
+] + [
+    dict(name="i686-user-asm-icount-exact-" + _cpu,
+         args=["--bios", "--cpu", _cpu, "--icount", "--asm", "add eax, 1", "--unroll", "100", "--loop", "10",
+               "--bench", _IMUL, "--bench", _CHASE],
+         config="reps=2 warmup=1", timeout=300, check=lambda out: user_bench_exact(out, examples=[_IMUL, _CHASE]),
+         lines=BIOS32, absent=NO_FAIL + [r"^@skip"])
+    for _cpu in ("pentium3", "athlon")
+] + [
     # ud2 after an add, a load from address 0 in the init code, a jump to itself, then a good one.
     dict(name="user-asm-faults", args=["--cpu", "max", "--asm", "nop", "--name", "after", "--unroll", "5"],
          config="bench.ud.code=4883c0010f0b bench.ud.unroll=3 bench.ld.code=90 "
@@ -892,7 +926,7 @@ CASES += [
          config="bench.nocode.unroll=3 bench.empty.code=90 bench.big.code=" + "90" * 1000 +
                 " bench.big.unroll=300 bench.mem.code=90 bench.mem.buffer=1G bench.off.code=90 bench.off.align=4 "
                 "bench.off.offset=4 bench.x.unroll=0 reps=2", exit=1,
-         lines=["error: bench.nocode: no code (bench.nocode.code=HEX, as scripts/bareperf-asm writes it)",
+         lines=["error: bench.nocode: no code (bench.nocode.code=HEX or .code32=HEX, as scripts/bareperf-asm writes them)",
                 "error: bench.empty: 'empty' is a built-in payload's name; choose another",
                 "error: bench.big: 1000 bytes of code x unroll 300 = 300000 bytes, more than the 262144 the "
                 "unrolled code may have",
@@ -1393,6 +1427,60 @@ CASES += [
 ]
 
 
+# The same defences hold for 32-bit code on the i686 kernel (bench.NAME.code32): traps placed
+# at their instruction, a stack of its own at CPL 0 (ESP = 0 ends as a #DF on its own task),
+# INT n and SYSCALL as the benchmark's faults, guard pages around the buffer, and single-step
+# hazards refused. The 32-bit encodings of the x86-64 cases' code.
+PUSH_64K_32 = "mov ecx, 8192; .a: push eax; dec ecx; jnz .a; mov ecx, 8192; .b: pop eax; dec ecx; jnz .b"
+CASES += [
+    dict(name="i686-user-trap-placed", args=["--bios", "--cpu", "pentium3", "--asm", "nop; int3", "--unroll", "3"],
+         config="bench.one.code32=cc bench.one.unroll=1 bench.halt.code32=f4 bench.halt.unroll=1 "
+                "bench.int3b.code32=90cd03 bench.int3b.unroll=2 watchdog=100 reps=2 warmup=1 payloads=asm,one,halt,int3b",
+         exit=1, timeout=60,
+         check=user_outcome(faults={("asm", 0): (3, "asm+0x1", 1), ("asm", 3): (3, "asm+0x1", 1),
+                                    ("one", 0): (3, "one+0x0", 1), ("one", 3): (3, "one+0x0", 1),
+                                    ("int3b", 0): (3, "int3b+0x1", 1), ("int3b", 3): (3, "int3b+0x1", 1),
+                                    ("halt", 3): (13, "halt+0x0", 1)},
+                            timeouts={("halt", 0): "halt+0x0"}),
+         lines=BIOS32, absent=[r"^FATAL"]),
+    dict(name="i686-user-push-64k", args=["--bios", "--cpu", "pentium3", "--asm", PUSH_64K_32, "--bits", "32",
+                                          "--unroll", "1"],
+         config="reps=2 warmup=1", timeout=120, check=user_outcome(results={"asm": (0, 3)}),
+         match=[r"^   instructions per copy, measured by single-step: 49154\.000$"], lines=BIOS32, absent=NO_FAIL),
+    dict(name="i686-user-stack-abuse", args=["--bios", "--cpu", "pentium3", "--asm", "nop", "--name", "after",
+                                             "--unroll", "5"],
+         config="bench.xsp.code32=31e4 bench.xsp.unroll=1 bench.i242.code32=cdf2 bench.i242.unroll=1 "
+                "reps=2 warmup=1 payloads=xsp,i242,after",
+         exit=1, timeout=60,
+         check=user_outcome(faults={("xsp", 0): (8, None, None), ("xsp", 3): (14, None, None),
+                                    ("i242", 0): (242, "i242+0x0", 1, "INT n"), ("i242", 3): (13, "i242+0x0", 1)},
+                            results={"after": (0, 3)}),
+         lines=BIOS32, absent=[r"^FATAL"]),
+    dict(name="i686-user-syscall-int81-faults", args=["--bios", "--cpu", "athlon", "--asm", "nop", "--name", "after",
+                                                      "--unroll", "5"],
+         config="bench.sc.code32=0f05 bench.sc.unroll=1 bench.sc1.code32=b8010000000f05 bench.sc1.unroll=2 "
+                "bench.i129.code32=cd81 bench.i129.unroll=1 reps=2 warmup=1 payloads=sc,sc1,i129,after",
+         exit=1, timeout=60,
+         check=user_outcome(faults={("sc", 0): (6, "sc+0x0", 1), ("sc", 3): (6, "sc+0x0", 1),
+                                    ("sc1", 0): (6, "sc1+0x5", 1), ("sc1", 3): (6, "sc1+0x5", 1),
+                                    ("i129", 0): (129, "i129+0x0", 1, "INT n"),
+                                    ("i129", 3): (129, "i129+0x0", 1, "INT n")},
+                            results={"after": (0, 3)}),
+         lines=BIOS32, absent=[r"^FATAL", r'^@result \{"bench":"(sc|sc1|i129)"']),
+    dict(name="i686-user-buffer-guards", args=["--bios", "--cpu", "pentium3", "--asm", "nop", "--name", "after",
+                                               "--unroll", "5"],
+         config="bench.forge.code32=8dbe00200000b900040000b800ca9a3bf3ab bench.forge.buffer=4K "
+                "bench.forge.unroll=1 bench.past.code32=898600100000 bench.past.buffer=4K bench.past.unroll=1 "
+                "bench.before.code32=8946fc bench.before.buffer=4K bench.before.unroll=1 "
+                "reps=3 warmup=1 payloads=forge,past,before,after",
+         exit=1, timeout=60,
+         check=user_outcome(faults={("forge", 0): (14, "forge+0x10", 1), ("forge", 3): (14, "forge+0x10", 1),
+                                    ("past", 0): (14, "past+0x0", 1), ("past", 3): (14, "past+0x0", 1),
+                                    ("before", 0): (14, "before+0x0", 1), ("before", 3): (14, "before+0x0", 1)},
+                            results={"after": (0, 3)}),
+         lines=BIOS32, absent=[r"^FATAL", r'^@result \{"bench":"(forge|past|before)"']),
+]
+
 def step_refused(benches):
     """benches: {bench: {cpl: (instruction, where)}}: each stepped count that cannot be right
     is an @error naming the instruction and its place, with no single-step @result; the
@@ -1435,6 +1523,15 @@ CASES += [
          exit=1, timeout=60,
          check=step_refused({"int80": {3: ("INT n", "int80+0x0")}, "movss": {3: ("MOV SS", "movss+0x2")}}),
          absent=[r"^FATAL"]),
+    # The same for 32-bit code on the i686 kernel.
+    dict(name="i686-user-step-hazards", args=["--bios", "--cpu", "pentium3", "--asm", "int 0x80", "--name", "int80",
+                                              "--unroll", "2"],
+         config="bench.sti.code32=fb bench.sti.unroll=2 bench.movss.code32=8cd08ed0 "
+                "bench.movss.unroll=2 reps=2 warmup=1 payloads=int80,sti,movss cpl=0",
+         exit=1, timeout=60,
+         check=step_refused({"int80": {0: ("INT n", "int80+0x0")}, "sti": {0: ("STI", "sti+0x0")},
+                             "movss": {0: ("MOV SS", "movss+0x2")}}),
+         lines=BIOS32, absent=[r"^FATAL", r"^   instructions per copy, measured by single-step"]),
 ]
 
 # The boot menu (GRUB's grub.cfg from scripts/mkimage, the UEFI loader's on the firmware

@@ -49,15 +49,15 @@ static void test_keys_and_defaults(void **state)
 	assert_int_equal(cfg_a.nbench, 2);
 	const struct cfg_bench *a = &cfg_a.bench[0], *x = &cfg_a.bench[1];
 	assert_string_equal(a->name, "asm");
-	assert_int_equal(a->code_len, 4);
-	assert_memory_equal(a->code, "\x48\x83\xc0\x01", 4);
+	assert_int_equal(a->mode[CFG_BENCH_64].code_len, 4);
+	assert_memory_equal(a->mode[CFG_BENCH_64].code, "\x48\x83\xc0\x01", 4);
 	assert_int_equal(a->unroll, CFG_BENCH_UNROLL_DEFAULT);
 	assert_int_equal(a->loop, 10);
 	assert_int_equal(a->align, 64);
-	assert_int_equal(a->init_len, 0);
+	assert_int_equal(a->mode[CFG_BENCH_64].init_len, 0);
 	assert_true(a->buffer == 0);
 	assert_string_equal(x->name, "x_2");
-	assert_int_equal(x->init_len, 2);
+	assert_int_equal(x->mode[CFG_BENCH_64].init_len, 2);
 	assert_int_equal(x->unroll, 7);
 	assert_true(x->buffer == 65536 && x->buffer_align == (2u << 20));
 	assert_int_equal(x->fill, CFG_FILL_CHASE);
@@ -86,8 +86,8 @@ static void test_errors(void **state)
 		{ "bench.asm.fill=ones", "t.cfg line 1: bench.asm.fill=ones is not one of zero|random|chase" },
 		{ "bench.asm.stride=12", "t.cfg line 1: bench.asm.stride=12 is not a multiple of 8 (the chain's words are 8 bytes)" },
 		{ "bench.asm.lop=3", "t.cfg line 1: bench.asm.lop: unknown key (did you mean 'bench.asm.loop'?)" },
-		{ "bench.asm=3", "t.cfg line 1: bench.asm: which key? (bench.asm.code=HEX, .init, .unroll, .loop, .align, .offset, .buffer, .buffer_align, .fill, .stride, .text)" },
-		{ "bench.A-b.code=90", "t.cfg line 1: bench.A-b: 'A' is not allowed in a benchmark name (a-z, 0-9, _)" },
+		{ "bench.asm=3", "t.cfg line 1: bench.asm: which key? (bench.asm.code=HEX, .init, .unroll, .loop, .align, .offset, .buffer, .buffer_align, .fill, .stride, .text, .code32, .init32, .skip64, .skip32)" },
+		{ "bench.A-b.mode[CFG_BENCH_64].code=90", "t.cfg line 1: bench.A-b: 'A' is not allowed in a benchmark name (a-z, 0-9, _)" },
 		{ "bench.asm.code=", "t.cfg line 1: 'bench.asm.code' needs a value (key=value)" },
 	};
 	struct messages m;
@@ -97,7 +97,7 @@ static void test_errors(void **state)
 		assert_int_equal(apply(&cfg_a, cases[i].text, &m), 1);
 		assert_string_equal(m.text[0], cases[i].msg);
 		assert_int_equal(cfg_a.nbench, 1);
-		assert_int_equal(cfg_a.bench[0].code_len, 1);        /* earlier value kept */
+		assert_int_equal(cfg_a.bench[0].mode[CFG_BENCH_64].code_len, 1);        /* earlier value kept */
 		assert_int_equal(cfg_a.bench[0].unroll, CFG_BENCH_UNROLL_DEFAULT);
 		/* ... and the benchmark is refused, unless its name was the fault */
 		assert_int_equal(cfg_a.bench[0].refused != 0, strncmp(cases[i].text, "bench.A-b", 9) != 0);
@@ -132,6 +132,54 @@ static void test_errors(void **state)
 	assert_string_equal(m.text[0], "t.cfg line 17: bench.b16: more than 16 benchmarks in one configuration");
 }
 
+/* Each mode's code, init and skip reason (code/init/skip64, code32/init32/skip32): the
+ * latest key of a mode wins, so a reason clears that mode's older code and code its older
+ * reason; the other mode is untouched. */
+static void test_mode_keys(void **state)
+{
+	(void)state;
+	struct messages m;
+	config_defaults(&cfg_a);
+	assert_int_equal(apply(&cfg_a, "bench.a.code=4883c001 bench.a.code32=83c001 bench.a.init32=b803000000 "
+			       "bench.b.code=480fafc0 bench.b.skip32=\"as 32-bit code: no\" "
+			       "bench.c.skip64=\"written for 32-bit mode only\" bench.c.code32=90", &m), 0);
+	const struct cfg_bench *a = &cfg_a.bench[0], *b = &cfg_a.bench[1], *c = &cfg_a.bench[2];
+	assert_int_equal(a->mode[CFG_BENCH_64].code_len, 4);
+	assert_int_equal(a->mode[CFG_BENCH_64].init_len, 0);
+	assert_int_equal(a->mode[CFG_BENCH_32].code_len, 3);
+	assert_memory_equal(a->mode[CFG_BENCH_32].code, "\x83\xc0\x01", 3);
+	assert_int_equal(a->mode[CFG_BENCH_32].init_len, 5);
+	assert_string_equal(a->mode[CFG_BENCH_32].skip, "");
+	assert_string_equal(b->mode[CFG_BENCH_32].skip, "as 32-bit code: no");
+	assert_int_equal(b->mode[CFG_BENCH_32].code_len, 0);
+	assert_string_equal(c->mode[CFG_BENCH_64].skip, "written for 32-bit mode only");
+	assert_int_equal(c->mode[CFG_BENCH_64].code_len, 0);
+	assert_int_equal(c->mode[CFG_BENCH_32].code_len, 1);
+	/* later keys: a reason clears code and init, code clears the reason */
+	assert_int_equal(apply(&cfg_a, "bench.a.skip32=gone bench.b.code32=90", &m), 0);
+	assert_int_equal(a->mode[CFG_BENCH_32].code_len, 0);
+	assert_int_equal(a->mode[CFG_BENCH_32].init_len, 0);
+	assert_string_equal(a->mode[CFG_BENCH_32].skip, "gone");
+	assert_int_equal(a->mode[CFG_BENCH_64].code_len, 4);
+	assert_string_equal(b->mode[CFG_BENCH_32].skip, "");
+	assert_int_equal(b->mode[CFG_BENCH_32].code_len, 1);
+	/* the 32-bit keys are checked as the 64-bit ones */
+	static const struct { const char *text, *msg; } bad[] = {
+		{ "bench.a.code32=83c0g1", "t.cfg line 1: bench.a.code32: 'g' at character 5 is not a hex digit (the code is machine code in hex: scripts/bareperf-asm writes it)" },
+		{ "bench.a.init32=b", "t.cfg line 1: bench.a.init32: 1 hex digits, an odd number (two per byte)" },
+		{ "bench.a.skip32=", "t.cfg line 1: 'bench.a.skip32' needs a value (key=value)" },
+		{ "bench.a.code33=90", "t.cfg line 1: bench.a.code33: unknown key (did you mean 'bench.a.code32'?)" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(apply(&cfg_a, bad[i].text, &m), 1);
+		assert_string_equal(m.text[0], bad[i].msg);
+	}
+	char text[CFG_BENCH_TEXT_MAX + 32];
+	snprintf(text, sizeof(text), "bench.a.skip64=%0*d", CFG_BENCH_TEXT_MAX, 0);
+	assert_int_equal(apply(&cfg_a, text, &m), 1);
+	assert_string_equal(m.text[0], "t.cfg line 1: bench.a.skip64: 160 bytes, more than 159");
+}
+
 /* Code at the size limit fits; one byte more does not. A source still holds 8191 bytes. */
 static void test_code_limits(void **state)
 {
@@ -145,7 +193,7 @@ static void test_code_limits(void **state)
 		memcpy(text + o, "90", 2);
 	text[o] = 0;
 	assert_int_equal(apply(&cfg_a, text, &m), 0);
-	assert_int_equal(cfg_a.bench[0].code_len, CFG_BENCH_INIT_MAX + 1);
+	assert_int_equal(cfg_a.bench[0].mode[CFG_BENCH_64].code_len, CFG_BENCH_INIT_MAX + 1);
 	memcpy(text, "bench.big.init=", 15);
 	assert_int_equal(apply(&cfg_a, text, &m), 1);
 	assert_string_equal(m.text[0], "t.cfg line 1: bench.big.init: 1025 bytes, more than the 1024 a benchmark's init may have");
@@ -184,10 +232,15 @@ static void test_report_round_trip(void **state)
 	config_defaults(&cfg_a);
 	assert_int_equal(apply(&cfg_a, "bench.a.code=4883c001 bench.a.loop=10 bench.a.unroll=3 "
 			       "bench.b.code=4d8b36 bench.b.init=90 bench.b.buffer=1M bench.b.fill=chase "
-			       "bench.b.stride=256 bench.b.text=\"mov r14, [r14]\" bench.b.offset=5", &m), 0);
+			       "bench.b.stride=256 bench.b.text=\"mov r14, [r14]\" bench.b.offset=5 "
+			       "bench.b.code32=8b36 bench.b.init32=90 bench.a.skip32=\"as 32-bit code: code, "
+			       "statement 1: 'add rax, 1': error: no\"", &m), 0);
 	memset(&r, 0, sizeof(r));
 	config_report(&cfg_a, collect_line, &r);
-	assert_non_null(strstr(r.text, "\nbench.a.code=4883c001\nbench.a.unroll=3\nbench.a.loop=10\n"));
+	assert_non_null(strstr(r.text, "\nbench.a.code=4883c001\nbench.a.skip32=\"as 32-bit code: code, "
+				       "statement 1: 'add rax, 1': error: no\"\nbench.a.unroll=3\nbench.a.loop=10\n"));
+	assert_non_null(strstr(r.text, "\nbench.b.code=4d8b36\nbench.b.init=90\nbench.b.code32=8b36\n"
+				       "bench.b.init32=90\nbench.b.unroll="));
 	config_defaults(&cfg_b);
 	assert_int_equal(apply(&cfg_b, r.text, &m), 0);
 	assert_int_equal(cfg_b.nbench, 2);
@@ -217,10 +270,10 @@ static void test_wrapper_runs_natively(void **state)
 	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
 		struct cfg_bench b = { .unroll = shapes[s].unroll, .loop = shapes[s].loop,
 				       .align = shapes[s].align, .offset = shapes[s].offset };
-		memcpy(b.code, "\x49\x83\x06\x01", 4);          /* add qword [r14], 1 */
-		b.code_len = 4;
-		memcpy(b.init, "\x49\xc7\x46\x08\x07\x00\x00\x00", 8);   /* mov qword [r14+8], 7 */
-		b.init_len = 8;
+		memcpy(b.mode[CFG_BENCH_64].code, "\x49\x83\x06\x01", 4);          /* add qword [r14], 1 */
+		b.mode[CFG_BENCH_64].code_len = 4;
+		memcpy(b.mode[CFG_BENCH_64].init, "\x49\xc7\x46\x08\x07\x00\x00\x00", 8);   /* mov qword [r14+8], 7 */
+		b.mode[CFG_BENCH_64].init_len = 8;
 		struct userbench_layout lay;
 		size_t len;
 		uint8_t *code = exec_copy(&b, &lay, &len);
@@ -232,8 +285,8 @@ static void test_wrapper_runs_natively(void **state)
 			assert_true(buf[1] == 7);
 			assert_int_equal(lay.top[k] % b.align, b.offset % b.align);
 			assert_int_equal(lay.copies[k], b.unroll << k);
-			assert_memory_equal(code + lay.init[k], b.init, b.init_len);
-			assert_memory_equal(code + lay.top[k] + (lay.copies[k] - 1) * 4, b.code, 4);
+			assert_memory_equal(code + lay.init[k], b.mode[CFG_BENCH_64].init, b.mode[CFG_BENCH_64].init_len);
+			assert_memory_equal(code + lay.top[k] + (lay.copies[k] - 1) * 4, b.mode[CFG_BENCH_64].code, 4);
 		}
 		munmap(code, len);
 	}
@@ -259,8 +312,8 @@ static void test_wrapper_register_contract(void **state)
 		0xfd,                                       /* std */
 	};
 	struct cfg_bench b = { .unroll = 1, .loop = 0, .align = 1 };
-	memcpy(b.code, code, sizeof(code));
-	b.code_len = sizeof(code);
+	memcpy(b.mode[CFG_BENCH_64].code, code, sizeof(code));
+	b.mode[CFG_BENCH_64].code_len = sizeof(code);
 	struct userbench_layout lay;
 	size_t len;
 	uint8_t *p = exec_copy(&b, &lay, &len);
@@ -275,7 +328,7 @@ static void test_emit_cap(void **state)
 {
 	(void)state;
 	static uint8_t out[1024];
-	struct cfg_bench b = { .unroll = 1000, .align = 64, .code_len = 4 };
+	struct cfg_bench b = { .unroll = 1000, .align = 64, .mode[CFG_BENCH_64] = { .code_len = 4 } };
 	struct userbench_layout lay;
 	assert_int_equal(userbench_emit(&b, out, sizeof(out), &lay), -1);
 	b.unroll = 10;
@@ -287,6 +340,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys_and_defaults),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_mode_keys),
 		cmocka_unit_test(test_code_limits),
 		cmocka_unit_test(test_report_round_trip),
 		cmocka_unit_test(test_wrapper_runs_natively),
