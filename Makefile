@@ -237,6 +237,14 @@ $(PFM_P6_DETECT): $(B)/pfm-p6-reference32
 $(B)/host/tests/test_encode_pfm: $(PFM_P6_REF) $(PFM_P6_DETECT)
 TEST_CFLAGS_test_encode_pfm := -DPFM_P6_REFERENCE='"$(PFM_P6_REF)"' -DPFM_P6_DETECT='"$(PFM_P6_DETECT)"'
 
+# test_results_area reads images made by scripts/mkimage and damaged copies of them
+# (tests/unit/results-images; `done` marks a complete set).
+RESULTS_IMG := $(B)/host/results-img
+$(RESULTS_IMG)/done: tests/unit/results-images scripts/mkimage lib/results-area.h
+	rm -rf $(RESULTS_IMG) && tests/unit/results-images $(RESULTS_IMG) && touch $@
+$(B)/host/tests/test_results_area: $(RESULTS_IMG)/done
+TEST_CFLAGS_test_results_area := -DRESULTS_IMG_DIR='"$(RESULTS_IMG)"'
+
 # ---------------------------------------------------------------- fuzzing (clang libFuzzer)
 # The same host library, built again by clang with coverage instrumentation into its own
 # object folder, and one libFuzzer binary per tests/fuzz/fuzz_*.c (docs/fuzzing.md).

@@ -27,4 +27,80 @@
 
 #define RESULTS_ID_BYTES 16
 
+/* ---- finding and checking the area on a block device ---- */
+
+/* Read count sectors from lba into buf; false on any error. */
+typedef bool (*results_read_fn)(void *ctx, uint64_t lba, uint32_t count, void *buf);
+
+#define RESULTS_SECTOR_MAX 4096
+
+struct results_extent {
+	uint64_t lba;               /* first sector on the device */
+	uint32_t sectors;           /* device sectors the file's bytes occupy */
+};
+
+struct results_area {
+	uint32_t sector_size;
+	uint8_t id[RESULTS_ID_BYTES];       /* from IDENTITY */
+	struct results_extent identity;
+	struct results_extent slot[RESULTS_SLOTS];
+};
+
+/* Find /bareperf/results on the device (sector_size 512 or 4096, total_sectors long) and
+ * check that it is exactly as scripts/mkimage made it. scratch holds RESULTS_SECTOR_MAX
+ * bytes. 0, or -1 with the failed check in err. Reads only; writes nothing. */
+int results_area_find(results_read_fn rd, void *ctx, uint32_t sector_size, uint64_t total_sectors,
+		      uint8_t *scratch, struct results_area *out, char *err, size_t errlen);
+
+struct results_identity {
+	uint8_t id[RESULTS_ID_BYTES];
+	uint32_t cluster[RESULTS_SLOTS];    /* each slot's first cluster, as created */
+};
+
+/* IDENTITY's text (len bytes). 0, or -1 with a reason. */
+int results_identity_parse(const char *text, size_t len, struct results_identity *out,
+			   char *err, size_t errlen);
+
+/* ---- a slot's header ---- */
+
+enum results_state {
+	RESULTS_EMPTY,              /* all zero: never written */
+	RESULTS_DAMAGED,            /* not a bareperf header */
+	RESULTS_WRITING,            /* a save started and did not finish: torn */
+	RESULTS_COMPLETE,
+};
+
+#define RESULTS_RTC_MAX 20          /* "YYYY-MM-DD hh:mm:ss" */
+#define RESULTS_CPU_MAX 64
+#define RESULTS_RUN_MAX 999999999   /* a header with more is damaged: the next run number never wraps */
+
+struct results_header {
+	enum results_state state;
+	uint8_t id[RESULTS_ID_BYTES];
+	uint32_t run;
+	char rtc[RESULTS_RTC_MAX];
+	char cpu[RESULTS_CPU_MAX];
+	uint32_t length;            /* log bytes after the header */
+	uint32_t crc32;             /* of those bytes */
+};
+
+/* Write h (state WRITING or COMPLETE) as RESULTS_HEADER_BYTES bytes, zero-padded. */
+void results_header_format(uint8_t buf[RESULTS_HEADER_BYTES], const struct results_header *h);
+/* Parse a header; returns its state (DAMAGED with the reason in err). */
+enum results_state results_header_parse(const uint8_t buf[RESULTS_HEADER_BYTES], struct results_header *h,
+					char *err, size_t errlen);
+
+/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32): start with crc = 0. */
+uint32_t results_crc32(uint32_t crc, const void *data, size_t len);
+
+/* ---- which slot the next run takes (docs/results-area.md, "Which slot") ---- */
+
+struct results_choice {
+	unsigned slot;              /* 0-based */
+	uint32_t run;               /* the new run's number */
+	uint32_t replaced_run;      /* the run it overwrites, 0 when the slot was free */
+};
+
+void results_pick_slot(const struct results_header hdr[RESULTS_SLOTS], struct results_choice *out);
+
 #endif
