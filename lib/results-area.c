@@ -449,6 +449,15 @@ void results_header_format(uint8_t buf[RESULTS_HEADER_BYTES], const struct resul
 		    id, h->run, h->state == RESULTS_COMPLETE ? "complete" : "writing", rtc, cpu, h->length, h->crc32);
 }
 
+/* What results_header_format writes for a text value: printable ASCII only. */
+static bool printable(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < ' ' || s[i] >= 0x7f)
+			return false;
+	return true;
+}
+
 static bool all_zero(const uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -490,13 +499,15 @@ enum results_state results_header_parse(const uint8_t buf[RESULTS_HEADER_BYTES],
 		return fmt_error(err, errlen, "header: state is neither complete nor writing"), RESULTS_DAMAGED;
 	if (!(v = expect_key(&l, "rtc", &n, err, errlen)))
 		return RESULTS_DAMAGED;
-	if (n >= RESULTS_RTC_MAX)
-		return fmt_error(err, errlen, "header: rtc longer than %u", RESULTS_RTC_MAX - 1), RESULTS_DAMAGED;
+	if (n >= RESULTS_RTC_MAX || !printable(v, n))
+		return fmt_error(err, errlen, "header: rtc is not up to %u printable characters", RESULTS_RTC_MAX - 1),
+		       RESULTS_DAMAGED;
 	memcpy(h->rtc, v, n);
 	if (!(v = expect_key(&l, "cpu", &n, err, errlen)))
 		return RESULTS_DAMAGED;
-	if (n >= RESULTS_CPU_MAX)
-		return fmt_error(err, errlen, "header: cpu longer than %u", RESULTS_CPU_MAX - 1), RESULTS_DAMAGED;
+	if (n >= RESULTS_CPU_MAX || !printable(v, n))
+		return fmt_error(err, errlen, "header: cpu is not up to %u printable characters", RESULTS_CPU_MAX - 1),
+		       RESULTS_DAMAGED;
 	memcpy(h->cpu, v, n);
 	if (!(v = expect_key(&l, "length", &n, err, errlen)))
 		return RESULTS_DAMAGED;

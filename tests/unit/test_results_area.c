@@ -257,6 +257,7 @@ static void test_header_damage(void **state)
 		{ "crc32: 1a2b3c4d", "crc32: 1a2b3c4z", "crc32 is not 8 hex digits" },
 		{ "\nend\n", "\nens\n", "no 'end' line" },
 		{ "rtc: ", "rtx: ", "where 'rtc:' belongs" },
+		{ "(TM) i7", "(TM)\xcbi7", "cpu is not up to 63 printable characters" },
 	};
 	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
 		results_header_format(buf, &h);
