@@ -16,6 +16,7 @@
 #include "kernel/platform.h"
 #include "kernel/pmucheck.h"
 #include "kernel/smp.h"
+#include "kernel/storage.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -235,6 +236,7 @@ void kernel_main(struct boot_info *bi)
 	user_stack_init();
 	watchdog_init();
 	report_system(bi);
+	storage_detect();
 	smp_init();
 	report_config_errors();
 

@@ -1142,3 +1142,23 @@ CASES += [
                 r"^    0 +\d+\.\d$"],
          absent=NO_FAIL + [r"^error:"]),
 ]
+
+# ---------------------------------------------------------------- storage (issue 17)
+# PCI by ECAM where the MCFG gives it (q35: segment 0, buses 0-255 at 0xB0000000), by
+# configuration mechanism #1 where there is none (-machine pc); the disk's controller in
+# each: q35's ICH9 AHCI at 00:1f.2, pc's PIIX3 IDE at 00:01.1.
+Q35_AHCI = ["pci.config=ecam (MCFG: segment 0, buses 0-255 at 0xb0000000)",
+            "storage.controller=ahci 00:1f.2 8086:2922"]
+CASES += [
+    dict(name="storage-pci-q35-ahci", args=["--cpu", "qemu64"], config="mode=detect",
+         lines=BIOS + Q35_AHCI, match=[r"^pci\.functions=[1-9]"], absent=NO_FAIL),
+    dict(name="storage-pci-q35-ahci-uefi", uefi=True, args=["--cpu", "qemu64"], config="mode=detect",
+         lines=["boot.firmware=uefi"] + Q35_AHCI, absent=NO_FAIL),
+    dict(name="storage-pci-q35-ahci-i686", args=["--bios", "--cpu", "pentium3"], config="mode=detect",
+         lines=BIOS32 + Q35_AHCI, absent=NO_FAIL),
+    dict(name="storage-pci-pc-ide", args=["--bios", "--cpu", "qemu64", "--config", "mode=detect",
+                                          "--", "-machine", "pc"],
+         lines=["boot.firmware=bios", "storage.controller=ide 00:01.1 8086:7010"],
+         match=[r"^pci\.config=legacy \(no MCFG \(\"MCFG\"\) among the \d+ entries of the RSDT at 0x[0-9a-f]+\)$"],
+         absent=NO_FAIL + [r"^storage\.controller=ahci"]),
+]
