@@ -325,7 +325,12 @@ $(B)/test-cfg-big.cfg: tests/qemu/make-big-cfg
 $(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage $(B)/test-cfg-big.cfg
 	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(B)/test-cfg-big.cfg
 
-TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img
+# test-cfg-detect.img without its results area (removed with mtools, as a user could):
+# the kernel must say so and write nothing.
+$(B)/test-noresults.img: $(B)/test-cfg-detect.img
+	cp $< $@.tmp && MTOOLS_SKIP_CHECK=1 mdeltree -i $@.tmp@@1M ::/bareperf && mv $@.tmp $@
+
+TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-noresults.img
 
 .PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:

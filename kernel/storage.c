@@ -1,14 +1,22 @@
 #include "kernel/storage.h"
 #include "arch/x86/paging.h"
+#include "drivers/ahci.h"
 #include "drivers/pci.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
+#include "kernel/mem.h"
 #include "lib/acpi.h"
+#include "lib/format.h"
+#include "lib/results-area.h"
 #include "lib/str.h"
 
 #define ECAM_BUS_BYTES (1ull << 20)
+#define STORAGE_DISKS_MAX 4     /* disks opened; each keeps AHCI_PORT_DMA_BYTES of DMA memory */
 
 static struct pci_found pci;
+static struct ahci_port ahci_ports[STORAGE_DISKS_MAX];
+static struct blockdev *disks[STORAGE_DISKS_MAX];
+static unsigned ndisks;
 
 static bool read_phys(void *ctx, uint64_t phys, void *buf, uint32_t len)
 {
@@ -72,6 +80,84 @@ static const char *controller_kind(const struct pci_dev *d)
 	return NULL;
 }
 
+/* MMIO the kernel's page tables reach: the identity map, and on i686 the MMIO window. */
+static bool mmio_mapped(uint64_t base, uint64_t len)
+{
+	if (base + len <= paging.identity_limit)
+		return true;
+#ifdef MMIO_WINDOW_BASE
+	return base >= MMIO_WINDOW_BASE && base + len <= (1ull << 32);
+#else
+	return false;
+#endif
+}
+
+/* Open each SATA disk on an AHCI controller as a block device. */
+static void open_ahci(const struct pci_dev *d)
+{
+	uint32_t bar = pci_dev_read32(d, PCI_BAR(5));
+	uint64_t abar = bar & PCI_BAR_MEM_MASK;
+	char err[BLOCKDEV_ERR_MAX];
+
+	if ((bar & PCI_BAR_MEM_TYPE_64) && pci_dev_read32(d, PCI_BAR(5) + 4))
+		abar = 0;   /* above 4 GiB: not mapped */
+	if (bar & PCI_BAR_IO || abar == 0 || !mmio_mapped(abar, AHCI_ABAR_BYTES)) {
+		kprintf("storage.note=AHCI %02x:%02x.%x: its registers (BAR5 0x%08x) are not reachable\n", d->bus,
+			d->dev, d->fn, bar);
+		return;
+	}
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
+		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+	volatile uint8_t *regs = (volatile uint8_t *)(uintptr_t)abar;
+	uint32_t ports = ahci_disk_ports(regs);
+	for (unsigned p = 0; p < AHCI_PORTS && ndisks < STORAGE_DISKS_MAX; p++) {
+		if (!(ports & (1u << p)))
+			continue;
+		struct ahci_port *ap = &ahci_ports[ndisks];
+		struct dma_region dma = { .size = AHCI_PORT_DMA_BYTES };
+		dma.phys = mem_alloc_phys(dma.size, PAGE_SIZE);
+		dma.virt = (void *)(uintptr_t)dma.phys;
+		bp_snprintf(ap->bd.where, sizeof(ap->bd.where), "AHCI %02x:%02x.%x, port %u", d->bus, d->dev, d->fn, p);
+		if (dma.phys == 0) {
+			kprintf("storage.note=%s: no memory for DMA\n", ap->bd.where);
+			return;
+		}
+		if (ahci_port_open(ap, regs, p, &dma, err, sizeof(err))) {
+			kprintf("storage.note=%s\n", err);
+			continue;
+		}
+		disks[ndisks++] = &ap->bd;
+	}
+}
+
+static bool disk_read(void *ctx, uint64_t lba, uint32_t count, void *buf)
+{
+	return blockdev_read(ctx, lba, count, buf) == 0;
+}
+
+/* Each disk, and what the results area on it says. */
+static void report_disks(void)
+{
+	static uint8_t scratch[RESULTS_SECTOR_MAX];
+	static struct results_area area;
+	char err[160];
+
+	for (unsigned i = 0; i < ndisks; i++) {
+		struct blockdev *bd = disks[i];
+		kprintf("storage.disk=%s (%s): %llu sectors of %u bytes\n", bd->kind, bd->where,
+			(unsigned long long)bd->sectors, bd->sector_size);
+		if (results_area_find(disk_read, bd, bd->sector_size, bd->sectors, scratch, &area, err, sizeof(err))) {
+			kprintf("storage.results=none on %s (%s)\n", bd->where, err);
+			continue;
+		}
+		kprintf("storage.results=");
+		for (unsigned k = 0; k < RESULTS_ID_BYTES; k++)
+			kprintf("%02x", area.id[k]);
+		kprintf(" on %s: %u slots from sector %llu\n", bd->where, RESULTS_SLOTS,
+			(unsigned long long)area.slot[0].lba);
+	}
+}
+
 void storage_detect(void)
 {
 	unsigned controllers = 0;
@@ -90,4 +176,8 @@ void storage_detect(void)
 	}
 	if (!controllers)
 		kprintf("storage.controller=none\n");
+	for (unsigned i = 0; i < pci.count; i++)
+		if (controller_kind(&pci.dev[i]) == controller_kinds[0].name)
+			open_ahci(&pci.dev[i]);
+	report_disks();
 }
