@@ -17,6 +17,33 @@ static struct pci_found pci;
 static struct ahci_port ahci_ports[STORAGE_DISKS_MAX];
 static struct blockdev *disks[STORAGE_DISKS_MAX];
 static unsigned ndisks;
+static struct results_identity this_image;     /* from the loader: IDENTITY of the boot medium */
+static bool this_image_known;
+
+static void print_id(const uint8_t id[RESULTS_ID_BYTES])
+{
+	for (unsigned k = 0; k < RESULTS_ID_BYTES; k++)
+		kprintf("%02x", id[k]);
+}
+
+/* The running image's identity, as the loader read /bareperf/results/IDENTITY. */
+static void learn_image_identity(void)
+{
+	char err[160];
+
+	if (kernel.bi->identity_len == 0) {
+		kprintf("boot.image=unknown (the loader found no /bareperf/results/IDENTITY: runs are not saved)\n");
+		return;
+	}
+	if (results_identity_parse(kernel.bi->identity, kernel.bi->identity_len, &this_image, err, sizeof(err))) {
+		kprintf("boot.image=unknown (%s: runs are not saved)\n", err);
+		return;
+	}
+	this_image_known = true;
+	kprintf("boot.image=");
+	print_id(this_image.id);
+	kprintf("\n");
+}
 
 static bool read_phys(void *ctx, uint64_t phys, void *buf, uint32_t len)
 {
@@ -150,11 +177,11 @@ static void report_disks(void)
 			kprintf("storage.results=none on %s (%s)\n", bd->where, err);
 			continue;
 		}
+		bool ours = this_image_known && memcmp(area.id, this_image.id, RESULTS_ID_BYTES) == 0;
 		kprintf("storage.results=");
-		for (unsigned k = 0; k < RESULTS_ID_BYTES; k++)
-			kprintf("%02x", area.id[k]);
-		kprintf(" on %s: %u slots from sector %llu\n", bd->where, RESULTS_SLOTS,
-			(unsigned long long)area.slot[0].lba);
+		print_id(area.id);
+		kprintf(" on %s: %u slots from sector %llu (%s)\n", bd->where, RESULTS_SLOTS,
+			(unsigned long long)area.slot[0].lba, ours ? "this image" : "another image");
 	}
 }
 
@@ -162,6 +189,7 @@ void storage_detect(void)
 {
 	unsigned controllers = 0;
 
+	learn_image_identity();
 	choose_config_access();
 	pci_enumerate(&pci);
 	kprintf("pci.functions=%u%s\n", pci.count, pci.dropped ? " (more not kept)" : "");

@@ -9,13 +9,14 @@
 #include <stdint.h>
 
 #define BOOTINFO_MAGIC    0x4f464e4952455042ull   /* "BPERINFO" little-endian */
-#define BOOTINFO_VERSION  2         /* 2: firmware; cmdline_size, config_size (sources
-                                       refused whole) */
+#define BOOTINFO_VERSION  3         /* 2: firmware; cmdline_size, config_size (sources
+                                       refused whole); 3: identity */
 
 #define BI_MMAP_MAX       512
 #define BI_CMDLINE_MAX    1024
 #define BI_CONFIG_MAX     8192
 #define BI_NOTE_MAX       512
+#define BI_IDENTITY_MAX   512        /* /bareperf/results/IDENTITY (docs/results-area.md) */
 #define BI_PAGE_SIZE      4096u      /* unit of mmap pages (UEFI's EFI_PAGE_SIZE) */
 
 enum bi_mem_type {
@@ -73,6 +74,11 @@ struct boot_info {
 	uint64_t config_size;       /* bareperf.cfg's bytes; > BI_CONFIG_MAX - 1: refused */
 	uint32_t firmware;          /* enum bi_firmware: which firmware started the loader */
 	uint32_t reserved1;
+	/* The image's /bareperf/results/IDENTITY as the loader read it from the boot medium
+	 * (GRUB: the module "bareperf.identity"); 0 bytes when absent or too long. */
+	uint32_t identity_len;
+	uint32_t reserved2;
+	char identity[BI_IDENTITY_MAX];
 };
 _Static_assert(offsetof(struct boot_info, fb) == 48, "boot_info layout");
 _Static_assert(offsetof(struct boot_info, mmap) == 80, "boot_info layout");
@@ -82,8 +88,11 @@ _Static_assert(offsetof(struct boot_info, config_size) ==
 _Static_assert(offsetof(struct boot_info, firmware) ==
 	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 16,
 	       "boot_info layout");
+_Static_assert(offsetof(struct boot_info, identity) ==
+	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 32,
+	       "boot_info layout");
 _Static_assert(sizeof(struct boot_info) ==
-	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 24,
+	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 32 + BI_IDENTITY_MAX,
 	       "boot_info layout");
 
 /* Whether the loader refused a source for its length (see cmdline_size, config_size). */

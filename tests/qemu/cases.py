@@ -1168,8 +1168,11 @@ def results_area_found(image):
         ident = image_identity(image)
         if not ident:
             return ["%s has no identity to compare with" % image]
-        rx = r"^storage\.results=%s on AHCI 00:1f\.2, port 0: 8 slots from sector \d+$" % ident
-        return [] if re.search(rx, out, re.M) else ["no storage.results line with the image's identity " + ident]
+        rx = r"^storage\.results=%s on AHCI 00:1f\.2, port 0: 8 slots from sector \d+ \(this image\)$" % ident
+        problems = [] if re.search(rx, out, re.M) else ["no storage.results line with the image's identity " + ident]
+        if "boot.image=" + ident not in out.split("\n"):
+            problems.append("no boot.image=%s line: the loader did not pass IDENTITY" % ident)
+        return problems
     return check
 
 
@@ -1189,6 +1192,7 @@ CASES += [
     # The results area deleted with mtools: found missing, with the check that failed.
     dict(name="storage-results-removed", args=["--cpu", "qemu64", "--image", "build/test-noresults.img"],
          config="mode=detect",
-         lines=Q35_AHCI + ["storage.results=none on AHCI 00:1f.2, port 0 (no folder /bareperf)"],
+         lines=Q35_AHCI + ["storage.results=none on AHCI 00:1f.2, port 0 (no folder /bareperf)",
+                           "boot.image=unknown (the loader found no /bareperf/results/IDENTITY: runs are not saved)"],
          absent=NO_FAIL),
 ]

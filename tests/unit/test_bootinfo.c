@@ -63,6 +63,8 @@ static void test_refuses_bad(void **state)
 	bi = good(); bi->mmap_count = BI_MMAP_MAX + 1; expect_refused(bi, "memory map has 513");
 	bi = good(); bi->cmdline_len = BI_CMDLINE_MAX; expect_refused(bi, "longer than its buffer");
 	bi = good(); bi->config_len = BI_CONFIG_MAX;  expect_refused(bi, "longer than its buffer");
+	bi = good(); bi->identity_len = BI_IDENTITY_MAX + 1;
+	expect_refused(bi, "identity (513 bytes) longer than its buffer (512)");
 	bi = good(); bi->mmap[1].type = 9;            expect_refused(bi, "entry 1 has unknown type 9");
 	bi = good(); bi->mmap[2].base = 0x200010;     expect_refused(bi, "entry 2 base 0x200010 not page aligned");
 	bi = good(); bi->mmap[1].pages = 1ull << 41;  expect_refused(bi, "entry 1 wraps");
@@ -109,8 +111,10 @@ static void test_layout(void **state)
 	assert_int_equal(offsetof(struct boot_info, cmdline_size), tail + 4);
 	assert_int_equal(offsetof(struct boot_info, config_size), tail + 8);
 	assert_int_equal(offsetof(struct boot_info, firmware), tail + 16);
-	assert_int_equal(sizeof(struct boot_info), tail + 24);
-	assert_int_equal(BOOTINFO_VERSION, 2);
+	assert_int_equal(offsetof(struct boot_info, identity_len), tail + 24);
+	assert_int_equal(offsetof(struct boot_info, identity), tail + 32);
+	assert_int_equal(sizeof(struct boot_info), tail + 32 + BI_IDENTITY_MAX);
+	assert_int_equal(BOOTINFO_VERSION, 3);
 }
 
 int main(void)
