@@ -241,6 +241,7 @@ void kernel_main(struct boot_info *bi)
 	report_config_errors();
 
 	int code = run_mode(kernel.cfg.mode);
+	storage_save();
 	/* A configuration with mistakes ran what it could, but does not count as a pass. */
 	if (code == PLATFORM_EXIT_OK && kernel.config_errors)
 		code = PLATFORM_EXIT_FAIL;

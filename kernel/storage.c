@@ -2,6 +2,7 @@
 #include "arch/x86/paging.h"
 #include "drivers/ahci.h"
 #include "drivers/pci.h"
+#include "drivers/rtc.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
 #include "kernel/mem.h"
@@ -160,6 +161,135 @@ static void open_ahci(const struct pci_dev *d)
 static bool disk_read(void *ctx, uint64_t lba, uint32_t count, void *buf)
 {
 	return blockdev_read(ctx, lba, count, buf) == 0;
+}
+
+/* ---- saving the run (docs/results-area.md) ---- */
+
+static uint8_t header_buf[RESULTS_HEADER_BYTES];
+
+/* The one disk whose results area carries this image's identity, checked again now; NULL
+ * with the reason in why. */
+static struct blockdev *own_disk(struct results_area *area, char *why, size_t whylen)
+{
+	static uint8_t scratch[RESULTS_SECTOR_MAX];
+	static struct results_area found;
+	struct blockdev *own = NULL;
+	unsigned matches = 0;
+	char err[160], first_problem[200] = "";
+
+	for (unsigned i = 0; i < ndisks; i++) {
+		if (results_area_find(disk_read, disks[i], disks[i]->sector_size, disks[i]->sectors, scratch, &found,
+				      err, sizeof(err))) {
+			if (!first_problem[0])
+				bp_snprintf(first_problem, sizeof(first_problem), "; %s: %s", disks[i]->where, err);
+			continue;
+		}
+		if (memcmp(found.id, this_image.id, RESULTS_ID_BYTES) != 0)
+			continue;
+		if (matches++ == 0) {
+			own = disks[i];
+			*area = found;
+		}
+	}
+	if (matches == 1)
+		return own;
+	if (matches > 1)
+		bp_snprintf(why, whylen, "%u disks carry this image's identity; bareperf writes on none of them",
+			    matches);
+	else
+		bp_snprintf(why, whylen, "no disk carries this image's identity (%u SATA disk%s on AHCI searched; "
+			    "IDE and USB are not searched yet%s)", ndisks, ndisks == 1 ? "" : "s", first_problem);
+	return NULL;
+}
+
+static void header_for(struct results_header *h, uint32_t run)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->id, this_image.id, RESULTS_ID_BYTES);
+	h->run = run;
+	h->state = RESULTS_WRITING;
+	rtc_read_text(h->rtc, sizeof(h->rtc));
+	if (kernel.cpu.brand[0])
+		str_copy(h->cpu, kernel.cpu.brand, sizeof(h->cpu));
+	else
+		bp_snprintf(h->cpu, sizeof(h->cpu), "%s family %u model %u stepping %u", kernel.cpu.vendor_id,
+			    kernel.cpu.family, kernel.cpu.model, kernel.cpu.stepping);
+}
+
+/* Read every slot's header and pick the slot (the oldest run goes when all are used). */
+static int choose_slot(struct blockdev *bd, const struct results_area *area, struct results_choice *c)
+{
+	static struct results_header hdr[RESULTS_SLOTS];
+	char err[160];
+
+	for (unsigned i = 0; i < RESULTS_SLOTS; i++) {
+		if (blockdev_read(bd, area->slot[i].lba, RESULTS_HEADER_BYTES / bd->sector_size, header_buf))
+			return -1;
+		results_header_parse(header_buf, &hdr[i], err, sizeof(err));
+	}
+	results_pick_slot(hdr, c);
+	return 0;
+}
+
+/* Header (writing), log, header (complete): a save cut short leaves a torn run. */
+static int write_run(struct blockdev *bd, const struct results_extent *slot, struct results_header *h,
+		     const char *log, uint32_t len)
+{
+	uint32_t hdr_sectors = RESULTS_HEADER_BYTES / bd->sector_size;
+	uint32_t log_sectors = (len + bd->sector_size - 1) / bd->sector_size;
+
+	results_header_format(header_buf, h);
+	if (blockdev_write(bd, slot->lba, hdr_sectors, header_buf))
+		return -1;
+	/* The copy's buffer is RESULTS_LOG_BYTES of zeros past len: whole sectors. */
+	if (log_sectors && blockdev_write(bd, slot->lba + hdr_sectors, log_sectors, log))
+		return -1;
+	h->state = RESULTS_COMPLETE;
+	h->length = len;
+	h->crc32 = results_crc32(0, log, len);
+	results_header_format(header_buf, h);
+	return blockdev_write(bd, slot->lba, hdr_sectors, header_buf);
+}
+
+void storage_save(void)
+{
+	static struct results_area area;
+	struct results_choice c;
+	struct results_header h;
+	char why[360];
+
+	if (!kernel.cfg.save_auto) {
+		kprintf("not saved: save=off\n");
+		return;
+	}
+	if (!this_image_known) {
+		kprintf("not saved: this image's identity is unknown (see boot.image)\n");
+		return;
+	}
+	struct blockdev *bd = own_disk(&area, why, sizeof(why));
+	if (!bd) {
+		kprintf("not saved: %s\n", why);
+		return;
+	}
+	if (choose_slot(bd, &area, &c)) {
+		kprintf("not saved: %s\n", bd->err);
+		return;
+	}
+	uint32_t len, dropped;
+	const char *log = console_log(&len, &dropped);
+	header_for(&h, c.run);
+	if (write_run(bd, &area.slot[c.slot], &h, log, len)) {
+		kprintf("not saved: %s; run %u in /bareperf/results/run%02u.log is torn\n", bd->err, c.run,
+			c.slot + 1);
+		return;
+	}
+	kprintf("saved: run %u in /bareperf/results/run%02u.log on the %s (%s)", c.run, c.slot + 1, bd->kind,
+		bd->where);
+	if (c.replaced_run)
+		kprintf(", replacing run %u, the oldest", c.replaced_run);
+	if (dropped)
+		kprintf("; the last %u bytes did not fit", dropped);
+	kprintf("\n");
 }
 
 /* Each disk, and what the results area on it says. */

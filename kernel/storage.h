@@ -7,4 +7,9 @@
  * pci.config, pci.functions and one storage.controller line per controller. */
 void storage_detect(void);
 
+/* At the end of a run (measurements done, other CPUs parked): write the console's copy of
+ * the run into the results area of the one disk carrying this image's identity, unless
+ * save=off; the last line says where it went or why not. */
+void storage_save(void);
+
 #endif
