@@ -7,6 +7,7 @@
 #define DRIVERS_AHCI_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "drivers/ata.h"
 #include "drivers/blockdev.h"
 
 /* HBA registers (1.3.1, 3.1) */
@@ -55,15 +56,10 @@
 #define AHCI_CT_PRDT            0x80
 #define AHCI_PRD_DBC_MAX        (4u << 20)      /* one PRD entry: at most 4 MiB */
 
-/* Register FIS host to device (SATA 3.2, 10.5.5) and the ATA commands used (ACS-3) */
+/* Register FIS host to device (SATA 3.2, 10.5.5); the commands are drivers/ata.h's */
 #define FIS_TYPE_REG_H2D        0x27
 #define FIS_H2D_COMMAND         0x80    /* the C bit: the FIS carries a command */
 #define FIS_H2D_DWORDS          5
-#define ATA_DEVICE_LBA          0x40
-#define ATA_CMD_IDENTIFY        0xEC
-#define ATA_CMD_READ_DMA_EXT    0x25
-#define ATA_CMD_WRITE_DMA_EXT   0x35
-#define ATA_CMD_FLUSH_CACHE_EXT 0xEA
 
 /* DMA memory one port needs: command list, received FIS, command table, bounce buffer. */
 #define AHCI_BOUNCE_BYTES       (64 * 1024)

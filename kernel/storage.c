@@ -1,6 +1,7 @@
 #include "kernel/storage.h"
 #include "arch/x86/paging.h"
 #include "drivers/ahci.h"
+#include "drivers/ide.h"
 #include "drivers/pci.h"
 #include "drivers/rtc.h"
 #include "kernel/console.h"
@@ -16,6 +17,8 @@
 
 static struct pci_found pci;
 static struct ahci_port ahci_ports[STORAGE_DISKS_MAX];
+static struct ide_drive ide_drives[STORAGE_DISKS_MAX];
+static unsigned nide;
 static struct blockdev *disks[STORAGE_DISKS_MAX];
 static unsigned ndisks;
 static struct results_identity this_image;     /* from the loader: IDENTITY of the boot medium */
@@ -158,6 +161,34 @@ static void open_ahci(const struct pci_dev *d)
 	}
 }
 
+/* Each IDE disk on the controller's two channels, master and slave. */
+static void open_ide(const struct pci_dev *d)
+{
+	static const char *const channel_names[2] = { "primary", "secondary" };
+	uint32_t bar[4];
+	char err[BLOCKDEV_ERR_MAX];
+
+	for (unsigned i = 0; i < 4; i++)
+		bar[i] = pci_dev_read32(d, PCI_BAR(i));
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND, pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_IO);
+	for (unsigned ch = 0; ch < 2; ch++) {
+		uint16_t cmd, ctrl;
+		ide_channel_ports(ch, d->progif, bar, &cmd, &ctrl);
+		for (unsigned slave = 0; slave < 2 && ndisks < STORAGE_DISKS_MAX && nide < STORAGE_DISKS_MAX; slave++) {
+			struct ide_drive *dr = &ide_drives[nide];
+			bp_snprintf(dr->bd.where, sizeof(dr->bd.where), "IDE %02x:%02x.%x, %s %s", d->bus, d->dev, d->fn,
+				    channel_names[ch], slave ? "slave" : "master");
+			int r = ide_drive_open(dr, cmd, ctrl, slave, err, sizeof(err));
+			if (r < 0)
+				kprintf("storage.note=%s\n", err);
+			if (r == 1) {
+				nide++;
+				disks[ndisks++] = &dr->bd;
+			}
+		}
+	}
+}
+
 static bool disk_read(void *ctx, uint64_t lba, uint32_t count, void *buf)
 {
 	return blockdev_read(ctx, lba, count, buf) == 0;
@@ -197,8 +228,8 @@ static struct blockdev *own_disk(struct results_area *area, char *why, size_t wh
 		bp_snprintf(why, whylen, "%u disks carry this image's identity; bareperf writes on none of them",
 			    matches);
 	else
-		bp_snprintf(why, whylen, "no disk carries this image's identity (%u SATA disk%s on AHCI searched; "
-			    "IDE and USB are not searched yet%s)", ndisks, ndisks == 1 ? "" : "s", first_problem);
+		bp_snprintf(why, whylen, "no disk carries this image's identity (%u disk%s searched on AHCI and IDE; "
+			    "USB is not searched yet%s)", ndisks, ndisks == 1 ? "" : "s", first_problem);
 	return NULL;
 }
 
@@ -337,5 +368,7 @@ void storage_detect(void)
 	for (unsigned i = 0; i < pci.count; i++)
 		if (controller_kind(&pci.dev[i]) == controller_kinds[0].name)
 			open_ahci(&pci.dev[i]);
+		else if (controller_kind(&pci.dev[i]) == controller_kinds[1].name)
+			open_ide(&pci.dev[i]);
 	report_disks();
 }

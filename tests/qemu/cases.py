@@ -1163,12 +1163,12 @@ def image_identity(image):
     return m.group(1).decode() if m else None
 
 
-def results_area_found(image):
+def results_area_found(image, where=r"AHCI 00:1f\.2, port 0"):
     def check(out):
         ident = image_identity(image)
         if not ident:
             return ["%s has no identity to compare with" % image]
-        rx = r"^storage\.results=%s on AHCI 00:1f\.2, port 0: 8 slots from sector \d+ \(this image\)$" % ident
+        rx = r"^storage\.results=%s on %s: 8 slots from sector \d+ \(this image\)$" % (ident, where)
         problems = [] if re.search(rx, out, re.M) else ["no storage.results line with the image's identity " + ident]
         if "boot.image=" + ident not in out.split("\n"):
             problems.append("no boot.image=%s line: the loader did not pass IDENTITY" % ident)
@@ -1186,9 +1186,10 @@ CASES += [
          lines=BIOS32 + Q35_AHCI, absent=NO_FAIL, check=results_area_found("build/bareperf.img")),
     dict(name="storage-pci-pc-ide", args=["--bios", "--cpu", "qemu64", "--config", "mode=detect",
                                           "--", "-machine", "pc"],
-         lines=["boot.firmware=bios", "storage.controller=ide 00:01.1 8086:7010"],
+         lines=["boot.firmware=bios", "storage.controller=ide 00:01.1 8086:7010",
+                "storage.disk=IDE disk (IDE 00:01.1, primary master): 131072 sectors of 512 bytes"],
          match=[r"^pci\.config=legacy \(no MCFG \(\"MCFG\"\) among the \d+ entries of the RSDT at 0x[0-9a-f]+\)$"],
-         absent=NO_FAIL + [r"^storage\.controller=ahci"]),
+         absent=NO_FAIL + [r"^storage\.controller=ahci"], check=results_area_found("build/bareperf.img", "IDE 00:01\\.1, primary master")),
     # The results area deleted with mtools: found missing, with the check that failed.
     dict(name="storage-results-removed", args=["--cpu", "qemu64", "--image", "build/test-noresults.img"],
          config="mode=detect",
