@@ -262,7 +262,8 @@ static int choose_slot(struct blockdev *bd, const struct results_area *area, str
 	return 0;
 }
 
-/* Header (writing), log, header (complete): a save cut short leaves a torn run. */
+/* Header (writing), log, header (complete): a save cut short leaves a torn run. Returns
+ * 0, or the step that failed: 1 (nothing written), 2 or 3 (the slot holds a torn run). */
 static int write_run(struct blockdev *bd, const struct results_extent *slot, struct results_header *h,
 		     const char *log, uint32_t len)
 {
@@ -271,15 +272,15 @@ static int write_run(struct blockdev *bd, const struct results_extent *slot, str
 
 	results_header_format(header_buf, h);
 	if (blockdev_write(bd, slot->lba, hdr_sectors, header_buf))
-		return -1;
+		return 1;
 	/* The copy's buffer is RESULTS_LOG_BYTES of zeros past len: whole sectors. */
 	if (log_sectors && blockdev_write(bd, slot->lba + hdr_sectors, log_sectors, log))
-		return -1;
+		return 2;
 	h->state = RESULTS_COMPLETE;
 	h->length = len;
 	h->crc32 = results_crc32(0, log, len);
 	results_header_format(header_buf, h);
-	return blockdev_write(bd, slot->lba, hdr_sectors, header_buf);
+	return blockdev_write(bd, slot->lba, hdr_sectors, header_buf) ? 3 : 0;
 }
 
 void storage_save(void)
@@ -309,7 +310,12 @@ void storage_save(void)
 	uint32_t len, dropped;
 	const char *log = console_log(&len, &dropped);
 	header_for(&h, c.run);
-	if (write_run(bd, &area.slot[c.slot], &h, log, len)) {
+	int failed = write_run(bd, &area.slot[c.slot], &h, log, len);
+	if (failed == 1) {
+		kprintf("not saved: %s; nothing was written\n", bd->err);
+		return;
+	}
+	if (failed) {
 		kprintf("not saved: %s; run %u in /bareperf/results/run%02u.log is torn\n", bd->err, c.run,
 			c.slot + 1);
 		return;
