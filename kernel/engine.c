@@ -18,6 +18,7 @@
 #include "kernel/pmucheck.h"
 #include "kernel/result-json.h"
 #include "kernel/sample.h"
+#include "kernel/storage.h"
 #include "kernel/userbench.h"
 #include "lib/format.h"
 #include "lib/str.h"
@@ -409,10 +410,11 @@ static void run_plan(void)
 		}
 		if (!(pl->flags & PL_SIZES)) {
 			measure_payload(pl, 0);
-			continue;
+		} else {
+			for (unsigned s = 0; s < kernel.cfg.nsizes; s++)
+				measure_payload(pl, kernel.cfg.sizes[s]);
 		}
-		for (unsigned s = 0; s < kernel.cfg.nsizes; s++)
-			measure_payload(pl, kernel.cfg.sizes[s]);
+		storage_save_progress();
 	}
 	run_set_pce(pce);
 }

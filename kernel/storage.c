@@ -262,68 +262,107 @@ static int choose_slot(struct blockdev *bd, const struct results_area *area, str
 	return 0;
 }
 
-/* Header (writing), log, header (complete): a save cut short leaves a torn run. Returns
- * 0, or the step that failed: 1 (nothing written), 2 or 3 (the slot holds a torn run). */
-static int write_run(struct blockdev *bd, const struct results_extent *slot, struct results_header *h,
-		     const char *log, uint32_t len)
-{
-	uint32_t hdr_sectors = RESULTS_HEADER_BYTES / bd->sector_size;
-	uint32_t log_sectors = (len + bd->sector_size - 1) / bd->sector_size;
+/* One run's save: begun once (slot chosen, header written with state writing), the log
+ * appended between payloads and at the end, the header rewritten after each append with
+ * the length and CRC so far, and state complete at the end. A run that dies between
+ * payloads leaves what it measured, recognisably torn. */
+static struct {
+	bool begun, failed;
+	struct blockdev *bd;
+	struct results_extent slot;
+	struct results_choice choice;
+	struct results_header h;
+	uint32_t saved_len;         /* log bytes on the disk */
+} save;
 
-	results_header_format(header_buf, h);
-	if (blockdev_write(bd, slot->lba, hdr_sectors, header_buf))
-		return 1;
-	/* The copy's buffer is RESULTS_LOG_BYTES of zeros past len: whole sectors. */
-	if (log_sectors && blockdev_write(bd, slot->lba + hdr_sectors, log_sectors, log))
-		return 2;
-	h->state = RESULTS_COMPLETE;
-	h->length = len;
-	h->crc32 = results_crc32(0, log, len);
-	results_header_format(header_buf, h);
-	return blockdev_write(bd, slot->lba, hdr_sectors, header_buf) ? 3 : 0;
+static int write_header(void)
+{
+	results_header_format(header_buf, &save.h);
+	return blockdev_write(save.bd, save.slot.lba, RESULTS_HEADER_BYTES / save.bd->sector_size, header_buf);
+}
+
+/* Find the disk, choose the slot, write the header (writing, no log yet). 0, or -1 with
+ * the reason in why and nothing written. */
+static int save_begin(char *why, size_t whylen)
+{
+	static struct results_area area;
+
+	if (!kernel.cfg.save_auto)
+		return bp_snprintf(why, whylen, "save=off"), -1;
+	if (!this_image_known)
+		return bp_snprintf(why, whylen, "this image's identity is unknown (see boot.image)"), -1;
+	if (!(save.bd = own_disk(&area, why, whylen)))
+		return -1;
+	if (choose_slot(save.bd, &area, &save.choice))
+		return bp_snprintf(why, whylen, "%s", save.bd->err), -1;
+	save.slot = area.slot[save.choice.slot];
+	header_for(&save.h, save.choice.run);
+	if (write_header())
+		return bp_snprintf(why, whylen, "%s; nothing was written", save.bd->err), -1;
+	save.begun = true;
+	return 0;
+}
+
+/* Write the log from the sector holding save.saved_len to len, then the header. The
+ * console's copy is RESULTS_LOG_BYTES long and zero past len: whole sectors. */
+static int save_append(const char *log, uint32_t len, enum results_state state)
+{
+	uint32_t ss = save.bd->sector_size, hdr_sectors = RESULTS_HEADER_BYTES / ss;
+	uint32_t first = save.saved_len / ss, last = (len + ss - 1) / ss;
+
+	if (last > first && blockdev_write(save.bd, save.slot.lba + hdr_sectors + first, last - first,
+					   log + (size_t)first * ss))
+		return -1;
+	save.h.crc32 = results_crc32(save.h.crc32, log + save.saved_len, len - save.saved_len);
+	save.h.length = save.saved_len = len;
+	save.h.state = state;
+	return write_header();
+}
+
+static void report_torn(void)
+{
+	kprintf("not saved: %s; run %u in /bareperf/results/run%02u.log is torn (%u bytes saved)\n",
+		save.bd->err, save.choice.run, save.choice.slot + 1, save.saved_len);
+}
+
+void storage_save_progress(void)
+{
+	uint32_t len, dropped;
+	char why[360];
+
+	if (save.failed || !kernel.cfg.save_auto)
+		return;
+	if (!save.begun && save_begin(why, sizeof(why))) {
+		save.failed = true;     /* said once, at the end */
+		return;
+	}
+	const char *log = console_log(&len, &dropped);
+	if (save_append(log, len, RESULTS_WRITING)) {
+		save.failed = true;
+		report_torn();
+	}
 }
 
 void storage_save(void)
 {
-	static struct results_area area;
-	struct results_choice c;
-	struct results_header h;
+	uint32_t len, dropped;
 	char why[360];
 
-	if (!kernel.cfg.save_auto) {
-		kprintf("not saved: save=off\n");
-		return;
-	}
-	if (!this_image_known) {
-		kprintf("not saved: this image's identity is unknown (see boot.image)\n");
-		return;
-	}
-	struct blockdev *bd = own_disk(&area, why, sizeof(why));
-	if (!bd) {
+	if (save.failed && save.begun)
+		return;                 /* the torn run was reported when the write failed */
+	if (!save.begun && save_begin(why, sizeof(why))) {
 		kprintf("not saved: %s\n", why);
 		return;
 	}
-	if (choose_slot(bd, &area, &c)) {
-		kprintf("not saved: %s\n", bd->err);
-		return;
-	}
-	uint32_t len, dropped;
 	const char *log = console_log(&len, &dropped);
-	header_for(&h, c.run);
-	int failed = write_run(bd, &area.slot[c.slot], &h, log, len);
-	if (failed == 1) {
-		kprintf("not saved: %s; nothing was written\n", bd->err);
+	if (save_append(log, len, RESULTS_COMPLETE)) {
+		report_torn();
 		return;
 	}
-	if (failed) {
-		kprintf("not saved: %s; run %u in /bareperf/results/run%02u.log is torn\n", bd->err, c.run,
-			c.slot + 1);
-		return;
-	}
-	kprintf("saved: run %u in /bareperf/results/run%02u.log on the %s (%s)", c.run, c.slot + 1, bd->kind,
-		bd->where);
-	if (c.replaced_run)
-		kprintf(", replacing run %u, the oldest", c.replaced_run);
+	kprintf("saved: run %u in /bareperf/results/run%02u.log on the %s (%s)", save.choice.run,
+		save.choice.slot + 1, save.bd->kind, save.bd->where);
+	if (save.choice.replaced_run)
+		kprintf(", replacing run %u, the oldest", save.choice.replaced_run);
 	if (dropped)
 		kprintf("; the last %u bytes did not fit", dropped);
 	kprintf("\n");

@@ -12,4 +12,9 @@ void storage_detect(void);
  * save=off; the last line says where it went or why not. */
 void storage_save(void);
 
+/* Between payloads of a run: the log so far goes into the same slot, its header still
+ * saying writing, so that a hang or crash later keeps what was measured. Silent; a
+ * failure is reported by storage_save at the end (or at once when a write fails). */
+void storage_save_progress(void);
+
 #endif
