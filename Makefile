@@ -9,7 +9,7 @@
 #                 QEMU_ARGS='--bios' boots through SeaBIOS instead of OVMF; with a CPU
 #                 without long mode, QEMU_ARGS='--bios --cpu pentium3', GRUB starts the
 #                 i686 kernel; ASM='imul rax, rax' UNROLL=N LOOP=N ASM_INIT=... ASM_NAME=...
-#                 or BENCH=FILE measure user code)
+#                 or BENCH=FILE measure user code; those values reach qemu-run as written)
 #   make test     host unit tests + QEMU boots, in parallel; ends with the total time and
 #                 "N passed, N failed"
 #   make fuzz     each fuzz target for FUZZ_SECONDS (default 60); docs/fuzzing.md
@@ -30,13 +30,18 @@ KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	-mgeneral-regs-only -mcmodel=kernel -fno-asynchronous-unwind-tables \
 	-fno-omit-frame-pointer -fcf-protection=none -I. -I$(B)/gen \
 	-DBAREPERF_VERSION='"$(VERSION)"' -MMD -MP
-KNASMFLAGS := -f elf64 -g -F dwarf -I$(B)/gen/
+KNASMFLAGS := -f elf64 -g -F dwarf -I$(B)/gen/ -Iarch/x86/
 
 # lib/ files that only the host tools and tests use (reading a CPUID dump file).
 HOST_ONLY_LIB := lib/cpuid-dump.c
-KERNEL_C   := $(filter-out $(HOST_ONLY_LIB),$(wildcard kernel/*.c arch/x86/*.c arch/x86/64/*.c \
-	arch/x86/pmu/*.c drivers/*.c lib/*.c payloads/*.c))
-KERNEL_ASM := $(wildcard arch/x86/*.asm payloads/*.asm kernel/*.asm)
+# Both kernels build from the same folders; what differs by word size lives in
+# arch/x86/64/ or arch/x86/32/ beside the shared arch/x86/. $(call kernel_src,W,EXT):
+# the .EXT sources of the W-bit kernel.
+KERNEL_DIRS := kernel lib drivers payloads arch/x86 arch/x86/pmu
+kernel_src   = $(filter-out $(HOST_ONLY_LIB), \
+	$(wildcard $(addsuffix /*.$(2),$(KERNEL_DIRS) arch/x86/$(1))))
+KERNEL_C   := $(call kernel_src,64,c)
+KERNEL_ASM := $(call kernel_src,64,asm)
 KERNEL_GEN := $(B)/gen/pfm_tables.c
 # The libpfm4-derived event tables are generated when their generator exists.
 PFM_GEN    := $(if $(wildcard scripts/gen/gen-pfm-tables.c),pfm_tables)
@@ -59,7 +64,7 @@ $(B)/gen/abi.inc: $(ABI_HEADERS) scripts/gen/abi-inc
 	@mkdir -p $(dir $@)
 	scripts/gen/abi-inc $(ABI_HEADERS) > $@.tmp && mv $@.tmp $@
 
-$(B)/gen/linker.ld: linker.ld arch/x86/abi.h
+$(B)/gen/linker%.ld: arch/x86/%/linker.ld arch/x86/abi.h
 	@mkdir -p $(dir $@)
 	$(CC) -E -P -undef -nostdinc -x c -I. $< -o $@
 
@@ -67,23 +72,18 @@ $(B)/kernel/%.asm.o: %.asm $(B)/gen/abi.inc
 	@mkdir -p $(dir $@)
 	$(NASM) $(KNASMFLAGS) -MD $@.d -MP $< -o $@
 
-$(B)/kernel.elf: $(KERNEL_OBJ) $(B)/gen/linker.ld
-	$(LD) -nostdlib -static -z max-page-size=4096 -z noexecstack -T $(B)/gen/linker.ld -o $@ $(KERNEL_OBJ)
+$(B)/kernel.elf: $(KERNEL_OBJ) $(B)/gen/linker64.ld
+	$(LD) -nostdlib -static -z max-page-size=4096 -z noexecstack -T $(B)/gen/linker64.ld -o $@ $(KERNEL_OBJ)
 
 # ---------------------------------------------------------------- i686 kernel
-# build/kernel32.elf: the same portable C (kernel/, lib/, drivers/, the PMU backends, the
-# payload catalogue, the word-size-neutral arch/x86/ files) for i686, plus what differs by
-# word size, which lives in a 32/ folder beside the shared one: arch/x86/32/ (entry,
-# descriptors, traps, paging, ring transitions, linker script), kernel/32/, payloads/32/.
-# The x86-64 kernel's own files stay in arch/x86/ (and arch/x86/64/ for the halves of a
-# shared header). 64-bit division comes from gcc-multilib's 32-bit libgcc.
+# build/kernel32.elf: the same sources for i686, arch/x86/32/ in place of arch/x86/64/.
+# 64-bit division comes from gcc-multilib's 32-bit libgcc.
 K32CFLAGS := $(filter-out -mno-red-zone -mcmodel=kernel,$(KCFLAGS)) -m32 -march=i686
-K32NASMFLAGS := -f elf32 -g -F dwarf -I$(B)/gen/
-ARCH_X86_SHARED_C := arch/x86/msr-io.c arch/x86/pt-pool.c arch/x86/run.c arch/x86/setup.c \
-	arch/x86/stacks.c arch/x86/traps.c
-KERNEL32_C   := $(filter-out $(HOST_ONLY_LIB),$(wildcard kernel/*.c arch/x86/32/*.c arch/x86/pmu/*.c \
-	drivers/*.c lib/*.c payloads/*.c)) $(ARCH_X86_SHARED_C)
-KERNEL32_ASM := $(wildcard arch/x86/32/*.asm kernel/32/*.asm payloads/32/*.asm)
+K32NASMFLAGS := -f elf32 -g -F dwarf -I$(B)/gen/ -Iarch/x86/
+KERNEL32_C   := $(call kernel_src,32,c)
+# Assembly outside arch/x86/64/ and arch/x86/32/ is one source for both (arch/x86/word.inc
+# names the word-size registers).
+KERNEL32_ASM := $(call kernel_src,32,asm)
 KERNEL32_OBJ := $(KERNEL32_C:%.c=$(B)/kernel32/%.o) $(KERNEL32_ASM:%.asm=$(B)/kernel32/%.asm.o) \
 	$(PFM_GEN:%=$(B)/kernel32/gen/%.o)
 LIBGCC32 = $(shell $(CC) -m32 -print-libgcc-file-name)
@@ -104,10 +104,6 @@ $(B)/kernel32/%.asm.o: %.asm $(B)/gen/abi.inc
 	@mkdir -p $(dir $@)
 	$(NASM) $(K32NASMFLAGS) -MD $@.d -MP $< -o $@
 
-$(B)/gen/linker32.ld: arch/x86/32/linker.ld arch/x86/abi.h
-	@mkdir -p $(dir $@)
-	$(CC) -E -P -undef -nostdinc -x c -I. $< -o $@
-
 $(B)/kernel32.elf: $(KERNEL32_OBJ) $(B)/gen/linker32.ld
 	@[ -f "$(LIBGCC32)" ] && [ "$(LIBGCC32)" != libgcc.a ] || \
 		{ echo "no 32-bit libgcc (gcc-multilib): run scripts/install-deps" >&2; exit 1; }
@@ -124,7 +120,8 @@ ECFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -I$(EFI_INC) -I$(EFI_INC)/x86_64
 	-fpic -ffreestanding -fno-stack-protector -fno-stack-check -fshort-wchar \
 	-mno-red-zone -mgeneral-regs-only -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI -MMD -MP
 BOOT_C   := $(wildcard boot/*.c)
-BOOT_OBJ := $(BOOT_C:%.c=$(B)/boot/%.o) $(B)/boot/kernel-blob.o
+# lib/bootmenu.c is pure code without libc: the loader links it as the host tests do.
+BOOT_OBJ := $(BOOT_C:%.c=$(B)/boot/%.o) $(B)/boot/lib/bootmenu.o $(B)/boot/kernel-blob.o
 
 $(B)/boot/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -286,9 +283,16 @@ fuzz: deps fuzz-build
 # CONFIG goes onto the image when the file exists. IMAGE.config names the config that went
 # in; it is rewritten (and so the image rebuilt) only when that changes: a config added,
 # deleted or another one named. A change inside the file is caught by the file itself.
+# The default bareperf.cfg may be absent; a CONFIG named on the command line (or in the
+# environment) must exist, or the image would silently go without it.
 CONFIG    ?= bareperf.cfg
 IMAGE     ?= $(B)/bareperf.img
 IMAGE_CFG := $(wildcard $(CONFIG))
+ifneq ($(and $(CONFIG),$(filter command line environment environment override override,$(origin CONFIG))),)
+IMAGE_CFG := $(CONFIG)
+$(CONFIG):
+	@echo "make: CONFIG=$(CONFIG): no such file (leave CONFIG out for none)" >&2; exit 1
+endif
 
 # BENCH=FILE: the bench file's benchmarks, assembled by scripts/bareperf-asm, after CONFIG's
 # text in one bareperf.cfg. A nasm error stops make. The .src stamp names the inputs, so
@@ -325,12 +329,17 @@ $(B)/test-cfg-big.cfg: tests/qemu/make-big-cfg
 $(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage $(B)/test-cfg-big.cfg
 	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(B)/test-cfg-big.cfg
 
+# An image whose bareperf.cfg switches the boot menu off, for the boot menu tests.
+$(B)/test-cfg-nomenu.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage tests/qemu/nomenu.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/nomenu.cfg
+
 # test-cfg-detect.img without its results area (removed with mtools, as a user could):
 # the kernel must say so and write nothing.
 $(B)/test-noresults.img: $(B)/test-cfg-detect.img
 	cp $< $@.tmp && MTOOLS_SKIP_CHECK=1 mdeltree -i $@.tmp@@1M ::/bareperf && mv $@.tmp $@
 
-TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-noresults.img
+TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-noresults.img \
+	$(B)/test-cfg-nomenu.img
 
 .PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:
@@ -341,11 +350,23 @@ deps:
 	scripts/install-deps
 
 # ASM=... runs one user benchmark (scripts/qemu-run --asm); BENCH=FILE is already on the
-# image's bareperf.cfg.
+# image's bareperf.cfg. ARGS, ASM, ASM_INIT, UNROLL, LOOP and ASM_NAME reach qemu-run as they
+# were written (make's $(value): a '$' stays), through the environment, never through a
+# shell command line: quotes, ';' and '$' in them are the benchmark's, not the shell's.
+# QEMU_ARGS is options for qemu-run, read as shell words. QEMU_RUN is the script (tests).
+QEMU_RUN ?= scripts/qemu-run
+RUN_VARS := ARGS ASM ASM_INIT UNROLL LOOP ASM_NAME
+$(foreach v,$(RUN_VARS),$(eval run: private export BAREPERF_RUN_$(v) = $$(value $(v))))
 run: deps image
-	scripts/qemu-run $(if $(ARGS),--config '$(ARGS)') $(if $(ASM),--asm '$(ASM)') \
-		$(if $(ASM_INIT),--asm-init '$(ASM_INIT)') $(if $(UNROLL),--unroll '$(UNROLL)') \
-		$(if $(LOOP),--loop '$(LOOP)') $(if $(ASM_NAME),--name '$(ASM_NAME)') $(QEMU_ARGS)
+	@set -- ; \
+	[ -z "$$BAREPERF_RUN_ARGS" ] || set -- "$$@" --config "$$BAREPERF_RUN_ARGS"; \
+	[ -z "$$BAREPERF_RUN_ASM" ] || set -- "$$@" --asm "$$BAREPERF_RUN_ASM"; \
+	[ -z "$$BAREPERF_RUN_ASM_INIT" ] || set -- "$$@" --asm-init "$$BAREPERF_RUN_ASM_INIT"; \
+	[ -z "$$BAREPERF_RUN_UNROLL" ] || set -- "$$@" --unroll "$$BAREPERF_RUN_UNROLL"; \
+	[ -z "$$BAREPERF_RUN_LOOP" ] || set -- "$$@" --loop "$$BAREPERF_RUN_LOOP"; \
+	[ -z "$$BAREPERF_RUN_ASM_NAME" ] || set -- "$$@" --name "$$BAREPERF_RUN_ASM_NAME"; \
+	echo "$(QEMU_RUN) $$* $(QEMU_ARGS)"; \
+	exec $(QEMU_RUN) "$$@" $(QEMU_ARGS)
 
 unit-tests: $(UNIT_TESTS) $(HOST_TOOLS)
 qemu-tests: image $(TEST_IMAGES)

@@ -12,12 +12,15 @@
 
 #include "arch/x86/abi.h"
 #include "lib/bootinfo.h"
+#include "lib/bootmenu.h"
 
 extern const unsigned char kernel_elf_start[], kernel_elf_end[];
 
 #define BELOW_4G       0xffffffffull
 #define CR4_LA57       (1ull << 12)
 #define EXIT_TRIES     8
+#define FAIL_PAUSE_S   5        /* a failure's message stays up this long before power-off */
+#define MENU_POLLS_PER_SECOND 10
 
 /* ELF64 as much as the loader needs (System V gABI). */
 #define ELF_MAGIC      0x464c457fu
@@ -230,6 +233,122 @@ static void get_framebuffer(void)
 	bi->fb.format = gop->Mode->Info->PixelFormat;
 }
 
+/* ---------------------------------------------------------------- the boot menu */
+
+/* boot.menu=off in bareperf.cfg, or the SMBIOS OEM string a virtual machine sets
+ * (BOOTMENU_OEM_OFF; scripts/qemu-run sets it unless asked for the menu). */
+static BOOLEAN menu_switched_off(void)
+{
+	void *eps = NULL;
+	UINT64 table;
+	UINT32 size;
+
+	if (bootmenu_cfg_setting(bi->config, bi->config_len) == 0)
+		return TRUE;
+	if (LibGetSystemConfigurationTable(&SMBIOS3TableGuid, &eps) == EFI_SUCCESS && eps) {
+		if (bootmenu_smbios_table(eps, BOOTMENU_SMBIOS3_EPS_LEN, &table, &size))
+			return FALSE;
+	} else if (LibGetSystemConfigurationTable(&SMBIOSTableGuid, &eps) == EFI_SUCCESS && eps) {
+		if (bootmenu_smbios_table(eps, BOOTMENU_SMBIOS2_EPS_LEN, &table, &size))
+			return FALSE;
+	} else {
+		return FALSE;
+	}
+	return table && table < BELOW_4G && bootmenu_smbios_off((const UINT8 *)table, size);
+}
+
+/* The line below the entries: the countdown, or how to choose once it stopped. */
+static void menu_draw_status(const struct bootmenu *m, UINTN row, UINTN seconds)
+{
+	SIMPLE_TEXT_OUTPUT_INTERFACE *out = ST->ConOut;
+	uefi_call_wrapper(out->SetCursorPosition, 3, out, 0, row + bootmenu_count);
+	if (m->waiting)
+		Print(L"Up/down or 1-%d choose, Enter boots.                          \n",
+		      bootmenu_count);
+	else
+		Print(L"Entry 1 boots in %d s; any key stops the countdown.           \n", seconds);
+}
+
+static void menu_draw(const struct bootmenu *m, UINTN row, UINTN seconds)
+{
+	SIMPLE_TEXT_OUTPUT_INTERFACE *out = ST->ConOut;
+	for (unsigned i = 0; i < bootmenu_count; i++) {
+		uefi_call_wrapper(out->SetCursorPosition, 3, out, 0, row + i);
+		uefi_call_wrapper(out->SetAttribute, 2, out, i == m->selected ?
+				  EFI_TEXT_ATTR(EFI_BLACK, EFI_LIGHTGRAY) :
+				  EFI_TEXT_ATTR(EFI_LIGHTGRAY, EFI_BLACK));
+		Print(L"%c %d  %a", i == m->selected ? '>' : ' ', i + 1, bootmenu_entries[i].title);
+		uefi_call_wrapper(out->SetAttribute, 2, out, EFI_TEXT_ATTR(EFI_LIGHTGRAY, EFI_BLACK));
+		Print(L"  \n");
+	}
+	menu_draw_status(m, row, seconds);
+}
+
+static enum bootmenu_input menu_input(const EFI_INPUT_KEY *key, unsigned *digit)
+{
+	*digit = 0;
+	if (key->ScanCode == SCAN_UP)
+		return BOOTMENU_UP;
+	if (key->ScanCode == SCAN_DOWN)
+		return BOOTMENU_DOWN;
+	if (key->UnicodeChar == CHAR_CARRIAGE_RETURN || key->UnicodeChar == CHAR_LINEFEED)
+		return BOOTMENU_ENTER;
+	if (key->UnicodeChar >= '0' && key->UnicodeChar <= '9') {
+		*digit = key->UnicodeChar - '0';
+		return BOOTMENU_DIGIT;
+	}
+	return BOOTMENU_OTHER;
+}
+
+/* The same choices as GRUB's menu, on the firmware console: the default boots after
+ * BOOTMENU_SECONDS unless a key stops the countdown. The choice's configuration text goes
+ * to the kernel in boot_info's menu. An input device that fails boots the selection. */
+static void boot_menu(void)
+{
+	SIMPLE_INPUT_INTERFACE *in = ST->ConIn;
+	struct bootmenu m = { 0, 0 };
+	UINTN polls = BOOTMENU_SECONDS * MENU_POLLS_PER_SECOND;
+
+	if (!in || !ST->ConOut) {
+		note("no firmware console: boot menu skipped");
+		return;
+	}
+	if (menu_switched_off())
+		return;
+	uefi_call_wrapper(in->Reset, 2, in, FALSE);     /* keys pressed before it showed */
+	Print(L"\nbareperf boot menu\n");
+	for (unsigned i = 0; i <= bootmenu_count; i++)
+		Print(L"\n");          /* room below, scrolled now: the rows stay put */
+	UINTN row = ST->ConOut->Mode->CursorRow - (bootmenu_count + 1);
+	menu_draw(&m, row, BOOTMENU_SECONDS);
+	for (;;) {
+		EFI_INPUT_KEY key;
+		unsigned digit = 0;
+		EFI_STATUS err = uefi_call_wrapper(in->ReadKeyStroke, 2, in, &key);
+		if (err == EFI_SUCCESS) {
+			enum bootmenu_input input = menu_input(&key, &digit);
+			if (bootmenu_key(&m, input, digit))
+				break;
+			menu_draw(&m, row, 0);
+			continue;
+		}
+		if (err != EFI_NOT_READY)
+			break;
+		if (!m.waiting) {
+			if (polls == 0)
+				break;
+			if (polls % MENU_POLLS_PER_SECOND == 0)
+				menu_draw_status(&m, row, polls / MENU_POLLS_PER_SECOND);
+			polls--;
+		}
+		uefi_call_wrapper(BS->Stall, 1, 1000000 / MENU_POLLS_PER_SECOND);
+	}
+	const char *config = bootmenu_entries[m.selected].config;
+	for (UINTN i = 0; config[i] && i < BI_MENU_MAX - 1; i++)
+		bi->menu[i] = config[i];
+	Print(L"bareperf: %a\n", bootmenu_entries[m.selected].title);
+}
+
 static UINT32 mem_type(UINT32 efi_type)
 {
 	switch (efi_type) {
@@ -343,9 +462,11 @@ static EFI_STATUS gather_boot_info(EFI_HANDLE image)
 }
 
 /* Reads the final memory map and exits boot services with it, retrying while the map
- * key goes stale. On success *map holds the map the firmware handed over. */
+ * key goes stale. On success *map holds the map the firmware handed over. *called: whether
+ * ExitBootServices was called, after which a failure may print nothing (UEFI 2.9, 7.4:
+ * the firmware may have shut boot services down in part). */
 static EFI_STATUS exit_boot_services(EFI_HANDLE image, UINT8 **map, UINTN *map_size,
-				     UINTN *desc_size)
+				     UINTN *desc_size, BOOLEAN *called)
 {
 	UINTN key, buf_size = 0;
 	UINT32 desc_version;
@@ -353,11 +474,10 @@ static EFI_STATUS exit_boot_services(EFI_HANDLE image, UINT8 **map, UINTN *map_s
 
 	*map = NULL;
 	*map_size = 0;
+	*called = FALSE;
 	for (UINT32 tries = 0;;) {
-		if (tries == EXIT_TRIES) {
-			Print(L"bareperf: ExitBootServices failed %d times\n", EXIT_TRIES);
+		if (tries == EXIT_TRIES)
 			return EFI_ABORTED;
-		}
 		*map_size = buf_size;
 		err = uefi_call_wrapper(BS->GetMemoryMap, 5, map_size, (EFI_MEMORY_DESCRIPTOR *)*map,
 					&key, desc_size, &desc_version);
@@ -366,7 +486,9 @@ static EFI_STATUS exit_boot_services(EFI_HANDLE image, UINT8 **map, UINTN *map_s
 			if (*map) {
 				err = uefi_call_wrapper(BS->FreePool, 1, *map);
 				if (err != EFI_SUCCESS) {
-					Print(L"bareperf: cannot free the memory map: %r\n", err);
+					if (!*called)
+						Print(L"bareperf: cannot free the memory map: %r\n",
+						      err);
 					return err;
 				}
 			}
@@ -374,17 +496,20 @@ static EFI_STATUS exit_boot_services(EFI_HANDLE image, UINT8 **map, UINTN *map_s
 			err = uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, buf_size,
 						(void **)map);
 			if (err != EFI_SUCCESS) {
-				Print(L"bareperf: cannot allocate memory map: %r\n", err);
+				if (!*called)
+					Print(L"bareperf: cannot allocate memory map: %r\n", err);
 				return err;
 			}
 			continue;
 		}
 		if (err != EFI_SUCCESS) {
-			Print(L"bareperf: GetMemoryMap: %r\n", err);
+			if (!*called)
+				Print(L"bareperf: GetMemoryMap: %r\n", err);
 			return err;
 		}
 		/* Nothing may be printed or allocated between here and ExitBootServices. */
 		tries++;
+		*called = TRUE;
 		err = uefi_call_wrapper(BS->ExitBootServices, 2, image, key);
 		if (err == EFI_SUCCESS) {
 			bi->exit_tries = tries;
@@ -395,6 +520,23 @@ static EFI_STATUS exit_boot_services(EFI_HANDLE image, UINT8 **map, UINTN *map_s
 	}
 }
 
+/* Ends a boot whose kernel cannot start, after the message that says why. Returning to
+ * the firmware would leave the machine in its next boot option or its shell (OVMF's waits
+ * for a key, so a test run would wait out its timeout): the boot fails where a person and
+ * QEMU see it, by powering off (QEMU exits with status 0; scripts/qemu-run reports it).
+ * With boot services gone in part (after ExitBootServices) it only powers off; the reset
+ * data carries the reason for firmware that logs it (UEFI 2.9, 8.5.1). */
+static EFI_STATUS fail_boot(EFI_STATUS err, BOOLEAN boot_services)
+{
+	static CHAR16 reason[] = L"bareperf: the kernel cannot be started";
+	if (boot_services) {
+		Print(L"%s; powering off in %d seconds\n", reason, FAIL_PAUSE_S);
+		uefi_call_wrapper(BS->Stall, 1, (UINTN)FAIL_PAUSE_S * 1000000);
+	}
+	uefi_call_wrapper(RT->ResetSystem, 4, EfiResetShutdown, err, sizeof(reason), reason);
+	return err;         /* ResetSystem does not return */
+}
+
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	InitializeLib(image, systab);
@@ -402,19 +544,20 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
 	EFI_STATUS err = boot_info_alloc();
 	if (err != EFI_SUCCESS)
-		return err;
+		return fail_boot(err, TRUE);
 	err = gather_boot_info(image);
 	if (err != EFI_SUCCESS)
-		return err;
+		return fail_boot(err, TRUE);
+	boot_menu();
 
 	UINT64 entry, cr3;
 	err = load_kernel(&entry);
 	if (err != EFI_SUCCESS)
-		return err;
+		return fail_boot(err, TRUE);
 	err = build_jump_tables(&cr3);
 	if (err != EFI_SUCCESS) {
 		Print(L"bareperf: cannot build page tables: %r\n", err);
-		return err;
+		return fail_boot(err, TRUE);
 	}
 
 	Print(L"bareperf: starting the kernel; results go to the serial port (COM1, 115200 8N1,\n"
@@ -422,9 +565,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
 	UINT8 *map;
 	UINTN map_size, desc_size;
-	err = exit_boot_services(image, &map, &map_size, &desc_size);
+	BOOLEAN called;
+	err = exit_boot_services(image, &map, &map_size, &desc_size, &called);
 	if (err != EFI_SUCCESS)
-		return err;
+		return fail_boot(err, !called);
 	convert_map(map, map_size, desc_size);
 	__asm__ volatile("cli; mov %0, %%cr3" : : "r"(cr3) : "memory");
 	((kernel_entry_fn)entry)(bi);

@@ -14,7 +14,7 @@
 #include "kernel/placement.h"
 #include "kernel/plan.h"
 #include "kernel/platform.h"
-#include "kernel/pmu.h"
+#include "kernel/kpmu.h"
 #include "kernel/pmucheck.h"
 #include "kernel/result-json.h"
 #include "kernel/sample.h"
@@ -63,6 +63,7 @@ static struct payload all_payloads[PLAN_MAX_SELECTED];
 static unsigned nall, nuser;
 static struct {
 	unsigned results, faults, timeouts, unexpected;
+	unsigned skipped, tried;        /* payloads skipped, and run (whatever came of it) */
 } tally;
 
 static int64_t samples[100000];
@@ -223,7 +224,8 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 	unsigned nprog = kpmu.functional || plan.trace_only ? g->n : 0;
 	char err[160];
 	struct run_opts o = { .cpl3 = cpl == 3, .watchdog_ms = kernel.cfg.watchdog_ms,
-			      .int3_resumes = pl->flags & PL_INT3_RESUME };
+			      .int3_resumes = pl->flags & PL_INT3_RESUME,
+			      .syscall = pl->flags & PL_NEEDS_SYSCALL };
 
 	if (nprog && kpmu_assign(g->ev, nprog, err, sizeof(err))) {
 		error("pmu", "counter group cannot be placed: %s", err);
@@ -283,13 +285,32 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 	return true;
 }
 
+/* A single-stepped count with an instruction in it after which the CPU gives no trap
+ * would be short: an error instead of a result. */
+static bool steps_refused(const struct payload *pl, unsigned cpl, const struct run_result *run)
+{
+	if (!run->step_hazard)
+		return false;
+	char where[80];
+	uint32_t copy;
+	if (pl->user)
+		userbench_where(pl, run->step_hazard_rip, cpl, where, sizeof(where), &copy);
+	else
+		bp_snprintf(where, sizeof(where), "RIP %llx", (unsigned long long)run->step_hazard_rip);
+	error("payload", "%s at CPL %u: instructions not measured by single-step: the code executes "
+	      "%s (at %s), after which the CPU gives no single-step trap, so the count would be short",
+	      pl->name, cpl, run->step_hazard, where);
+	return true;
+}
+
 /* Instructions by single-stepping: exact, slow, for CPUs whose counters do not count. */
 static void measure_steps(const struct payload *pl, uint64_t size, unsigned cpl, uint64_t arg,
 			  struct harness *h)
 {
 	unsigned reps = kernel.cfg.reps < STEP_REPS_MAX ? kernel.cfg.reps : STEP_REPS_MAX;
 	struct run_opts o = { .cpl3 = cpl == 3, .watchdog_ms = kernel.cfg.watchdog_ms,
-			      .single_step = true, .int3_resumes = pl->flags & PL_INT3_RESUME };
+			      .single_step = true, .int3_resumes = pl->flags & PL_INT3_RESUME,
+			      .syscall = pl->flags & PL_NEEDS_SYSCALL };
 	for (unsigned r = 0; r < reps; r++) {
 		uint64_t steps[2];
 		for (int len = 0; len < 2; len++) {
@@ -301,7 +322,7 @@ static void measure_steps(const struct payload *pl, uint64_t size, unsigned cpl,
 			user_access_end();
 			struct run_result run;
 			run_call(&o, cpl ? bp_step : bp_step_cpl0, (uintptr_t)h, 0, &run);
-			if (run_failed(pl, size, cpl, &run))
+			if (run_failed(pl, size, cpl, &run) || steps_refused(pl, cpl, &run))
 				return;
 			steps[len] = run.steps;
 		}
@@ -352,25 +373,34 @@ static void measure_payload(const struct payload *pl, uint64_t size)
 {
 	user_reset();
 	nblock = 0;
-	bool ok;
-	uint64_t arg = payload_arg(pl, size, &ok);
-	char why[200];
-	if (pl->user && userbench_prepare(pl, &arg, why, sizeof(why))) {
-		error("payload", "%s: %s", pl->name, why);
-		user_reset();
-		return;
-	}
+	/* The harness's data first: the payload's buffers then lie above it, each above an
+	 * unmapped guard page and with nothing mapped after the last (kernel/mem.c), so code
+	 * that runs past its buffer faults instead of rewriting the harness or its results. */
 	unsigned total = kernel.cfg.warmup + kernel.cfg.reps;
 	struct harness *h = (struct harness *)user_alloc(sizeof(struct harness), 64);
 	uint64_t *out = (uint64_t *)user_alloc((uint64_t)total * 2 * HARNESS_MAX_VALUES * 8,
 					       PAGE_SIZE);
-	if (!ok || !h || !out) {
-		char sz[64];
-		bp_snprintf(sz, sizeof(sz), "%llu %s buffer (%llu MiB free)",
+	bool ok = h && out;
+	uint64_t arg = ok ? payload_arg(pl, size, &ok) : 0;
+	bool past_region = !ok && h && out && user_alloc_past_region();
+	char why[200];
+	if (ok && pl->user && userbench_prepare(pl, &arg, why, sizeof(why))) {
+		error("payload", "%s: %s", pl->name, why);
+		user_reset();
+		return;
+	}
+	if (!ok) {
+		char sz[32];
+		bp_snprintf(sz, sizeof(sz), "%llu %s buffer",
 			    (unsigned long long)(size >= (1u << 20) ? size >> 20 : size >> 10),
-			    size >= (1u << 20) ? "MiB" : "KiB",
-			    (unsigned long long)(mem_free_bytes() >> 20));
-		error("payload", "%s: not enough memory below 4 GiB for a %s", pl->name, sz);
+			    size >= (1u << 20) ? "MiB" : "KiB");
+		if (past_region) {
+			user_region_limit(why, sizeof(why));
+			error("payload", "%s: a %s %s: lower sizes", pl->name, sz, why);
+		} else {
+			error("payload", "%s: not enough memory below 4 GiB for a %s (%llu MiB free)",
+			      pl->name, sz, (unsigned long long)(mem_free_bytes() >> 20));
+		}
 		user_reset();
 		return;
 	}
@@ -406,8 +436,10 @@ static void run_plan(void)
 			why = "never ends, and no watchdog (APIC timer or PIT) could stop it";
 		if (why) {
 			report_skip(pl, why);
+			tally.skipped++;
 			continue;
 		}
+		tally.tried++;
 		if (!(pl->flags & PL_SIZES)) {
 			measure_payload(pl, 0);
 		} else {
@@ -435,13 +467,22 @@ int engine_main(void)
 		return PLATFORM_EXIT_FAIL;
 	}
 	if (plan.nsel == 0) {
-		error("config", "payloads=%s selects nothing: no payload to run",
-		      kernel.cfg.payloads);
+		if (kernel.cfg.nbench && !kernel.cfg.payloads_set)
+			error("config", "no benchmark to run: each one the configuration defines "
+			      "was refused (see the errors above)");
+		else
+			error("config", "payloads=%s selects nothing: no payload to run",
+			      kernel.cfg.payloads);
 		report_done(0, 0, 0, plan.errors + kernel.config_errors);
 		return PLATFORM_EXIT_FAIL;
 	}
 	plan.errors += placement_check();
 	plan.errors += placement_run(run_plan);
+	/* Skips are no failure, but a run that measured nothing it was asked for is. */
+	if (tally.skipped && !tally.tried)
+		error("payload", "nothing was measured: %u payload%s selected, and %s skipped (the "
+		      "skip lines say why)", plan.nsel, plan.nsel == 1 ? "" : "s",
+		      plan.nsel == 1 ? "it was" : "each was");
 	report_done(tally.results, tally.faults, tally.timeouts, plan.errors + kernel.config_errors);
 	return tally.unexpected || plan.errors || kernel.config_errors ? PLATFORM_EXIT_FAIL
 								       : PLATFORM_EXIT_OK;

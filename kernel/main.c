@@ -9,7 +9,7 @@
 #include "drivers/pit.h"
 #include "drivers/qemu-fwcfg.h"
 #include "drivers/uart16550.h"
-#include "kernel/c2c.h"
+#include "kernel/c2c-mode.h"
 #include "kernel/console.h"
 #include "kernel/engine.h"
 #include "kernel/mem.h"
@@ -38,27 +38,64 @@ static void config_error(void *ctx, const char *msg)
 	kernel.config_errors++;
 }
 
+/* The sources that were there, in the order applied, for the report's
+ * boot.config_sources line: "bareperf.cfg, menu (mode=selftest), --config". */
+static char config_sources[BI_CMDLINE_MAX + BI_MENU_MAX + 96];
+
+static void note_source(const char *origin, const char *text, bool refused)
+{
+	size_t len = strnlen(config_sources, sizeof(config_sources));
+	bp_snprintf(config_sources + len, sizeof(config_sources) - len, "%s%s%s%s%s",
+		    len ? ", " : "", origin, text ? " (" : refused ? " (refused)" : "",
+		    text ? text : "", text ? ")" : "");
+}
+
+/* The Multiboot2 command line is what the image's GRUB menu passes (its entries write
+ * mode=...; editing one in GRUB still makes it the menu's); UEFI has load options. */
+static const char *cmdline_origin(const struct boot_info *bi)
+{
+	return bi->firmware == BI_FIRMWARE_BIOS ? "menu" : "load options";
+}
+
+/* Sources in order, a later value overriding an earlier one: bareperf.cfg, the command
+ * line (UEFI load options or GRUB's menu), the UEFI loader's menu, --config (fw_cfg). */
 static void load_config(const struct boot_info *bi)
 {
+	const char *cmdline = cmdline_origin(bi);
+	bool menu_cmdline = bi->firmware == BI_FIRMWARE_BIOS;
+
 	/* A source too long to hold is refused whole, never applied up to a cut. */
 	config_defaults(&kernel.cfg);
-	if (BI_CONFIG_REFUSED(bi))
+	if (BI_CONFIG_REFUSED(bi)) {
 		config_refuse("bareperf.cfg", bi->config_size, BI_CONFIG_MAX - 1, config_error, 0);
-	else if (bi->config_len)
+		note_source("bareperf.cfg", 0, true);
+	} else if (bi->config_len) {
 		config_apply(&kernel.cfg, "bareperf.cfg", bi->config, bi->config_len, config_error, 0);
-	if (BI_CMDLINE_REFUSED(bi))
-		config_refuse("load options", bi->cmdline_size, BI_CMDLINE_MAX - 1, config_error, 0);
-	else if (bi->cmdline_len)
-		config_apply(&kernel.cfg, "load options", bi->cmdline, bi->cmdline_len,
+		note_source("bareperf.cfg", 0, false);
+	}
+	if (BI_CMDLINE_REFUSED(bi)) {
+		config_refuse(cmdline, bi->cmdline_size, BI_CMDLINE_MAX - 1, config_error, 0);
+		note_source(cmdline, 0, true);
+	} else if (bi->cmdline_len) {
+		config_apply(&kernel.cfg, cmdline, bi->cmdline, bi->cmdline_len, config_error, 0);
+		note_source(cmdline, menu_cmdline ? bi->cmdline : 0, false);
+	}
+	if (bi->menu[0]) {
+		config_apply(&kernel.cfg, "menu", bi->menu, strnlen(bi->menu, BI_MENU_MAX),
 			     config_error, 0);
+		note_source("menu", bi->menu, false);
+	}
 	if (platform_is_qemu()) {
 		long n = fwcfg_read_file(FWCFG_CONFIG_NAME, fwcfg_config, sizeof(fwcfg_config));
 		/* Every byte read, NULs included: config_apply refuses a source with a NUL
 		 * inside, as for bareperf.cfg, and accepts NULs at the very end. */
-		if (n > CFG_SOURCE_MAX)
+		if (n > CFG_SOURCE_MAX) {
 			config_refuse("--config", (uint64_t)n, CFG_SOURCE_MAX, config_error, 0);
-		else if (n > 0)
+			note_source("--config", 0, true);
+		} else if (n > 0) {
 			config_apply(&kernel.cfg, "--config", fwcfg_config, (size_t)n, config_error, 0);
+			note_source("--config", 0, false);
+		}
 	}
 }
 
@@ -169,6 +206,7 @@ static void report_system(const struct boot_info *bi)
 	kprintf("cpu.mode=%s\n", sizeof(void *) == 8 ? "long" : "protected");
 	kprintf("boot.memory_mib=%llu\n", (unsigned long long)(bootinfo_usable_bytes(bi) >> 20));
 	kprintf("boot.exit_tries=%u\n", bi->exit_tries);
+	kprintf("boot.config_sources=%s\n", config_sources[0] ? config_sources : "none");
 	cpuinfo_report(&kernel.cpu, &kernel.pmu, console_line, 0);
 	kprintf("sys.smep=%s\nsys.smap=%s\nsys.umip=%s\nsys.nx=%s\n", paging.smep ? "on" : "off",
 		paging.smap ? "on" : "off", paging.umip ? "on" : "off",

@@ -1,6 +1,7 @@
 #include "kernel/mem.h"
 #include "arch/x86/paging.h"
 #include <stdbool.h>
+#include "lib/format.h"
 #include "lib/str.h"
 
 #define MEM_RANGES_MAX 64
@@ -72,7 +73,9 @@ static void take_snapshot(void)
 void *user_code_alloc(uint64_t size)
 {
 	size = (size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-	if (code_len || size > BENCH_CODE_MAX)
+	/* A guard page's room is left in each alias's window (the layouts have nothing mapped
+	 * just below either), so the code lies between unmapped pages at both aliases. */
+	if (code_len || size > BENCH_CODE_MAX - GUARD_SIZE)
 		return 0;
 	take_snapshot();
 	code_phys = mem_alloc_phys(size, PAGE_SIZE);
@@ -92,14 +95,19 @@ int user_code_seal(void)
 	return 0;
 }
 
+static bool user_region_full;
+
 uintptr_t user_alloc(uint64_t size, uint64_t align)
 {
 	take_snapshot();
 	if (align < PAGE_SIZE)
 		align = PAGE_SIZE;
-	uint64_t va = (user_next + align - 1) & ~(align - 1);
+	/* At least an unmapped guard page below every block, so between any two: code that
+	 * runs past either end of its buffer faults instead of writing its neighbour. */
+	uint64_t va = (user_next + GUARD_SIZE + align - 1) & ~(align - 1);
 	size = (size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-	if (va + size > USER_DATA_BASE + USER_DATA_MAX)
+	user_region_full = va + size > USER_DATA_BASE + USER_DATA_MAX || va + size < va;
+	if (user_region_full)
 		return 0;
 	uint64_t pa = mem_alloc_phys(size, align);
 	if (!pa || paging_map(va, pa, size, MAP_WRITE | MAP_USER))
@@ -108,10 +116,23 @@ uintptr_t user_alloc(uint64_t size, uint64_t align)
 	return (uintptr_t)va;
 }
 
+bool user_alloc_past_region(void)
+{
+	return user_region_full;
+}
+
+void user_region_limit(char *buf, size_t len)
+{
+	bp_snprintf(buf, len, "does not fit the %s user region (%llu MiB of address space for "
+		    "buffers, docs/config.md)", sizeof(void *) == 4 ? "i686 kernel's" : "kernel's",
+		    (unsigned long long)(USER_DATA_MAX >> 20));
+}
+
 void user_reset(void)
 {
 	paging_unmap(USER_DATA_BASE, user_next - USER_DATA_BASE);
 	user_next = USER_DATA_BASE;
+	user_region_full = false;
 	if (code_len) {
 		paging_unmap(USER_BENCH_CODE, code_len);
 		paging_unmap(KERNEL_BENCH_CODE, code_len);

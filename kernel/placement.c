@@ -1,9 +1,10 @@
 /* cpu=, partner=, partner.load=: where the plan runs and what runs beside it. */
 #include "kernel/placement.h"
+#include "arch/x86/cpu.h"
 #include "arch/x86/run.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
-#include "kernel/pmu.h"
+#include "kernel/kpmu.h"
 #include "kernel/smp.h"
 #include "lib/format.h"
 #include "lib/str.h"
@@ -24,7 +25,7 @@ struct load {
 };
 
 struct placement placement = { .cpu = 0, .partner = -1, .load = "idle" };
-static struct load loads[PLACEMENT_LOADS_MAX];
+static struct load loads[CFG_PARTNER_LOADS_MAX];
 static unsigned nloads;
 static volatile bool load_stop;
 static int lost_partner = -1;       /* a partner that did not stop its load in time */
@@ -91,7 +92,11 @@ static int parse_load(const char *item, size_t len, struct load *l)
 	return -1;
 }
 
-/* One slice of the load: SPIN_SLICE turns of an empty loop, or one call of the payload. */
+/* One slice of the load: SPIN_SLICE turns of an empty loop, or one call of the payload,
+ * then one PAUSE. Under QEMU TCG, -icount above all, the vCPUs take turns on one host
+ * thread, and PAUSE is what hands the turn on (TCG ends the vCPU's slice there); without
+ * it the measuring CPU got a turn so seldom that a run took 40 times as long, or never
+ * ended. On a real CPU one PAUSE per slice leaves the load busy. */
 static void load_step(const struct load *l)
 {
 	if (l->kind == LOAD_SPIN) {
@@ -102,6 +107,7 @@ static void load_step(const struct load *l)
 		uint64_t n = kernel.cfg.iters < LOAD_ITERS_MAX ? kernel.cfg.iters : LOAD_ITERS_MAX;
 		run_payload_direct(l->pl->fn, arg, n);
 	}
+	cpu_relax();
 }
 
 /* An AP partner: its load until load_stop. */
@@ -142,20 +148,26 @@ static void check_partner(void)
 	placement.partner = (int)want;
 }
 
+/* Every item of partner.load, or none: a list with a refused item leaves the partner idle
+ * for one run of the plan (each refused item is named). */
 static void check_loads(void)
 {
 	const char *v = kernel.cfg.partner_load;
+	unsigned refused = 0;
 	nloads = 0;
 	while (*v) {
 		const char *comma = strchr(v, ',');
 		size_t len = comma ? (size_t)(comma - v) : strlen(v);
-		if (nloads == PLACEMENT_LOADS_MAX) {
-			error("partner.load: more than %u items; the rest are ignored",
-			      PLACEMENT_LOADS_MAX);
+		/* lib/config.c takes no longer list */
+		if (nloads == CFG_PARTNER_LOADS_MAX) {
+			error("partner.load: more than %u items", CFG_PARTNER_LOADS_MAX);
+			refused++;
 			break;
 		}
 		if (parse_load(v, len, &loads[nloads]) == 0)
 			nloads++;
+		else
+			refused++;
 		v += len + (comma != 0);
 	}
 	bool busy = false;
@@ -164,7 +176,10 @@ static void check_loads(void)
 	if (busy && placement.partner < 0)
 		error("partner.load=%s needs a partner CPU, and CPU %u has none (no SMT sibling, or "
 		      "partner=none): name one with partner=N", kernel.cfg.partner_load, placement.cpu);
-	if (nloads == 0 || (busy && placement.partner < 0)) {
+	else if (refused)
+		error("partner.load=%s: not used, since an item is refused (a list is taken whole); "
+		      "the partner stays idle", kernel.cfg.partner_load);
+	if (nloads == 0 || refused || (busy && placement.partner < 0)) {
 		nloads = 1;
 		loads[0] = (struct load){ .kind = LOAD_IDLE, .name = "idle" };
 	}

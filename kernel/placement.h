@@ -9,8 +9,8 @@
 #define KERNEL_PLACEMENT_H
 #include <stdbool.h>
 #include "kernel/engine.h"
+#include "lib/config.h"
 
-#define PLACEMENT_LOADS_MAX 8
 
 struct placement {
 	unsigned cpu;               /* the CPU running the plan now */

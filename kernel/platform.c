@@ -25,7 +25,7 @@ void platform_stop(enum platform_exit code)
 	 * QEMU started without it drops the write and halts below, as a real machine does,
 	 * where nothing is written at all. */
 	if (qemu)
-		outl(QEMU_DEBUG_EXIT_PORT, code);
+		outl(QEMU_DEBUG_EXIT_PORT, QEMU_DEBUG_EXIT_BASE + code);
 	platform_halt();
 }
 

@@ -1,4 +1,5 @@
-/* Ending a run: QEMU's isa-debug-exit (status = code*2+1) when fw_cfg shows QEMU, else halt. */
+/* Ending a run: QEMU's isa-debug-exit (QEMU_DEBUG_EXIT_BASE + code, lib/pc-io.h) when fw_cfg
+ * shows QEMU, else halt. */
 #ifndef KERNEL_PLATFORM_H
 #define KERNEL_PLATFORM_H
 #include <stdbool.h>

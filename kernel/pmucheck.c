@@ -1,5 +1,5 @@
 /*
- * The environment the conformance checks (arch/x86/pmu/conformance.c) run in: their
+ * The environment the pmucheck checks (arch/x86/pmu/pmucheck-suite.c) run in: their
  * payloads run through run_call at CPL 0 or 3 (the loop "empty" and the dependent IMUL
  * chain "imul_chain" of the catalogue, whose instruction counts the icount test holds),
  * RDPMC through the exception table, and each verdict printed as a PASS/FAIL/SKIP line
@@ -7,13 +7,13 @@
  */
 #include "kernel/pmucheck.h"
 #include "arch/x86/msr-io.h"
-#include "arch/x86/pmu/conformance.h"
+#include "arch/x86/pmu/pmucheck-suite.h"
 #include "arch/x86/run.h"
 #include "kernel/console.h"
 #include "kernel/engine.h"
 #include "kernel/kernel.h"
 #include "kernel/platform.h"
-#include "kernel/pmu.h"
+#include "kernel/kpmu.h"
 #include "kernel/result-json.h"
 #include "lib/format.h"
 #include "lib/str.h"

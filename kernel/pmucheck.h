@@ -1,5 +1,5 @@
-/* mode=pmucheck and the brief conformance run after the boot self-check
- * (docs/pmucheck.md): the kernel's environment for arch/x86/pmu/conformance.c. */
+/* mode=pmucheck and the brief pmucheck run after the boot self-check
+ * (docs/pmucheck.md): the kernel's environment for arch/x86/pmu/pmucheck-suite.c. */
 #ifndef KERNEL_PMUCHECK_H
 #define KERNEL_PMUCHECK_H
 

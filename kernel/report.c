@@ -6,7 +6,7 @@
 #include "arch/x86/desc.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
-#include "kernel/pmu.h"
+#include "kernel/kpmu.h"
 #include "kernel/result-json.h"
 #include "lib/format.h"
 #include "lib/rapl.h"
@@ -122,17 +122,19 @@ void report_fault(const struct fault_result *f)
 		return;
 	}
 	const struct run_fault *t = &f->run.fault;
+	/* A vector raised by INT n is named so: its own name says what would have raised it. */
+	const char *name = t->soft_int ? "INT n" : vector_name(t->vector);
 	fault_place(f, where, sizeof(where));
 	if (machine())
 		kprintf("@fault {\"bench\":\"%s\",\"size\":%llu,\"cpl\":%u,\"vector\":%u,\"name\":\"%s\","
 			"\"error_code\":%llu,\"rip\":\"0x%016llx\",\"where\":\"%s\"%s,\"cr2\":\"0x%llx\","
 			"\"expected\":%s}\n",
-			f->pl->name, (unsigned long long)f->size, f->cpl, t->vector, vector_name(t->vector),
+			f->pl->name, (unsigned long long)f->size, f->cpl, t->vector, name,
 			(unsigned long long)t->error, (unsigned long long)t->rip, where, jcopy,
 			(unsigned long long)t->cr2, f->expected ? "true" : "false");
 	if (human())
 		kprintf("%s at CPL %u: %s (vector %u, error 0x%llx) at %s%s, RIP %016llx%s\n",
-			f->pl->name, f->cpl, vector_name(t->vector), t->vector,
+			f->pl->name, f->cpl, name, t->vector,
 			(unsigned long long)t->error, where, copy, (unsigned long long)t->rip,
 			f->expected ? " (expected)" : " (UNEXPECTED)");
 }

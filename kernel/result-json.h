@@ -5,7 +5,7 @@
 #ifndef KERNEL_RESULT_JSON_H
 #define KERNEL_RESULT_JSON_H
 #include <stddef.h>
-#include "arch/x86/pmu/conformance.h"
+#include "arch/x86/pmu/pmucheck-suite.h"
 #include "kernel/engine.h"
 #include "lib/json-out.h"       /* json_escape */
 

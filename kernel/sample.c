@@ -16,7 +16,7 @@
 #include "kernel/console.h"
 #include "kernel/engine.h"
 #include "kernel/kernel.h"
-#include "kernel/pmu.h"
+#include "kernel/kpmu.h"
 #include "kernel/sample-hist.h"
 #include "kernel/smp.h"
 #include "lib/format.h"
@@ -197,7 +197,8 @@ void sample_payload(const struct payload *pl, uint64_t size, unsigned cpl, uint6
 		kpmu_release();
 		return sample_fail(pl, "programming the counter faulted", "");
 	}
-	struct run_opts o = { .cpl3 = cpl == 3, .watchdog_ms = kernel.cfg.watchdog_ms };
+	struct run_opts o = { .cpl3 = cpl == 3, .watchdog_ms = kernel.cfg.watchdog_ms,
+			      .syscall = pl->flags & PL_NEEDS_SYSCALL };
 	struct run_result r;
 	sampling = true;
 	sample_pmi_arm();

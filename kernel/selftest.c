@@ -15,7 +15,7 @@
 #include "kernel/kernel.h"
 #include "kernel/mem.h"
 #include "kernel/platform.h"
-#include "kernel/pmu.h"
+#include "kernel/kpmu.h"
 #include "kernel/sample.h"
 #include "kernel/smp.h"
 #include "lib/str.h"
@@ -24,7 +24,8 @@
 
 extern char st_add[], st_priv_insn[], st_read_addr[], st_ud[], st_div0[], st_int3[];
 extern char st_rdpmc[], st_sgdt[], st_syscall_null[], st_int80[], st_int3_loop[];
-extern char st_step_loop[], st_spin[];
+extern char st_step_loop[], st_spin[], st_push_pop[], st_lose_stack[], st_int_stray[];
+extern char st_int_stray_rip[], st_int81[], st_int81_rip[];
 extern char st_priv_insn_rip[], st_ud_rip[], st_div0_rip[], st_int3_rip[], st_read_rip[];
 extern char st_rdpmc_rip[], st_sgdt_rip[];
 extern char __text_start[];
@@ -51,15 +52,14 @@ struct fault_case {
 	const char *fn;
 	uint64_t arg;
 	unsigned vector;
-	const char *rip;         /* faulting instruction (int3: the one after it) */
-	unsigned rip_adjust;
+	const char *rip;         /* the instruction that raised it (int3 too: a trap) */
 };
 
 static void check_fault(const struct fault_case *c)
 {
 	struct run_result r;
 	run_call(&cpl3, c->fn, c->arg, 0, &r);
-	uintptr_t want_rip = ualias(c->rip) + c->rip_adjust;
+	uintptr_t want_rip = ualias(c->rip);
 	check(r.status == RUN_FAULT && r.fault.vector == c->vector && r.fault.rip == want_rip &&
 		      r.fault.cpl == 3,
 	      c->name, "status %d vector %u at %llx cpl %u, expected %s at %llx", r.status,
@@ -82,12 +82,12 @@ static void test_cpl3_basics(void)
 	      "status %d value %llu, expected 42", r.status, (unsigned long long)r.value);
 
 	const struct fault_case cases[] = {
-		{ "cpl3.fault.gp_privileged_insn", st_priv_insn, 0, VEC_GP, st_priv_insn_rip, 0 },
+		{ "cpl3.fault.gp_privileged_insn", st_priv_insn, 0, VEC_GP, st_priv_insn_rip },
 		{ "cpl3.fault.pf_kernel_address", st_read_addr, (uintptr_t)__text_start, VEC_PF,
-		  st_read_rip, 0 },
-		{ "cpl3.fault.ud", st_ud, 0, VEC_UD, st_ud_rip, 0 },
-		{ "cpl3.fault.de", st_div0, 7, VEC_DE, st_div0_rip, 0 },
-		{ "cpl3.fault.bp", st_int3, 0, VEC_BP, st_int3_rip, 1 },
+		  st_read_rip },
+		{ "cpl3.fault.ud", st_ud, 0, VEC_UD, st_ud_rip },
+		{ "cpl3.fault.de", st_div0, 7, VEC_DE, st_div0_rip },
+		{ "cpl3.fault.bp", st_int3, 0, VEC_BP, st_int3_rip },
 	};
 	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++)
 		check_fault(&cases[i]);
@@ -289,13 +289,39 @@ static void test_user_region_reuse(void)
 static void test_transitions(void)
 {
 	struct run_result r;
-	if (kernel.cpu.syscall) {
-		run_call(&cpl3, st_syscall_null, 1000, 0, &r);
+	/* SYSCALL exists only in long mode here: the i686 kernel never sets it up, so on a CPU
+	 * that reports it (AMD's do in protected mode) it must #UD like any run's that did
+	 * not ask for it. */
+	if (kernel.cpu.syscall && sizeof(void *) == 8) {
+		struct run_opts o = cpl3;
+		o.syscall = true;
+		run_call(&o, st_syscall_null, 1000, 0, &r);
 		check(r.status == RUN_OK && r.value == 1000, "cpl3.syscall_sysret_round_trip",
 		      "status %d value %llu vector %u", r.status, (unsigned long long)r.value,
 		      r.fault.vector);
 	} else {
-		check_skip("cpl3.syscall_sysret_round_trip", CPU_NO_SYSCALL);
+		check_skip("cpl3.syscall_sysret_round_trip",
+			   kernel.cpu.syscall ? "SYSCALL is for long mode here" : CPU_NO_SYSCALL);
+	}
+	if (kernel.cpu.syscall) {
+		/* A run that does not ask for SYSCALL cannot leave through it: #UD. */
+		run_call(&cpl3, st_syscall_null, 1000, 0, &r);
+		check(r.status == RUN_FAULT && r.fault.vector == VEC_UD, "cpl3.syscall_ud_unless_asked",
+		      "status %d vector %u value %llu", r.status, r.fault.vector,
+		      (unsigned long long)r.value);
+	} else {
+		check_skip("cpl3.syscall_ud_unless_asked", CPU_NO_SYSCALL);
+	}
+	/* Only user_entry's own INT VEC_USER_EXIT leaves CPL 3; a payload's is its fault. */
+	for (int cpl = 0; cpl <= 3; cpl += 3) {
+		uintptr_t at = cpl ? ualias(st_int81_rip) : (uintptr_t)st_int81_rip;
+		run_call(cpl ? &cpl3 : &cpl0, st_int81, 0, 0, &r);
+		check(r.status == RUN_FAULT && r.fault.vector == VEC_USER_EXIT && r.fault.soft_int &&
+			      r.fault.rip == at,
+		      cpl ? "cpl3.exit_vector_from_payload_faults" : "cpl0.exit_vector_from_payload_faults",
+		      "status %d vector %u at %llx, expected INT 0x%x at %llx", r.status,
+		      r.fault.vector, (unsigned long long)r.fault.rip, VEC_USER_EXIT,
+		      (unsigned long long)at);
 	}
 	run_call(&cpl3, st_int80, 1000, 0, &r);
 	check(r.status == RUN_OK && r.value == 1000, "cpl3.int_iret_round_trip",
@@ -324,6 +350,44 @@ static void test_single_step(void)
 		      "steps %llu and %llu, difference should be 200", (unsigned long long)a.steps,
 		      (unsigned long long)b.steps);
 	}
+}
+
+/*
+ * A payload's stack (docs/bench.md): PAYLOAD_STACK_SIZE of its own at either CPL, of which
+ * all but PAYLOAD_STACK_KEEP is the payload's; at CPL 0 a lost or overflowed stack is a
+ * #DF (on a stack of its own: IST, or the i686 #DF task) that ends the run like any
+ * fault, and so is a vector nothing handles; the next run goes on.
+ */
+static void test_payload_stack(void)
+{
+	const uint64_t words = (PAYLOAD_STACK_SIZE - PAYLOAD_STACK_KEEP) / sizeof(uintptr_t);
+	struct run_result r;
+	for (int cpl = 0; cpl <= 3; cpl += 3) {
+		run_call(cpl ? &cpl3 : &cpl0, st_push_pop, words, 0, &r);
+		check(r.status == RUN_OK && r.value == words,
+		      cpl ? "run.stack_of_its_own_cpl3" : "run.stack_of_its_own_cpl0",
+		      "%llu pushes: status %d vector %u value %llu", (unsigned long long)words, r.status,
+		      r.fault.vector, (unsigned long long)r.value);
+	}
+	run_call(&cpl0, st_push_pop, PAYLOAD_STACK_SIZE / sizeof(uintptr_t) + 1, 0, &r);
+	check(r.status == RUN_FAULT && r.fault.vector == VEC_DF && r.fault.cpl == 0,
+	      "run.cpl0_stack_overflow_df", "status %d vector %u cpl %u, expected #DF at CPL 0",
+	      r.status, r.fault.vector, r.fault.cpl);
+	run_call(&cpl0, st_lose_stack, 0, 0, &r);
+	check(r.status == RUN_FAULT && r.fault.vector == VEC_DF && r.fault.cpl == 0,
+	      "run.cpl0_stack_lost_df", "status %d vector %u cpl %u, expected #DF at CPL 0", r.status,
+	      r.fault.vector, r.fault.cpl);
+	run_call(&cpl0, st_int_stray, 0, 0, &r);
+	check(r.status == RUN_FAULT && r.fault.vector == VEC_SELFTEST_STRAY && r.fault.soft_int &&
+		      r.fault.rip == (uintptr_t)st_int_stray_rip,
+	      "run.cpl0_stray_vector", "status %d vector %u at %llx, expected INT 0x%x at %llx",
+	      r.status, r.fault.vector, (unsigned long long)r.fault.rip, VEC_SELFTEST_STRAY,
+	      (unsigned long long)(uintptr_t)st_int_stray_rip);
+	/* ... with CR0.TS clear, which the i686 #DF task's switches set: x87/SSE would #NM */
+	run_call(&cpl0, st_add, 40, 2, &r);
+	check(r.status == RUN_OK && r.value == 42 && !(read_cr0() & CR0_TS),
+	      "run.cpl0_carries_on_after_df", "status %d value %llu (expected 42), CR0 %llx",
+	      r.status, (unsigned long long)r.value, (unsigned long long)read_cr0());
 }
 
 static void test_watchdog(bool have_watchdog)
@@ -363,6 +427,17 @@ static void ap_probe(void *arg)
 	run_call(&cpl3, st_add, 40, 2, &a->r);
 }
 
+struct ap_lost_stack {
+	struct run_result lost, after;
+};
+
+static void ap_lose_stack(void *arg)
+{
+	struct ap_lost_stack *l = arg;
+	run_call(&cpl0, st_lose_stack, 0, 0, &l->lost);
+	run_call(&cpl0, st_add, 40, 2, &l->after);
+}
+
 /* Every other CPU takes a call and runs it on its own stacks, with its own APIC ID, in
  * the boot CPU's CR0/CR4 state, and a CPL 3 round trip through its own TSS. */
 static void test_smp(void)
@@ -387,6 +462,16 @@ static void test_smp(void)
 	}
 	check(ok == n - 1, "smp.call_each_cpu", "%u of %u processors answered as expected", ok,
 	      n - 1);
+	/* A run on the last CPU that loses its stack at CPL 0 ends there as a #DF (that CPU's
+	 * IST or #DF task), and the CPU runs the next one. */
+	static struct ap_lost_stack l;
+	l = (struct ap_lost_stack){ 0 };
+	int st = smp_call_async(n - 1, ap_lose_stack, &l) == 0 ? smp_wait(n - 1, 1000) : -1;
+	check(st == 0 && l.lost.status == RUN_FAULT && l.lost.fault.vector == VEC_DF &&
+		      l.after.status == RUN_OK && l.after.value == 42,
+	      "smp.ap_run_recovers_df", "CPU %u: call %d, lost-stack run status %d vector %u, next "
+	      "run status %d value %llu", n - 1, st, l.lost.status, l.lost.fault.vector,
+	      l.after.status, (unsigned long long)l.after.value);
 }
 
 /* An NMI to this CPU's own APIC ID is noted and survived. */
@@ -544,6 +629,7 @@ int selftest_run(void)
 	test_user_region_reuse();
 	test_transitions();
 	test_single_step();
+	test_payload_stack();
 	test_watchdog(kernel.watchdog);
 	test_nmi();
 	test_pmi();

@@ -1,7 +1,7 @@
 /*
  * Every logical processor. The boot CPU finds the others in the ACPI MADT and starts them
  * one at a time with INIT-SIPI-SIPI (SDM Vol. 3A 9.4.4.1, 11.6.1) through a trampoline
- * page below 1 MiB (arch/x86/trampoline.asm, arch/x86/32/trampoline.asm). Each one loads
+ * page below 1 MiB (arch/x86/64/trampoline.asm, arch/x86/32/trampoline.asm). Each one loads
  * its own GDT and TSS (the IDT is shared), runs on its own stacks (arch/x86/stacks.c: a
  * kernel stack and #DF/NMI/#MC/#DB stacks, each above a guard page), takes the boot CPU's
  * CR0/CR4/EFER and SYSCALL setup, masks its local APIC's LVT entries, disables its
@@ -25,7 +25,7 @@
 #include "drivers/lapic.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
-#include "kernel/pmu.h"
+#include "kernel/kpmu.h"
 #include "lib/acpi.h"
 #include "lib/str.h"
 
@@ -93,13 +93,18 @@ const struct smp_cpu *smp_cpu(unsigned index)
 	return index < ncpus ? &cpus[index] : 0;
 }
 
+bool smp_siblings(unsigned a, unsigned b)
+{
+	if (a >= ncpus || b >= ncpus || a == b)
+		return false;
+	const struct cpu_position *p = &cpus[a].pos, *q = &cpus[b].pos;
+	return p->package == q->package && p->core == q->core;
+}
+
 unsigned smp_sibling_of(unsigned index)
 {
-	if (index >= ncpus)
-		return SMP_NONE;
-	const struct cpu_position *p = &cpus[index].pos;
 	for (unsigned i = 0; i < ncpus; i++)
-		if (i != index && cpus[i].pos.package == p->package && cpus[i].pos.core == p->core)
+		if (smp_siblings(index, i))
 			return i;
 	return SMP_NONE;
 }

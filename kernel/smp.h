@@ -26,8 +26,9 @@ unsigned smp_count(void);                       /* online CPUs, the boot CPU inc
 const struct smp_cpu *smp_cpu(unsigned index);  /* NULL past smp_count() */
 unsigned smp_self(void);                        /* the CPU running the caller */
 unsigned smp_sibling_of(unsigned index);        /* an SMT sibling of index, or SMP_NONE */
+bool smp_siblings(unsigned a, unsigned b);      /* two CPUs of one core (any of its threads) */
 
-/* The code an AP runs first (arch/x86/trampoline.asm jumps here on its own stack). */
+/* The code an AP runs first (arch/x86/64/trampoline.asm jumps here on its own stack). */
 void smp_ap_main(unsigned self);
 
 /* Make parked CPU index run fn(arg) (with interrupts off, as the boot CPU runs) and park

@@ -2,6 +2,7 @@
 #include "kernel/userbench.h"
 #include "arch/x86/paging.h"
 #include "kernel/mem.h"
+#include "lib/bench-config.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -13,6 +14,13 @@ static struct userbench {
 static const char *check(const struct cfg_bench *b, const struct payload *catalogue,
 			 unsigned n, char *why, size_t len)
 {
+	if (b->refused) {
+		char parts[96];
+		unsigned nparts = bench_refused_parts(b, parts, sizeof(parts));
+		bp_snprintf(why, len, "bench.%s: not measured: %s %s refused (see the "
+			    "configuration errors)", b->name, parts, nparts == 1 ? "was" : "were");
+		return why;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		if (!strcmp(catalogue[i].name, b->name)) {
 			bp_snprintf(why, len, "bench.%s: '%s' is a built-in payload's name; choose "
@@ -86,6 +94,14 @@ int userbench_prepare(const struct payload *p, uint64_t *arg, char *why, size_t 
 	*arg = 0;
 	if (b->buffer) {
 		uintptr_t buf = user_alloc(b->buffer, b->buffer_align);
+		if (!buf && user_alloc_past_region()) {
+			char limit[128];
+			user_region_limit(limit, sizeof(limit));
+			bp_snprintf(why, whylen, "its %llu KiB buffer aligned to %llu %s: lower "
+				    "bench.%s.buffer", (unsigned long long)(b->buffer >> 10),
+				    (unsigned long long)b->buffer_align, limit, b->name);
+			return -1;
+		}
 		if (!buf) {
 			bp_snprintf(why, whylen, "not enough memory below 4 GiB for its %llu KiB buffer "
 				    "aligned to %llu (%llu KiB free): lower bench.%s.buffer",

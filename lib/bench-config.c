@@ -7,13 +7,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/bench-config.h"
 #include "lib/config.h"
 #include "lib/format.h"
 #include "lib/str.h"
 #include "lib/util.h"
 
 #define BENCH_EXCERPT 40
-#define SIZE_G (1024ull * 1024 * 1024)
 
 enum bench_field { BF_CODE, BF_INIT, BF_UNROLL, BF_LOOP, BF_ALIGN, BF_OFFSET, BF_BUFFER,
 		   BF_BUFFER_ALIGN, BF_FILL, BF_STRIDE, BF_TEXT, BF_COUNT };
@@ -28,7 +28,7 @@ static const char *const field_names[BF_COUNT] = {
 static const char *const fill_names[] = { [CFG_FILL_ZERO] = "zero", [CFG_FILL_RANDOM] = "random",
 					  [CFG_FILL_CHASE] = "chase" };
 
-const char *bench_fill_name(unsigned fill)
+static const char *bench_fill_name(unsigned fill)
 {
 	return fill < ARRAY_SIZE(fill_names) ? fill_names[fill] : "?";
 }
@@ -86,7 +86,7 @@ static int parse_num(const char *name, const char *field, const char *v, size_t 
 static int parse_bsize(const char *name, const char *field, const char *v, size_t len,
 		       uint64_t lo, uint64_t hi, uint64_t *out, char *why, size_t whylen)
 {
-	if (config_parse_size(v, len, out) != 0 || *out < lo || *out > hi) {
+	if (str_to_size(v, len, out) != 0 || *out < lo || *out > hi) {
 		bp_snprintf(why, whylen, "bench.%s.%s=%.*s is not a size from %llu to %lluG (a "
 			    "number with optional K, M or G suffix)", name, field,
 			    (int)(len < BENCH_EXCERPT ? len : BENCH_EXCERPT), v,
@@ -125,7 +125,10 @@ struct bench_value {
 	uint64_t n;
 };
 
-/* Split "NAME.FIELD" into a valid benchmark name and a known field; -1 with why. */
+enum { SPLIT_OK = 0, SPLIT_BAD_NAME = -1, SPLIT_BAD_FIELD = -2 };
+
+/* Split "NAME.FIELD" into a valid benchmark name and a known field; SPLIT_BAD_NAME or
+ * SPLIT_BAD_FIELD (name then holds the benchmark's name) with why. */
 static int split_key(const char *key, size_t klen, char name[CFG_BENCH_NAME_MAX], int *field_index,
 		     char *why, size_t whylen)
 {
@@ -138,13 +141,13 @@ static int split_key(const char *key, size_t klen, char name[CFG_BENCH_NAME_MAX]
 		bp_snprintf(why, whylen, "bench.%.*s: a benchmark name of 1 to %u characters is "
 			    "expected (bench.NAME.KEY=VALUE)", (int)(klen < BENCH_EXCERPT ? klen : BENCH_EXCERPT),
 			    key, CFG_BENCH_NAME_MAX - 1);
-		return -1;
+		return SPLIT_BAD_NAME;
 	}
 	for (size_t i = 0; i < nlen; i++) {
 		if (!name_char(key[i])) {
 			bp_snprintf(why, whylen, "bench.%.*s: '%c' is not allowed in a benchmark name "
 				    "(a-z, 0-9, _)", (int)nlen, key, key[i]);
-			return -1;
+			return SPLIT_BAD_NAME;
 		}
 	}
 	memcpy(name, key, nlen);
@@ -155,7 +158,7 @@ static int split_key(const char *key, size_t klen, char name[CFG_BENCH_NAME_MAX]
 		bp_snprintf(why, whylen, "bench.%s: which key? (bench.%s.code=HEX, .init, .unroll, "
 			    ".loop, .align, .offset, .buffer, .buffer_align, .fill, .stride, .text)",
 			    name, name);
-		return -1;
+		return SPLIT_BAD_FIELD;
 	}
 	memcpy(field, f, flen);
 	field[flen] = '\0';
@@ -172,10 +175,10 @@ static int split_key(const char *key, size_t klen, char name[CFG_BENCH_NAME_MAX]
 		else
 			bp_snprintf(why, whylen, "bench.%s.%s: unknown key (see docs/bench.md)", name,
 				    field);
-		return -1;
+		return SPLIT_BAD_FIELD;
 	}
 	*field_index = fi;
-	return 0;
+	return SPLIT_OK;
 }
 
 /* Parse and check the value of field fi into *out; -1 with why. */
@@ -244,7 +247,7 @@ static int check_value(const char *name, int fi, const char *v, size_t vlen, str
 		break;
 	case BF_TEXT:
 		if (vlen >= CFG_BENCH_TEXT_MAX) {
-			bp_snprintf(why, whylen, "bench.%s.text: %zu characters, more than %u", name,
+			bp_snprintf(why, whylen, "bench.%s.text: %zu bytes, more than %u", name,
 				    vlen, CFG_BENCH_TEXT_MAX - 1);
 			r = -1;
 		}
@@ -280,6 +283,16 @@ static void apply_value(struct cfg_bench *b, int fi, const struct bench_value *v
 	}
 }
 
+/* A benchmark with a refused key is not measured, so that none is ever run with a default
+ * in place of what the user wrote. */
+static void mark_refused(struct bp_config *cfg, const char *name, int fi)
+{
+	char ignored[8];
+	struct cfg_bench *b = bench_get(cfg, name, ignored, sizeof(ignored));
+	if (b)
+		b->refused |= 1u << fi;
+}
+
 int bench_config_entry(struct bp_config *cfg, const char *key, size_t klen, const char *v,
 		       size_t vlen, char *why, size_t whylen)
 {
@@ -287,14 +300,48 @@ int bench_config_entry(struct bp_config *cfg, const char *key, size_t klen, cons
 	int fi;
 	static struct bench_value val;      /* 4 KiB: kept off the kernel stack */
 
-	if (split_key(key, klen, name, &fi, why, whylen) ||
-	    check_value(name, fi, v, vlen, &val, why, whylen))
+	int r = split_key(key, klen, name, &fi, why, whylen);
+	if (r == SPLIT_BAD_NAME)
 		return -1;
+	if (r == SPLIT_BAD_FIELD) {
+		mark_refused(cfg, name, BF_COUNT);
+		return -1;
+	}
+	if (vlen == 0) {
+		bp_snprintf(why, whylen, "'bench.%.*s' needs a value (key=value)",
+			    (int)(klen < BENCH_EXCERPT ? klen : BENCH_EXCERPT), key);
+		mark_refused(cfg, name, fi);
+		return -1;
+	}
+	if (check_value(name, fi, v, vlen, &val, why, whylen)) {
+		mark_refused(cfg, name, fi);
+		return -1;
+	}
 	struct cfg_bench *b = bench_get(cfg, name, why, whylen);
 	if (!b)
 		return -1;
 	apply_value(b, fi, &val, v, vlen);
 	return 0;
+}
+
+unsigned bench_refused_parts(const struct cfg_bench *b, char *buf, size_t len)
+{
+	const char *parts[BF_COUNT + 1];
+	unsigned n = 0;
+	size_t o = 0;
+
+	for (int i = 0; i < BF_COUNT; i++)
+		if (b->refused & (1u << i))
+			parts[n++] = field_names[i];
+	if (b->refused & (1u << BF_COUNT))
+		parts[n++] = "an unknown key";
+	bool its = (b->refused & ((1u << BF_COUNT) - 1)) != 0;     /* a known key first */
+	buf[0] = '\0';
+	for (unsigned i = 0; i < n && o < len; i++) {
+		const char *sep = i == 0 ? (its ? "its " : "") : i + 1 == n ? " and " : ", ";
+		o += (size_t)bp_snprintf(buf + o, len - o, "%s%s", sep, parts[i]);
+	}
+	return n;
 }
 
 static void emit_hex(const char *name, const char *field, const uint8_t *p, uint32_t n,

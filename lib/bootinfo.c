@@ -1,5 +1,6 @@
 #include "lib/bootinfo.h"
 #include "lib/format.h"
+#include "lib/str.h"
 
 int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen)
 {
@@ -45,6 +46,11 @@ int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen)
 		bp_snprintf(err, errlen, "a refused command line (%u characters) or config (%llu "
 			    "bytes) still has text", bi->cmdline_size,
 			    (unsigned long long)bi->config_size);
+		return -1;
+	}
+	if (strnlen(bi->menu, sizeof(bi->menu)) == sizeof(bi->menu)) {
+		bp_snprintf(err, errlen, "boot menu choice not NUL-terminated within %u bytes",
+			    BI_MENU_MAX);
 		return -1;
 	}
 	for (uint32_t i = 0; i < bi->mmap_count; i++) {

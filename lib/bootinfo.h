@@ -9,14 +9,15 @@
 #include <stdint.h>
 
 #define BOOTINFO_MAGIC    0x4f464e4952455042ull   /* "BPERINFO" little-endian */
-#define BOOTINFO_VERSION  3         /* 2: firmware; cmdline_size, config_size (sources
-                                       refused whole); 3: identity */
+#define BOOTINFO_VERSION  4         /* 2: firmware; cmdline_size, config_size (sources
+                                       refused whole); 3: menu; 4: identity */
 
 #define BI_MMAP_MAX       512
 #define BI_CMDLINE_MAX    1024
 #define BI_CONFIG_MAX     8192
 #define BI_NOTE_MAX       512
 #define BI_IDENTITY_MAX   512        /* /bareperf/results/IDENTITY (docs/results-area.md) */
+#define BI_MENU_MAX       64         /* the boot menu's choice: "mode=selftest" */
 #define BI_PAGE_SIZE      4096u      /* unit of mmap pages (UEFI's EFI_PAGE_SIZE) */
 
 enum bi_mem_type {
@@ -31,7 +32,7 @@ enum bi_mem_type {
 
 enum bi_firmware {
 	BI_FIRMWARE_UEFI = 1,       /* boot/loader.c */
-	BI_FIRMWARE_BIOS = 2,       /* GRUB i386-pc by Multiboot2: arch/x86/mb2-entry.asm */
+	BI_FIRMWARE_BIOS = 2,       /* GRUB i386-pc by Multiboot2: arch/x86/64/mb2-entry.asm */
 };
 
 struct bi_mem_range {
@@ -74,6 +75,10 @@ struct boot_info {
 	uint64_t config_size;       /* bareperf.cfg's bytes; > BI_CONFIG_MAX - 1: refused */
 	uint32_t firmware;          /* enum bi_firmware: which firmware started the loader */
 	uint32_t reserved1;
+	/* The UEFI loader's boot menu choice as configuration text ("mode=selftest"), NUL
+	 * terminated; "" when the default was taken or no menu was shown. (GRUB passes its
+	 * menu's choice as the Multiboot2 command line, in cmdline.) */
+	char menu[BI_MENU_MAX];
 	/* The image's /bareperf/results/IDENTITY as the loader read it from the boot medium
 	 * (GRUB: the module "bareperf.identity"); 0 bytes when absent or too long. */
 	uint32_t identity_len;
@@ -88,12 +93,16 @@ _Static_assert(offsetof(struct boot_info, config_size) ==
 _Static_assert(offsetof(struct boot_info, firmware) ==
 	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 16,
 	       "boot_info layout");
+_Static_assert(offsetof(struct boot_info, menu) ==
+	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 24,
+	       "boot_info layout");
 _Static_assert(offsetof(struct boot_info, identity) ==
-	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 32,
+	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 24 +
+	       BI_MENU_MAX + 8,
 	       "boot_info layout");
 _Static_assert(sizeof(struct boot_info) ==
-	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 32 + BI_IDENTITY_MAX,
-	       "boot_info layout");
+	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 24 +
+	       BI_MENU_MAX + 8 + BI_IDENTITY_MAX, "boot_info layout");
 
 /* Whether the loader refused a source for its length (see cmdline_size, config_size). */
 #define BI_CMDLINE_REFUSED(bi) ((bi)->cmdline_size > BI_CMDLINE_MAX - 1)

@@ -139,6 +139,12 @@ out:
 	p->pong_status = st;
 }
 
+void c2c_pingpong_abort(void *arg)
+{
+	struct c2c_pingpong *p = arg;
+	raise_flag(&p->line.word, C2C_ABORT);
+}
+
 void c2c_latency_result(const struct c2c_pingpong *p, unsigned trim_pct, unsigned ping_cpu,
 			unsigned pong_cpu, struct c2c_latency *out)
 {
@@ -202,6 +208,13 @@ void c2c_count_first(void *counters)
 void c2c_count_second(void *counters)
 {
 	count_side(counters, 1);
+}
+
+void c2c_counters_abort(void *arg)
+{
+	struct c2c_counters *c = arg;
+	raise_flag(&c->gate[0].word, C2C_ABORT);
+	raise_flag(&c->gate[1].word, C2C_ABORT);
 }
 
 void c2c_false_sharing_result(int64_t *const shared[2], int64_t *const padded[2], unsigned reps,
@@ -273,6 +286,13 @@ void c2c_stream_write(void *arg)
 		raise_flag(&s->to_reader.word, g);
 	}
 	s->writer_status = st;
+}
+
+void c2c_stream_abort(void *arg)
+{
+	struct c2c_stream *s = arg;
+	raise_flag(&s->to_reader.word, C2C_ABORT);
+	raise_flag(&s->to_writer.word, C2C_ABORT);
 }
 
 void c2c_stream_read(void *arg)

@@ -6,7 +6,7 @@
  *   false_sharing  each CPU increments its own counter: both in one line, then a line each
  *   shared_bw      one CPU writes a buffer, the other reads it
  * Plain C with GCC __atomic builtins, for the kernel and the host alike: the caller gives
- * the clock (RDTSC in the kernel) and puts the two halves on two CPUs (kernel/c2c.c
+ * the clock (RDTSC in the kernel) and puts the two halves on two CPUs (kernel/c2c-mode.c
  * through kernel/smp.h; the host tests on two threads). Every wait is bounded by a spin
  * count: a partner that never comes, or stops, ends the run with a status, never a hang.
  * Values are 32-bit so that i686 needs no 64-bit atomics.
@@ -70,6 +70,9 @@ int c2c_pingpong_init(struct c2c_pingpong *p, c2c_clock_fn clock, uint64_t spin_
 		      char *why, size_t whylen);
 void c2c_ping(void *pingpong);  /* the CPU that writes first; times the samples */
 void c2c_pong(void *pingpong);  /* the CPU that answers */
+/* For a caller that stopped one half from outside (kernel/c2c-mode.c's watchdog): the other
+ * half stops at its next wait. The same for each test below. */
+void c2c_pingpong_abort(void *pingpong);
 
 struct c2c_latency {
 	unsigned ping_cpu, pong_cpu;
@@ -106,6 +109,7 @@ void c2c_counters_init(struct c2c_counters *c, c2c_clock_fn clock, uint64_t spin
 		       uint32_t increments, bool padded);
 void c2c_count_first(void *counters);   /* side 0 */
 void c2c_count_second(void *counters);  /* side 1 */
+void c2c_counters_abort(void *counters); /* a side past the start line counts on to its end */
 
 struct c2c_false_sharing {
 	unsigned cpu[2];
@@ -143,6 +147,7 @@ void c2c_stream_init(struct c2c_stream *s, c2c_clock_fn clock, uint64_t spin_lim
 		     int64_t *write_ticks, int64_t *read_ticks);
 void c2c_stream_write(void *stream);
 void c2c_stream_read(void *stream);
+void c2c_stream_abort(void *stream);
 
 struct c2c_bandwidth {
 	unsigned writer_cpu, reader_cpu;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/bench-config.h"
 #include "lib/config.h"
 #include "lib/format.h"
 #include "lib/pc-io.h"
@@ -17,9 +18,6 @@
 #define CFG_MSG_MAX     320
 #define CFG_SUGGEST_MAX 2       /* "did you mean" up to this edit distance */
 
-#define SIZE_K 1024ull
-#define SIZE_M (1024ull * 1024)
-#define SIZE_G (1024ull * 1024 * 1024)
 #define SIZE_MIN (4 * SIZE_K)
 #define SIZE_MAX_BYTES SIZE_G
 
@@ -103,26 +101,6 @@ static uint64_t load_uint(const struct bp_config *cfg, const struct cfg_key *k)
 }
 
 /* True when s is written like a number (so a parse failure can only be overflow). */
-static bool looks_numeric(const char *s, size_t len)
-{
-	const char *digits = "0123456789";
-	size_t i = 0;
-
-	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		digits = "0123456789abcdefABCDEF";
-		i = 2;
-	} else if (len > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
-		digits = "01";
-		i = 2;
-	}
-	if (i == len)
-		return false;
-	for (; i < len; i++)
-		if (s[i] == '\0' || !strchr(digits, s[i]))
-			return false;
-	return true;
-}
-
 /* Splits a comma list: returns the length of the next item starting at *pos and moves
  * *pos past its comma; *more is false after the last item. */
 static size_t list_next(const char *v, size_t len, size_t *pos, bool *more)
@@ -151,7 +129,7 @@ static int check_number(const struct cfg_key *k, const char *v, size_t len, uint
 	const char *problem = NULL;
 
 	if (str_to_u64(v, len, out) != 0)
-		problem = looks_numeric(v, len) ? "out of range" : "is not a number";
+		problem = str_looks_numeric(v, len) ? "out of range" : "is not a number";
 	else if (*out < k->min || *out > k->max)
 		problem = "out of range";
 	if (problem) {
@@ -264,6 +242,25 @@ static int parse_payloads(const struct cfg_key *k, struct bp_config *cfg, const 
 	return 0;
 }
 
+/* partner.load=: a list (kernel/placement.c judges the names) of at most
+ * CFG_PARTNER_LOADS_MAX items, taken or refused whole. */
+static int parse_partner_load(const struct cfg_key *k, struct bp_config *cfg, const char *v,
+			      size_t len, char *why, size_t whylen)
+{
+	char ex[CFG_EXCERPT + 4];
+	unsigned items = 1;
+
+	for (size_t i = 0; i < len; i++)
+		items += v[i] == ',';
+	if (items > CFG_PARTNER_LOADS_MAX && len < CFG_LIST_MAX) {
+		bp_snprintf(why, whylen, "%s=%s: %u items, more than the %u one run takes (one run "
+			    "of the plan each)", k->name, excerpt(v, len, ex, sizeof(ex)), items,
+			    CFG_PARTNER_LOADS_MAX);
+		return -1;
+	}
+	return parse_list(k, cfg, v, len, why, whylen);
+}
+
 /* A name such as a libpfm4 PMU model: letters, digits, '_' and '-', fitting the field. */
 static int parse_name(const struct cfg_key *k, struct bp_config *cfg, const char *v,
 		      size_t len, char *why, size_t whylen)
@@ -331,28 +328,6 @@ static void show_list(const struct cfg_key *k, const struct bp_config *cfg, char
 	bp_snprintf(buf, buflen, quote ? "\"%s\"" : "%s", s);
 }
 
-int config_parse_size(const char *v, size_t len, uint64_t *out)
-{
-	uint64_t unit = 1, n;
-
-	if (len > 1) {
-		switch (v[len - 1]) {
-		case 'k': case 'K': unit = SIZE_K; break;
-		case 'm': case 'M': unit = SIZE_M; break;
-		case 'g': case 'G': unit = SIZE_G; break;
-		default: break;
-		}
-	}
-	if (unit != 1)
-		len--;
-	if (str_to_u64(v, len, &n) != 0)
-		return looks_numeric(v, len) ? 1 : -1;
-	if (n > UINT64_MAX / unit)
-		return 1;
-	*out = n * unit;
-	return 0;
-}
-
 static int parse_sizes(const struct cfg_key *k, struct bp_config *cfg, const char *v,
 		       size_t len, char *why, size_t whylen)
 {
@@ -376,7 +351,7 @@ static int parse_sizes(const struct cfg_key *k, struct bp_config *cfg, const cha
 				    k->name, excerpt(v, len, ex, sizeof(ex)));
 			return -1;
 		}
-		int r = config_parse_size(item, ilen, &bytes);
+		int r = str_to_size(item, ilen, &bytes);
 		if (r < 0) {
 			bp_snprintf(why, whylen,
 				    "%s=%s: '%s' is not a size (a number with optional K, M or G suffix)",
@@ -675,7 +650,7 @@ static int parse_c2c_size(const struct cfg_key *k, struct bp_config *cfg, const 
 {
 	char ex[CFG_EXCERPT + 4];
 	uint64_t bytes = 0;
-	int r = config_parse_size(v, len, &bytes);
+	int r = str_to_size(v, len, &bytes);
 
 	if (r < 0)
 		bp_snprintf(why, whylen, "%s=%s is not a size (a number with optional K, M or G "
@@ -733,6 +708,9 @@ static const struct cfg_word yes_no_words[] = {
 static const struct cfg_word save_words[] = {
 	{ "auto", true }, { "off", false }, { NULL, 0 },
 };
+static const struct cfg_word on_off_words[] = {
+	{ "on", true }, { "off", false }, { NULL, 0 },
+};
 
 #define NUMBER(lo, hi) .parse = parse_number, .show = show_number, .min = (lo), .max = (hi)
 #define WORDS(w) .parse = parse_word, .show = show_word, .words = (w)
@@ -759,7 +737,8 @@ static const struct cfg_key cfg_keys[] = {
 	{ .name = "cpu",             FIELD(cpu),            NUMBER(0, CFG_CPU_MAX) },
 	{ .name = "partner",         FIELD(partner),        .parse = parse_partner,
 	  .show = show_partner, .min = 0, .max = CFG_CPU_MAX },
-	{ .name = "partner.load",    FIELD(partner_load),   .parse = parse_list, .show = show_list },
+	{ .name = "partner.load",    FIELD(partner_load),   .parse = parse_partner_load,
+	  .show = show_list },
 	{ .name = "exit",            FIELD(exit_when_done), WORDS(yes_no_words) },
 	{ .name = "save",            FIELD(save_auto),      WORDS(save_words) },
 	{ .name = "pmu",             FIELD(pmu),            .parse = parse_name, .show = show_list },
@@ -775,6 +754,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ .name = "c2c.increments",  FIELD(c2c_increments), NUMBER(1, 1000000000) },
 	{ .name = "c2c.size",        FIELD(c2c_size),       .parse = parse_c2c_size,
 	  .show = show_c2c_size, .min = SIZE_MIN, .max = 256 * SIZE_M },
+	{ .name = "boot.menu",       FIELD(boot_menu),      WORDS(on_off_words) },
 };
 #define CFG_NKEYS (ARRAY_SIZE(cfg_keys))
 
@@ -815,6 +795,7 @@ void config_defaults(struct bp_config *cfg)
 	cfg->c2c_rounds = 1000;
 	cfg->c2c_increments = 1000000;
 	cfg->c2c_size = SIZE_M;
+	cfg->boot_menu = true;
 }
 
 /* ------------------------------------------------------------ the parser */
@@ -888,13 +869,9 @@ static void apply_entry(struct cfg_parser *p, struct bp_config *cfg, unsigned li
 		return;
 	}
 	if (klen > 6 && strncmp(key, "bench.", 6) == 0) {
-		if (!has_eq || vlen == 0) {
-			bp_snprintf(why, sizeof(why), "'%s' needs a value (key=value)",
-				    excerpt(key, klen, ex, sizeof(ex)));
+		if (bench_config_entry(cfg, key + 6, klen - 6, v, has_eq ? vlen : 0, why,
+				       sizeof(why)))
 			report(p, line, why);
-		} else if (bench_config_entry(cfg, key + 6, klen - 6, v, vlen, why, sizeof(why))) {
-			report(p, line, why);
-		}
 		return;
 	}
 	const struct cfg_key *k = find_key(key, klen);

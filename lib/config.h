@@ -43,12 +43,13 @@ struct cfg_bench {
 	unsigned fill;                  /* enum cfg_fill */
 	uint32_t stride;                /* fill=chase: bytes between the chained words */
 	char text[CFG_BENCH_TEXT_MAX];  /* the assembly it came from, for people */
+	uint32_t refused;               /* keys the configuration refused: never measured */
 };
 
 /* crashtest: fault in the kernel on purpose, to check the fatal-error path (report, exit 2).
  * list: print the payload catalogue (@payload records) and stop.
  * crashstack: overflow the kernel stack into its guard page: the #DF path (report, exit 2).
- * pmucheck: the PMU conformance checks (docs/pmucheck.md).
+ * pmucheck: the PMU checks (pmucheck) (docs/pmucheck.md).
  * c2c: the cross-core tests between pairs of CPUs (docs/c2c.md). */
 enum cfg_mode { CFG_MODE_RUN = 0, CFG_MODE_SELFTEST, CFG_MODE_DETECT, CFG_MODE_CRASHTEST,
 		CFG_MODE_LIST, CFG_MODE_CRASHSTACK, CFG_MODE_PMUCHECK, CFG_MODE_C2C };
@@ -64,6 +65,7 @@ enum cfg_format { CFG_FORMAT_BOTH = 0, CFG_FORMAT_HUMAN, CFG_FORMAT_MACHINE };
 #define CFG_CPU_MAX        63u
 #define CFG_PARTNER_AUTO   0xfffffffeu  /* the SMT sibling of cpu=, where it has one */
 #define CFG_PARTNER_NONE   0xffffffffu
+#define CFG_PARTNER_LOADS_MAX 8         /* partner.load items: one run of the plan each */
 
 #define CFG_CPL0 0x1u
 #define CFG_CPL3 0x2u
@@ -109,6 +111,8 @@ struct bp_config {
 	uint32_t c2c_rounds;            /* c2c.rounds=N round trips per latency sample */
 	uint32_t c2c_increments;        /* c2c.increments=N per CPU per false_sharing run */
 	uint64_t c2c_size;              /* c2c.size=1M shared_bw buffer bytes */
+	bool boot_menu;                 /* boot.menu=on|off: the boot menu (GRUB, UEFI loader); the
+	                                   loaders act on it, the kernel only reports it */
 	bool payloads_set;              /* payloads= was given (else user benchmarks run alone) */
 	unsigned nbench;                /* bench.NAME.*: user benchmarks, in order of appearance */
 	struct cfg_bench bench[CFG_BENCH_MAX];
@@ -119,7 +123,8 @@ struct bp_config {
  * no trace, trim 0, watchdog 2000 ms, insn_count step, netburst.thread 0, exit yes,
  * no sampling (sample.period 100000, sample.delivery vector),
  * cpu 0, partner auto, partner.load idle;
- * c2c every pair, all three tests, 1000 round trips, 1000000 increments, 1M. */
+ * c2c every pair, all three tests, 1000 round trips, 1000000 increments, 1M;
+ * boot.menu on. */
 void config_defaults(struct bp_config *cfg);
 
 typedef void (*config_error_fn)(void *ctx, const char *msg);
@@ -140,18 +145,5 @@ int config_refuse(const char *origin, uint64_t size, uint64_t max, config_error_
 /* Emit the effective configuration as "cfg.key=value" lines (user benchmarks last). */
 void config_report(const struct bp_config *cfg, void (*emit)(void *ctx, const char *line),
 		   void *ctx);
-
-/* A size: a number with an optional K, M or G suffix (powers of 1024). 0; -1 when it is
- * not written as a size; 1 when it overflows. */
-int config_parse_size(const char *v, size_t len, uint64_t *out);
-
-/* bench.NAME.KEY=VALUE (lib/bench-config.c): key is the text after "bench.". 0, or -1
- * with the reason in why. */
-int bench_config_entry(struct bp_config *cfg, const char *key, size_t klen, const char *v,
-		       size_t vlen, char *why, size_t whylen);
-/* The benchmark's keys as "cfg.bench.NAME.KEY=VALUE" lines. */
-void bench_config_report(const struct cfg_bench *b, void (*emit)(void *ctx, const char *line),
-			 void *ctx);
-const char *bench_fill_name(unsigned fill);
 
 #endif

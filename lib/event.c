@@ -1,7 +1,7 @@
 /*
  * The event language: perf generic names, libpfm4 names with modifiers (tables from
  * build/gen/pfm_tables.c, models from pmu-models.c), raw rXXXX and cpu/.../ forms; NetBurst goes to
- * lib/event-netburst.c. Event-select layout: SDM Vol. 3B 20.2.1.1 Figure 20-6
+ * lib/p4-event-parse.c. Event-select layout: SDM Vol. 3B 20.2.1.1 Figure 20-6
  * (Intel), AMD APM Vol. 2 13.2.1 Figure 13-7 (PerfEvtSeln, bits 35:32, 41:40).
  */
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include "lib/pmu-layout.h"
 #include "lib/str.h"
 #include "lib/util.h"
-#include "lib/netburst.h"
+#include "lib/p4-events.h"
 
 /* ---------------------------------------------------------------- encodings */
 static bool is_amd(const struct pmu_model *m)

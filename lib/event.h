@@ -42,7 +42,7 @@ const struct pmu_model *pmu_model_at(unsigned i);
 /* Capabilities a model implies when no CPUID is at hand (host tool --pmu NAME). */
 void pmu_model_default_caps(const struct pmu_model *m, struct pmu_caps *pc);
 
-/* The NetBurst part of an encoding (lib/netburst.h has the tables it indexes). */
+/* The NetBurst part of an encoding (lib/p4-events.h has the tables it indexes). */
 struct ev_netburst {
 	uint16_t event;             /* index into nb_event_table (its ESCRs, CCCR select) */
 	uint32_t escr;              /* ESCR value for logical processor 0: event select, event

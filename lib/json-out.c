@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include "lib/format.h"
 #include "lib/stats.h"
+#include "lib/str.h"
 
 struct json_out json_out_start(char *buf, size_t len)
 {
@@ -57,21 +58,62 @@ int json_out_end(const struct json_out *j)
 	return j->full ? -1 : (int)j->pos;
 }
 
+/* The length of the well-formed UTF-8 character at s (Unicode 15.0, 3.9 Table 3-7: no
+ * overlong forms, no surrogates, nothing past U+10FFFF), or 0 when s does not start one. */
+static size_t utf8_char_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf;     /* the second byte's range */
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
 int json_escape(const char *s, char *buf, size_t len)
 {
 	size_t o = 0;
 	if (len == 0)
 		return -1;
-	for (; *s && o + 7 < len; s++) {
+	while (*s && o + 7 < len) {
 		unsigned char c = (unsigned char)*s;
+		size_t n = utf8_char_len((const unsigned char *)s);
 		if (c == '"' || c == '\\') {
 			buf[o++] = '\\';
 			buf[o++] = (char)c;
 		} else if (c < 0x20) {
 			o += (size_t)bp_snprintf(buf + o, len - o, "\\u%04x", c);
+		} else if (n == 0) {
+			/* not UTF-8: U+REPLACEMENT CHARACTER, one per byte */
+			o += (size_t)bp_snprintf(buf + o, len - o, "\\ufffd");
+			n = 1;
 		} else {
-			buf[o++] = (char)c;
+			memcpy(buf + o, s, n);
+			o += n;
 		}
+		s += n;
 	}
 	buf[o] = 0;
 	return *s ? -1 : (int)o;

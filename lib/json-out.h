@@ -23,7 +23,8 @@ void json_put_milli(struct json_out *j, int64_t milli);
 /* The length written, or -1 when the buffer was too small. */
 int json_out_end(const struct json_out *j);
 
-/* The body of a JSON string: '"' and '\' escaped, control characters as \u00XX, into buf.
+/* The body of a JSON string: '"' and '\' escaped, control characters as \u00XX, each byte
+ * that is not part of a well-formed UTF-8 character as \ufffd (so the text is UTF-8), into buf.
  * Stops while 7 bytes are left, so an escape is never cut in half. Returns the length, or
  * -1 when s did not fit (buf then holds a NUL-terminated prefix). */
 int json_escape(const char *s, char *buf, size_t len);

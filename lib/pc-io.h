@@ -35,9 +35,14 @@
 #define QEMU_FW_CFG_PORT_DATA 0x511
 #define QEMU_DEBUG_EXIT_PORT  0xf4  /* a write of v exits QEMU with status v * 2 + 1 */
 
-/* ---- How a run ends: written to QEMU_DEBUG_EXIT_PORT where QEMU is found */
-#define EXIT_CODE_OK     0          /* QEMU exit status 1 */
-#define EXIT_CODE_FAIL   1          /* a check or the configuration failed: status 3 */
-#define EXIT_CODE_FATAL  2          /* kernel fault or bad boot: status 5 */
+/* ---- How a run ends: the code the kernel prints, and scripts/qemu-run's exit status */
+#define EXIT_CODE_OK     0          /* the run finished and passed */
+#define EXIT_CODE_FAIL   1          /* a check or the configuration failed */
+#define EXIT_CODE_FATAL  2          /* kernel fault or bad boot */
+/* What QEMU_DEBUG_EXIT_PORT gets: QEMU_DEBUG_EXIT_BASE + the code, so QEMU exits with status
+ * 33, 35 or 37. QEMU's own statuses are 0 (the guest powered off or reset with -no-reboot)
+ * and 1 (it could not start: a bad -cpu, -m or -machine), the same 1 a guest writing 0 gives;
+ * a base keeps every guest status apart from both. */
+#define QEMU_DEBUG_EXIT_BASE 0x10
 
 #endif

@@ -5,7 +5,7 @@
  * What the event language, the report and the detection need to know about RAPL, pure
  * and host-tested: the domains and their event names, which CPUs have the MSRs, the
  * energy unit, the 32-bit wrap, and joules printed without floating point. The MSR
- * numbers and the boot-time probe live in arch/x86 (msr-index.h, pmu/rapl.c).
+ * numbers and the boot-time probe live in arch/x86 (msr-index.h, pmu/rapl-probe.c).
  */
 #ifndef LIB_RAPL_H
 #define LIB_RAPL_H

@@ -1,6 +1,7 @@
 /* String helpers: libc's on the host, lib/string.c in the freestanding kernel. */
 #ifndef LIB_STR_H
 #define LIB_STR_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #if __STDC_HOSTED__
@@ -25,6 +26,15 @@ size_t str_copy(char *dst, const char *src, size_t size);
 /* Parse an unsigned number: decimal, 0x hex or 0b binary; whole string must match.
  * Returns 0 on success, -1 on syntax error or overflow. */
 int str_to_u64(const char *s, size_t len, uint64_t *out);
+/* Powers of 1024, the units of a size. */
+#define SIZE_K 1024ull
+#define SIZE_M (1024ull * 1024)
+#define SIZE_G (1024ull * 1024 * 1024)
+/* Written as a number (decimal, 0x hex or 0b binary digits), whatever its value. */
+bool str_looks_numeric(const char *s, size_t len);
+/* A size: a number with an optional K, M or G suffix (powers of 1024). 0; -1 when it is
+ * not written as a size; 1 when it overflows. */
+int str_to_size(const char *v, size_t len, uint64_t *out);
 /* Value of a hexadecimal digit, -1 for anything else. */
 int str_hex_digit(char c);
 /* Shell-style glob with * and ?, case-sensitive. */

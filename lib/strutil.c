@@ -81,6 +81,48 @@ int str_to_u64(const char *s, size_t len, uint64_t *out)
 	return 0;
 }
 
+bool str_looks_numeric(const char *s, size_t len)
+{
+	const char *digits = "0123456789";
+	size_t i = 0;
+
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		digits = "0123456789abcdefABCDEF";
+		i = 2;
+	} else if (len > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
+		digits = "01";
+		i = 2;
+	}
+	if (i == len)
+		return false;
+	for (; i < len; i++)
+		if (s[i] == '\0' || !strchr(digits, s[i]))
+			return false;
+	return true;
+}
+
+int str_to_size(const char *v, size_t len, uint64_t *out)
+{
+	uint64_t unit = 1, n;
+
+	if (len > 1) {
+		switch (v[len - 1]) {
+		case 'k': case 'K': unit = SIZE_K; break;
+		case 'm': case 'M': unit = SIZE_M; break;
+		case 'g': case 'G': unit = SIZE_G; break;
+		default: break;
+		}
+	}
+	if (unit != 1)
+		len--;
+	if (str_to_u64(v, len, &n) != 0)
+		return str_looks_numeric(v, len) ? 1 : -1;
+	if (n > UINT64_MAX / unit)
+		return 1;
+	*out = n * unit;
+	return 0;
+}
+
 int str_glob_match(const char *pattern, const char *s)
 {
 	/* Greedy matching that backtracks only to the most recent '*': enough, since a

@@ -1,8 +1,10 @@
-; Arithmetic payloads: fn(arg, iters). Each iteration is an unrolled body plus
-; "dec rsi; jnz" (2 instructions); payloads/catalogue.c declares the per-iteration
-; instruction count, which the icount test holds them to.
-bits 64
-default rel
+; Arithmetic payloads: fn(arg, iters), one source for both kernels (arch/x86/word.inc).
+; Each iteration is an unrolled body plus "dec xsi; jnz" (2 instructions);
+; payloads/catalogue.c declares the per-iteration instruction count, which the icount
+; test holds them to on both kernels. The operations are word-sized (ADD, IMUL, DIV, LEA,
+; POPCNT on RAX or EAX); the "indep" bodies spread over four of the registers both modes
+; have, XBX among them (saved around the loop: the payload convention keeps it).
+%include "word.inc"
 %include "abi.inc"
 section .payload
 
@@ -12,9 +14,12 @@ align 64
 %1:
 %endmacro
 %macro LOOP_END 0
-	dec rsi
+	dec xsi
 	jnz .loop
 %endmacro
+
+; A dividend that fills the word: 0x0123456789abcdef, or its low half 0x89abcdef.
+%define DIVIDEND (0x0123456789abcdef & WORD_MASK)
 
 PAYLOAD pl_empty                    ; 2 insns/iter: the loop alone
 .loop:	LOOP_END
@@ -24,7 +29,7 @@ PAYLOAD pl_add_chain                ; 8 dependent ADDs: 10/iter
 	xor eax, eax
 .loop:
 %rep 8
-	add rax, 1
+	add xax, 1
 %endrep
 	LOOP_END
 	ret
@@ -33,10 +38,10 @@ PAYLOAD pl_add_indep                ; 8 ADDs over 4 registers: 10/iter
 	xor eax, eax
 .loop:
 %rep 2
-	add rax, 1
-	add rcx, 1
-	add rdx, 1
-	add r8, 1
+	add xax, 1
+	add xcx, 1
+	add xdx, 1
+	add xdi, 1
 %endrep
 	LOOP_END
 	ret
@@ -46,88 +51,95 @@ PAYLOAD pl_imul_chain               ; 8 dependent IMULs: 10/iter
 	mov ecx, 1
 .loop:
 %rep 8
-	imul rax, rcx
+	imul xax, xcx
 %endrep
 	LOOP_END
 	ret
 
 PAYLOAD pl_imul_indep               ; 8 IMULs over 4 registers: 10/iter
+	push xbx
 	mov ecx, 1
 .loop:
 %rep 2
-	imul rax, rcx
-	imul rdx, rcx
-	imul r8, rcx
-	imul r9, rcx
+	imul xax, xcx
+	imul xdx, xcx
+	imul xdi, xcx
+	imul xbx, xcx
 %endrep
 	LOOP_END
+	pop xbx
 	ret
 
-PAYLOAD pl_div_chain                ; 4 x (xor edx; div): 64-bit DIV chained through RAX: 10/iter
-	mov rax, 0x123456789abcdef
+PAYLOAD pl_div_chain                ; 4 x (xor edx; div): word-sized DIV chained through XAX: 10/iter
+	mov xax, DIVIDEND
 	mov ecx, 1
 .loop:
 %rep 4
 	xor edx, edx
-	div rcx
+	div xcx
 %endrep
 	LOOP_END
 	ret
 
 PAYLOAD pl_div_indep                ; 4 DIVs whose inputs do not depend on each other: 14/iter
 	mov ecx, 1
-	mov r8, 0x123456789abcdef
+	mov xdi, DIVIDEND
 .loop:
 %rep 4
-	mov rax, r8
+	mov xax, xdi
 	xor edx, edx
-	div rcx
+	div xcx
 %endrep
 	LOOP_END
 	ret
 
-PAYLOAD pl_lea_chain                ; 8 dependent 3-operand LEAs: 10/iter
+PAYLOAD pl_lea_chain                ; 8 dependent 3-component LEAs: 10/iter
 	xor eax, eax
 .loop:
 %rep 8
-	lea rax, [rax + rax * 2 + 1]
+	lea xax, [xax + xax * 2 + 1]
 %endrep
 	LOOP_END
 	ret
 
 PAYLOAD pl_lea_indep                ; 8 LEAs writing 4 registers from one input: 10/iter
+	push xbx
 	xor eax, eax
 .loop:
 %rep 2
-	lea rcx, [rax + rax * 2 + 1]
-	lea rdx, [rax + rax * 2 + 1]
-	lea r8, [rax + rax * 2 + 1]
-	lea r9, [rax + rax * 2 + 1]
+	lea xcx, [xax + xax * 2 + 1]
+	lea xdx, [xax + xax * 2 + 1]
+	lea xdi, [xax + xax * 2 + 1]
+	lea xbx, [xax + xax * 2 + 1]
 %endrep
 	LOOP_END
+	pop xbx
 	ret
 
 PAYLOAD pl_popcnt_chain             ; 8 dependent POPCNTs: 10/iter
-	mov rax, rdi
+	mov xax, xdi
 .loop:
 %rep 8
-	popcnt rax, rax
+	popcnt xax, xax
 %endrep
 	LOOP_END
 	ret
 
 PAYLOAD pl_popcnt_indep             ; 8 POPCNTs from one input into 4 registers: 10/iter
-	mov rax, rdi
+	push xbx
+	mov xax, xdi
 .loop:
 %rep 2
-	popcnt rcx, rax
-	popcnt rdx, rax
-	popcnt r8, rax
-	popcnt r9, rax
+	popcnt xcx, xax
+	popcnt xdx, xax
+	popcnt xdi, xax
+	popcnt xbx, xax
 %endrep
 	LOOP_END
+	pop xbx
 	ret
 
+; SSE2 (PL_NEEDS_SSE2): XMM0-7 exist in both modes, so these are the same bytes in each.
 PAYLOAD pl_fp_chain                 ; 8 dependent ADDSDs (SSE2 double): 10/iter
 	xorpd xmm0, xmm0
 	xorpd xmm1, xmm1

@@ -1,6 +1,5 @@
-; Branch payloads.
-bits 64
-default rel
+; Branch payloads, one source for both kernels (arch/x86/word.inc).
+%include "word.inc"
 %include "abi.inc"
 section .payload
 
@@ -18,34 +17,48 @@ pl_br_taken:
 	TAKEN
 	TAKEN
 	TAKEN
-	dec rsi
+	dec xsi
 	jnz .loop
 	ret
 
-; A conditional branch on bit 0 of a xorshift64 sequence (Marsaglia 2003): about half
-; the outcomes are unpredictable. Both paths execute 4 instructions, so the count per
-; iteration is fixed: 9 (xorshift) + 4 (test, jz, two on either path) + 2 = 15.
+; A conditional branch on bit 0 of a xorshift sequence over the machine word (Marsaglia
+; 2003: xorshift64 with shifts 13, 7, 17; xorshift32 with 13, 17, 5), seeded from the
+; golden ratio: about half the outcomes are unpredictable. Both paths execute 4
+; instructions, so the count per iteration is fixed: 9 (xorshift) + 4 (test, jz, two on
+; either path) + 2 = 15.
+%if WORD_BITS == 64
+%define XS_SEED 0x9e3779b97f4a7c15
+%define XS_SHIFTS 13, 7, 17
+%else
+%define XS_SEED 0x9e3779b9
+%define XS_SHIFTS 13, 17, 5
+%endif
+
+%macro XORSHIFT 3
+	mov xdx, xax
+	shl xdx, %1
+	xor xax, xdx
+	mov xdx, xax
+	shr xdx, %2
+	xor xax, xdx
+	mov xdx, xax
+	shl xdx, %3
+	xor xax, xdx
+%endmacro
+
 %macro BRANCH_ON_BIT 1
-	mov rax, 0x9e3779b97f4a7c15
+	mov xax, XS_SEED
 .loop:
-	mov rdx, rax
-	shl rdx, 13
-	xor rax, rdx
-	mov rdx, rax
-	shr rdx, 7
-	xor rax, rdx
-	mov rdx, rax
-	shl rdx, 17
-	xor rax, rdx
+	XORSHIFT XS_SHIFTS
 	test al, %1
 	jz .zero
-	add rcx, 1
+	add xcx, 1
 	jmp .join
 .zero:
-	add r8, 1
+	add xdi, 1
 	nop
 .join:
-	dec rsi
+	dec xsi
 	jnz .loop
 	ret
 %endmacro

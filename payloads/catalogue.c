@@ -14,9 +14,10 @@ extern char pl_fault_priv[], pl_fault_kaddr[], pl_fault_div0[], pl_fault_ud[], p
 
 #define BOTH (PL_CPL0 | PL_CPL3)
 
-/* The i686 kernel runs the bodies of payloads/32/ under the same names and with the same
- * instruction counts: they use 32-bit registers where the x86-64 ones use 64-bit ones,
- * and IRETD where those return with IRETQ. Only the descriptions say so. */
+/* Both kernels assemble the same payload sources (the .asm files here, with
+ * arch/x86/word.inc), so the names and instruction counts are the same; the operations
+ * are word-sized (64-bit registers on x86-64, 32-bit ones on i686) and the kernel returns
+ * from INT 0x80 with IRETQ or IRETD. Only the descriptions say so. */
 #ifdef __x86_64__
 #define WORD "64"
 #define IRET "IRETQ"

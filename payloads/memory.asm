@@ -1,7 +1,8 @@
-; Memory payloads. The buffer lives in the user data region, at the same address for
-; CPL 0 and CPL 3 runs; payloads/catalogue.c builds its contents before each size.
-bits 64
-default rel
+; Memory payloads, one source for both kernels (arch/x86/word.inc). The buffer lives in
+; the user data region, at the same address for CPL 0 and CPL 3 runs; payloads/catalogue.c
+; builds its contents before each size. Chain links and the {base, end} descriptor are
+; machine words.
+%include "word.inc"
 %include "abi.inc"
 section .payload
 
@@ -10,35 +11,42 @@ section .payload
 global pl_mem_chase
 align 64
 pl_mem_chase:
-	mov rax, rdi
+	mov xax, xdi
 .loop:
-	mov rax, [rax]
-	dec rsi
+	mov xax, [xax]
+	dec xsi
 	jnz .loop
 	ret
 
 ; fn(desc, iters), desc = {base, end}: one 64-byte line per iteration, 8 independent
-; loads, then advance and wrap without a branch (CMOV). 13/iter.
+; word loads 8 bytes apart (they touch every 8-byte chunk on x86-64, every other 4-byte
+; one on i686, and every line either way), then advance and wrap without a branch
+; (CMOV). 13/iter. Base and end live in XBX and XBP (saved), so the loads rotate over
+; three registers.
 global pl_mem_seq_read
 align 64
 pl_mem_seq_read:
-	mov r8, [rdi]
-	mov r9, [rdi + 8]
-	mov rdx, r8
+	push xbx
+	push xbp
+	mov xbx, [xdi]
+	mov xbp, [xdi + WORD_SIZE]
+	mov xdx, xbx
 .loop:
-	mov rax, [rdx]
-	mov rcx, [rdx + 8]
-	mov r10, [rdx + 16]
-	mov r11, [rdx + 24]
-	mov rax, [rdx + 32]
-	mov rcx, [rdx + 40]
-	mov r10, [rdx + 48]
-	mov r11, [rdx + 56]
-	add rdx, 64
-	cmp rdx, r9
-	cmovae rdx, r8
-	dec rsi
+	mov xax, [xdx]
+	mov xcx, [xdx + 8]
+	mov xdi, [xdx + 16]
+	mov xax, [xdx + 24]
+	mov xcx, [xdx + 32]
+	mov xdi, [xdx + 40]
+	mov xax, [xdx + 48]
+	mov xcx, [xdx + 56]
+	add xdx, 64
+	cmp xdx, xbp
+	cmovae xdx, xbx
+	dec xsi
 	jnz .loop
+	pop xbp
+	pop xbx
 	ret
 
 section .note.GNU-stack noalloc noexec nowrite progbits

@@ -1,8 +1,8 @@
 /*
- * Constants shared by C, the assembly files, the linker script and the loader, each
+ * Constants shared by C, the assembly files, the linker scripts and the loader, each
  * written once. Only "#define NAME value" lines: the Makefile turns them into
- * build/gen/abi.inc (%define, C integer suffixes dropped) for nasm, and linker.ld is
- * run through cpp with this file. No includes, types or function-like macros here.
+ * build/gen/abi.inc (%define, C integer suffixes dropped) for nasm, and the linker
+ * scripts are run through cpp with this file. No includes, types or function-like macros here.
  */
 #ifndef ARCH_X86_ABI_H
 #define ARCH_X86_ABI_H
@@ -56,23 +56,32 @@
 #define RFLAGS_AC           (1ull << 18)
 #define RFLAGS_ID           (1ull << 21)    /* toggles where CPUID exists */
 
-/* System calls from CPL 3: number in RAX (arch/x86/entry.asm, syscall_entry). */
-#define SYS_EXIT            0           /* end the CPL 3 run; RDI is its result */
+/* System calls from CPL 3: number in RAX (arch/x86/64/entry.asm, syscall_entry). */
 #define SYS_NULL            1           /* return at once: the round-trip benchmark */
 
 /* INT n with DPL 3: the INT n/IRETQ round-trip benchmark. */
 #define VEC_INT_ROUNDTRIP   0x80
 /* INT n with DPL 3: end the CPL 3 run, RDI its result. How every CPL 3 run leaves ring 3
- * (user-entry.asm): it needs no SYSCALL, which some CPUs lack. */
+ * (user-entry.asm): it needs no SYSCALL, which some CPUs lack. Only user_entry's own INT
+ * does so; a payload's is its fault (user_exit_entry in arch/x86/64/entry.asm and
+ * arch/x86/32/entry.asm). */
 #define VEC_USER_EXIT       0x81
+/* A vector with no handler, raised by INT n in the self-test: it must end the run. */
+#define VEC_SELFTEST_STRAY  0x99
 
 /* Kernel stacks, each above an unmapped guard page (arch/x86/stacks.c). */
 #define KERNEL_STACK_SIZE   (64 * 1024)
 #define IST_STACK_SIZE      (16 * 1024)
 #define GUARD_SIZE          PAGE_SIZE
+/* The stack a payload runs on, at CPL 0 (arch/x86/stacks.c) as at CPL 3 (the user stack),
+ * above an unmapped guard page; the harness, the benchmark wrapper and the interrupts
+ * taken at CPL 0 use at most PAYLOAD_STACK_KEEP of it, the rest is the payload's
+ * (docs/bench.md). */
+#define PAYLOAD_STACK_SIZE  (128 * 1024)
+#define PAYLOAD_STACK_KEEP  (8 * 1024)
 
 /* The application processors' start-up page below 1 MiB (kernel/smp.c copies
- * arch/x86/trampoline.asm, or arch/x86/32/trampoline.asm, there): what the boot CPU
+ * arch/x86/64/trampoline.asm, or arch/x86/32/trampoline.asm, there): what the boot CPU
  * writes at these offsets for the processor it starts, and the trampoline's own GDT
  * selectors (flat 32-bit code, data, 64-bit code). */
 #define TRAMP_CR3           0xf00       /* page tables to load (below 4 GiB) */

@@ -33,6 +33,8 @@ void desc_init(void);
  * shared IDT; on i686 also its own #DF task. cpu < STACK_CPUS (arch/x86/stacks.h). */
 void desc_init_cpu(unsigned cpu);
 void tss_set_rsp0(uint64_t rsp0);
+/* Which CPU this is (its GDT's index, as desc_init_cpu was given it), read by SGDT. */
+unsigned desc_this_cpu(void);
 #ifndef __x86_64__
 /* The page directory the i686 #DF task runs with (a task switch loads CR3 from its TSS). */
 void desc_set_df_task_cr3(uintptr_t cr3);

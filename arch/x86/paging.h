@@ -1,6 +1,7 @@
 /*
- * The kernel's own page tables. x86-64 (arch/x86/paging.c): 4-level paging (SDM Vol. 3A
- * 4.5); i686 (arch/x86/32/paging.c): PAE paging (4.4). x86-64 layout:
+ * The kernel's own page tables. x86-64 (arch/x86/64/paging-word.c): 4-level paging (SDM
+ * Vol. 3A 4.5); i686 (arch/x86/32/paging-word.c): PAE paging (4.4); what both share is in
+ * arch/x86/paging.c. x86-64 layout:
  *   0 .. 4 GiB               identity, supervisor, NX, 2 MiB pages (page 0 unmapped)
  *   USER_BASE ..             the user region (PML4 slot 1): payload code alias, user
  *                            stack, user data; everything user-accessible lives here

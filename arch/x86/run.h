@@ -13,8 +13,9 @@ enum run_status { RUN_OK = 0, RUN_FAULT, RUN_TIMEOUT };
 
 struct run_fault {
 	unsigned vector;
-	uint64_t error, rip, cr2, rsp;
+	uint64_t error, rip, cr2, rsp;   /* rip: the instruction's start; cr2: #PF and #DF */
 	unsigned cpl;
+	bool soft_int;                   /* raised by INT n (vector >= 32) */
 };
 
 struct run_result {
@@ -22,12 +23,18 @@ struct run_result {
 	uint64_t value;            /* what the function returned (RUN_OK) */
 	struct run_fault fault;    /* RUN_FAULT; RUN_TIMEOUT: rip, rsp and cpl where it stopped */
 	uint64_t steps;            /* single-step #DB traps counted during the run */
+	/* Single-stepping: the first instruction met after which the CPU gives no single-step
+	 * trap (INT n, STI, MOV SS, ...: lib/x86-insn.h), so `steps` is short; NULL: none. */
+	const char *step_hazard;
+	uint64_t step_hazard_rip;
 };
 
 struct run_opts {
 	bool cpl3;
-	bool single_step;          /* count #DB traps (the code sets TF itself) */
+	bool single_step;          /* count #DB traps (the code sets TF itself), and look at
+				    * each instruction before it runs for a step_hazard */
 	bool int3_resumes;         /* int3 from CPL 3 returns at once (exception round trip) */
+	bool syscall;              /* SYSCALL is served (x86-64); otherwise it raises #UD */
 	uint32_t watchdog_ms;      /* 0 = none */
 };
 
@@ -63,7 +70,10 @@ struct watchdog_ops {
 };
 void run_set_watchdog(const struct watchdog_ops *ops);
 
-/* For traps.c: consulted on every exception/interrupt. */
-bool run_handle_trap(struct trap_frame *f);
+/* For traps.c: consulted on every exception/interrupt, before the handler registered
+ * for its vector (has_handler). True: the trap is dealt with, false: handle it as usual.
+ * Ends the run of this CPU with every exception but NMI and #MC, with INT n, and with a
+ * vector that has no handler. */
+bool run_handle_trap(struct trap_frame *f, bool has_handler);
 
 #endif

@@ -4,13 +4,16 @@
 #include <stdint.h>
 #include "arch/x86/abi.h"      /* KERNEL_STACK_SIZE, IST_STACK_SIZE, GUARD_SIZE */
 
-enum stack_id { STACK_KERNEL, STACK_TRAP, STACK_DF, STACK_NMI, STACK_MC, STACK_DB, STACK_COUNT };
+/* Every CPU has one of each below STACK_COUNT. STACK_RUN, the stack a payload runs on at
+ * CPL 0, exists once: one CPU at a time runs payloads (arch/x86/run.c). */
+enum stack_id { STACK_KERNEL, STACK_TRAP, STACK_DF, STACK_NMI, STACK_MC, STACK_DB, STACK_COUNT,
+		STACK_RUN = STACK_COUNT };
 
-/* The boot CPU's stacks. */
+/* The boot CPU's stacks (and STACK_RUN). */
 uintptr_t stack_top(enum stack_id id);
 uintptr_t stack_guard(enum stack_id id);    /* virtual address of the guard page */
 const char *stack_name(enum stack_id id);
-/* Which stack's guard page holds va, or -1 (any CPU's). */
+/* Which stack's guard page holds va, or -1 (any CPU's, or the run stack's). */
 int stack_guard_hit(uintptr_t va);
 
 /*
@@ -21,10 +24,16 @@ int stack_guard_hit(uintptr_t va);
 #define STACK_CPUS 64
 uintptr_t stack_top_cpu(unsigned cpu, enum stack_id id);
 uintptr_t stack_guard_cpu(unsigned cpu, enum stack_id id);
-/* The CPU whose stacks hold va, or -1. */
+/* The CPU whose stacks hold va, or -1; the run stack is its owner's. */
 int stack_cpu_of(uintptr_t va);
-/* Every guard page of every CPU, for paging_init to leave unmapped: i < STACK_GUARDS. */
-#define STACK_GUARDS (STACK_CPUS * STACK_COUNT)
+/* Every guard page of every CPU, and the run stack's, for paging_init to leave unmapped:
+ * i < STACK_GUARDS. */
+#define STACK_GUARDS (STACK_CPUS * STACK_COUNT + 1)
 uintptr_t stack_guard_nth(unsigned i);
+
+/* The run stack (PAYLOAD_STACK_SIZE above its guard page): its top, and the CPU about to
+ * run a payload on it, whose it is until the next claim. */
+uintptr_t stack_run_top(void);
+void stack_run_claim(unsigned cpu);
 
 #endif

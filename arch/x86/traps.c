@@ -81,7 +81,7 @@ void trap_dispatch(struct trap_frame *f)
 			"its handling\n", (unsigned long long)nmi_count);
 		return;
 	}
-	bool handled = run_handle_trap(f);
+	bool handled = run_handle_trap(f, f->vector >= 32 && irq_handlers[f->vector]);
 	if (f->vector >= 32 && irq_handlers[f->vector])
 		handled = irq_handlers[f->vector](f) || handled;
 	if (handled)

@@ -43,7 +43,7 @@
 
 /* Models whose tables are written elsewhere or that cannot boot bareperf. */
 static const char *const skipped_pmus[] = {
-	"netburst", "netburst_p",   /* hand-tabled by lib/netburst-events.c */
+	"netburst", "netburst_p",   /* hand-tabled by lib/p4-event-table.c */
 	"knc",                      /* Knights Corner: a coprocessor, no UEFI boot */
 	"ix86arch",                 /* filled from the host's CPUID, empty here */
 };

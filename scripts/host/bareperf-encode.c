@@ -2,7 +2,8 @@
  * bareperf-encode: show how bareperf encodes events for a PMU model.
  *   bareperf-encode --pmu skl 'INST_RETIRED:ANY_P:u' cycles r003c
  *   bareperf-encode --cpuid dump.txt cycles
- *   bareperf-encode --list-pmus | --list-events [PATTERN]
+ *   bareperf-encode --list-pmus
+ *   bareperf-encode --pmu skl --list-events [PATTERN]    (or --cpuid FILE: a model is needed)
  * Output, one line per event: "EVENT: evtsel=0x%016llx gp_mask=0x.. fixed_mask=0x.." (EN set,
  * INT clear), NetBurst "escr=... cccr=...", or "EVENT: tsc"/"aperf"/"mperf".
  * An event that cannot be encoded prints "error: EVENT: reason"; the exit status is
@@ -15,7 +16,7 @@
 #include "arch/x86/pmu/pmu.h"
 #include "lib/cpuid-dump.h"
 #include "lib/event.h"
-#include "lib/netburst.h"
+#include "lib/p4-events.h"
 #include "lib/pfm_tables.h"
 #include "lib/str.h"
 #include "scripts/host/read-dump.h"
@@ -24,7 +25,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: bareperf-encode (--pmu NAME | --cpuid FILE) [--group] EVENT...\n"
 		   "       bareperf-encode --list-pmus\n"
-		   "       bareperf-encode [--pmu NAME] --list-events [PATTERN]\n");
+		   "       bareperf-encode (--pmu NAME | --cpuid FILE) --list-events [PATTERN]\n");
 }
 
 static int load_cpuid(const char *path, const struct pmu_model **m, struct pmu_caps *pc)
@@ -56,7 +57,7 @@ static int load_cpuid(const char *path, const struct pmu_model **m, struct pmu_c
 	return 0;
 }
 
-/* NetBurst's events come from its own table (lib/netburst.h), not libpfm4's. */
+/* NetBurst's events come from its own table (lib/p4-events.h), not libpfm4's. */
 static void list_netburst_events(const char *pattern)
 {
 	const char *name;

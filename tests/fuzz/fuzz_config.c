@@ -4,13 +4,15 @@
  * NULs and bytes that are not UTF-8 included. Besides the sanitizers it checks what
  * lib/config.h and docs/config.md promise: the return value counts the messages, every
  * value stays in its documented range, and the config_report lines read back as the
- * same configuration ("so it can be pasted back as a configuration").
+ * same configuration ("so it can be pasted back as a configuration"). And the UEFI loader
+ * reads boot.menu from the same text as the kernel does (lib/bootmenu.c).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/bootmenu.h"
 #include "lib/config.h"
 
 #define MSG_MAX 320             /* CFG_MSG_MAX in lib/config.c */
@@ -98,7 +100,8 @@ static void check_same(const struct bp_config *a, const struct bp_config *b)
 	    a->serial_baud != b->serial_baud || a->trace_msr != b->trace_msr ||
 	    a->trim_pct != b->trim_pct || a->watchdog_ms != b->watchdog_ms ||
 	    a->single_step != b->single_step || a->nb_thread != b->nb_thread ||
-	    a->exit_when_done != b->exit_when_done || strcmp(a->pmu, b->pmu))
+	    a->exit_when_done != b->exit_when_done || strcmp(a->pmu, b->pmu) ||
+	    a->boot_menu != b->boot_menu)
 		fail("config_report output does not read back as the same configuration", NULL);
 }
 
@@ -114,6 +117,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (errors != msgs.count)
 		fail("return value is not the number of messages", NULL);
 	check_ranges(&cfg);
+	/* The loader's reading of boot.menu must be the kernel's, whatever else is wrong in
+	 * the text (not set, or a source refused whole: the default, on). */
+	int menu = bootmenu_cfg_setting((const char *)data, size);
+	if (menu == -1 ? !cfg.boot_menu : menu != cfg.boot_menu)
+		fail("lib/bootmenu.c reads boot.menu otherwise than the kernel", NULL);
 
 	rep.len = 0;
 	config_report(&cfg, collect_line, &rep);

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the event language (lib/event.c, NetBurst forms in
- * lib/event-netburst.c) as kernel/plan.c drives it: an events= list cut by
+ * lib/p4-event-parse.c) as kernel/plan.c drives it: an events= list cut by
  * event_split_list, each piece parsed by event_parse for one PMU model with that
  * model's default capabilities and its generation's generic-event map.
  *

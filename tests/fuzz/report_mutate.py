@@ -5,8 +5,9 @@ Debian packages no Python coverage-guided fuzzer (no python3-atheris), so this t
 logs in the corpus folder, mutates them with a fixed seed (line and byte edits, and JSON
 values swapped for awkward ones: huge and overlong integers, NaN, nesting, wrong types)
 and runs each through what the tool does with a log: parse_log, then the CSV, JSON,
-summary and gnuplot-script writers, in memory. The reader promises never to raise for
-bad content except ReportError; any other exception is a finding, saved with its
+summary and gnuplot-script writers, in memory (their text must encode as UTF-8, as the
+files and the terminal need). The reader promises never to raise for bad content except
+ReportError; any other exception is a finding, saved with its
 traceback in --crash-dir. Same seed, same inputs: a failure reproduces with
   tests/fuzz/report_mutate.py --replay FILE
 """
@@ -28,7 +29,7 @@ AWKWARD_VALUES = [
     b"0", b"-1", b"3", b"1e308", b"-1e308", b"1e999", b"NaN", b"Infinity", b"-Infinity",
     b"18446744073709551616", b"1" + b"0" * 400, b"9" * 5000, b"0.0", b"true", b"false",
     b"null", b'""', b'"x"', b"[]", b"{}", b"[" * 50 + b"]" * 50, b'{"a":{"b":{}}}',
-    b'"\\u0000"', b'"\\ud800"', b'"%s%d"',
+    b'"\\u0000"', b'"\\ud800"', b'"a\\udfffb"', b'"\\ud83d\\ude00"', b'"%s%d"',
 ]
 NOISE = [b"\x00", b"\r", b"\n", b"\x1b[2J", b"\xff\xfe", b"@", b"@result ", b"@meta {}",
          b"@done ", b"{", b"}", b'"', b",", b":", b" ", b"\xc3\x28"]
@@ -76,7 +77,9 @@ def run_reader(data):
     except report.ReportError:
         return
     for writer in (report.write_csv, report.write_json, report.print_summary):
-        writer(log, io.StringIO())
+        out = io.StringIO()
+        writer(log, out)
+        out.getvalue().encode("utf-8")      # the files and the terminal take UTF-8
     report.latency_script(log)
     report.cpl_script(log, "tsc")
 

@@ -17,6 +17,11 @@ from importlib.machinery import SourceFileLoader
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = os.path.join(ROOT, "scripts", "bareperf-report")
 SAMPLE = os.path.join(ROOT, "tests", "data", "serial-sample.log")
+# Real captures (scripts/qemu-run --bios): a partner.load=idle,spin run under --icount on two
+# CPUs, a mode=list run, and a mode=c2c run on two CPUs.
+PARTNER = os.path.join(ROOT, "tests", "data", "serial-partner.log")
+LISTING = os.path.join(ROOT, "tests", "data", "serial-list.log")
+C2C = os.path.join(ROOT, "tests", "data", "serial-c2c.log")
 report = SourceFileLoader("bareperf_report", TOOL).load_module()
 HAVE_GNUPLOT = shutil.which("gnuplot") is not None
 
@@ -268,6 +273,159 @@ class Outputs(unittest.TestCase):
         self.assertIn("nope.log", err)
 
 
+def read_capture(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return report.parse_log(f.read(), os.path.basename(path))
+
+
+class Variants(unittest.TestCase):
+    """cpu, partner, partner_load, unroll and loop are part of what a result is: they are
+    CSV columns, and results that differ only there are not repeats of each other. Before,
+    a partner.load=idle,spin run gave pairs of identical-looking CSV rows and false
+    'repeats line N' warnings."""
+
+    def test_partner_run_has_no_false_repeats(self):
+        log = read_capture(PARTNER)
+        self.assertEqual(log.warnings, [])
+        self.assertEqual(len(log.results), log.done["results"])
+        self.assertEqual(sorted({r["partner_load"] for r in log.results}), ["idle", "spin"])
+        # Under --icount every add_chain figure is exact: 10 instructions, 320 ticks per iteration.
+        self.assertEqual({(r["event"], r["per_iter"]) for r in log.results},
+                         {("tsc", 320.0), ("instructions", 10.0)})
+
+    def test_csv_has_the_variant_columns(self):
+        log = read_capture(PARTNER)
+        out = io.StringIO()
+        report.write_csv(log, out)
+        rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+        self.assertEqual(list(rows[0])[-5:], ["cpu", "partner", "partner_load", "unroll", "loop"])
+        self.assertEqual(len(rows), 8)
+        self.assertEqual({(r["cpu"], r["partner"], r["partner_load"], r["unroll"], r["loop"]) for r in rows},
+                         {("1", "0", "idle", "", ""), ("1", "0", "spin", "", "")})
+        # Two rows per (cpl, event), told apart by partner_load.
+        keys = [(r["cpl"], r["event"], r["partner_load"]) for r in rows]
+        self.assertEqual(len(set(keys)), 8)
+
+    def test_summary_and_plots_keep_the_variants_apart(self):
+        log = read_capture(PARTNER)
+        out = io.StringIO()
+        report.print_summary(log, out)
+        self.assertIn("add_chain [partner_load=idle]", out.getvalue())
+        self.assertIn("add_chain [partner_load=spin]", out.getvalue())
+        script, why = report.cpl_script(log, "tsc")
+        self.assertIsNone(why)
+        self.assertIn('"add_chain [partner_load=spin]" 320.000 320.000', script)
+
+    def test_user_benchmark_unroll_and_loop(self):
+        base = ('@result {"bench":"asm","size":0,"cpl":3,"event":"tsc","group":0,"source":"tsc",'
+                '"unit":"ticks","reps":3,"iters":1000,"unroll":100,"loop":10,"insns_per_iter":0,'
+                '"min":32000,"median":32000.000,"mean":32000.000,"stddev":0.000,"max":32000,'
+                '"per_iter":32.000,"trimmed":0}')
+        other = base.replace('"loop":10', '"loop":20').replace('"iters":1000', '"iters":2000') \
+            .replace('"per_iter":32.000', '"per_iter":16.000')
+        log = report.parse_log("\n".join([base, other, base]), "user")
+        repeats = [w for w in log.warnings if "repeats" in w]
+        self.assertEqual(repeats, ["user line 3: result asm cpl=3 event=tsc unroll=100 loop=10 repeats line 1; "
+                                   "plots use the first"])
+        out = io.StringIO()
+        report.write_csv(log, out)
+        self.assertEqual([r["loop"] for r in csv.DictReader(io.StringIO(out.getvalue()))], ["10", "20", "10"])
+
+    def test_variant_field_of_the_wrong_type_is_skipped(self):
+        line = [l for l in sample_text().split("\n") if l.startswith("@result")][0].rstrip("\r")
+        bad = line[:-1] + ',"cpu":"one"}'
+        log = report.parse_log(bad, "bad")
+        self.assertEqual(log.results, [])
+        self.assertIn("bad line 1: @result field 'cpu' must be an integer, not a string; skipped", log.warnings)
+        ok = line[:-1] + ',"cpu":2,"partner":null,"partner_load":null}'
+        log = report.parse_log(ok, "ok")
+        self.assertEqual(len(log.results), 1)
+
+
+class Listing(unittest.TestCase):
+    """mode=list prints the catalogue as @payload records (docs/results.md), and no @meta
+    or @done. Before, each @payload drew an 'unknown record type' warning (33 here)."""
+
+    def test_payload_records_are_read(self):
+        log = read_capture(LISTING)
+        self.assertEqual(log.warnings, [])
+        self.assertEqual(len(log.payloads), 33)
+        add = [p for p in log.payloads if p["name"] == "add_chain"][0]
+        self.assertEqual((add["insns_per_iter"], add["cpls"], add["needs"]), (10, "0,3", []))
+        self.assertEqual(log.as_json()["payloads"], log.payloads)
+
+    def test_summary_lists_the_catalogue(self):
+        rc, out, err = run_tool(LISTING, "--summary")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertIn("catalogue (mode=list): 33 payloads\n", out)
+        self.assertRegex(out, r"\nadd_chain +10  0,3  -  +8 dependent 64-bit ADDs: ADD latency\n")
+        self.assertRegex(out, r"\nfault_hang .*\(expects a timeout\)\n")
+        self.assertTrue(out.endswith("33 payloads, 0 errors\n"), out[-200:])
+
+    def test_malformed_payload_is_a_warning(self):
+        log = report.parse_log('@payload {"name":"x","insns_per_iter":"ten"}\n', "bad")
+        self.assertEqual(log.payloads, [])
+        self.assertIn("bad line 1: @payload field 'insns_per_iter' must be an integer, not a string; skipped",
+                      log.warnings)
+
+
+class CrossCore(unittest.TestCase):
+    """A mode=c2c log is summarised with its @c2c records, which @done counts as results.
+    Before, the summary said 'no results' and '0 results' while @done counted them."""
+
+    def test_summary_shows_the_c2c_records(self):
+        log = read_capture(C2C)
+        self.assertEqual(log.warnings, [])
+        self.assertEqual(len(log.c2c), log.done["results"])
+        rc, out, err = run_tool(C2C, "--summary")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertNotIn("no results", out)
+        self.assertIn("\ncross-core (mode=c2c, docs/c2c.md; 3 reps):\n", out)
+        self.assertIn("\nc2c_latency    CPUs 1 -> 0: one way 551.250 ticks (min 516.600), round trip "
+                      "1102.500 (min 1033.200)\n", out)
+        self.assertIn("\nfalse_sharing  CPUs 1, 0: ticks per increment shared 74.056 / 81.028, padded "
+                      "20.895 / 27.048, ratio 3.234\n", out)
+        self.assertIn("\nshared_bw      CPUs 1 -> 0: bytes per tick write 0.399, read 1.561\n", out)
+        self.assertTrue(out.endswith("\n3 results, 0 faults (0 unexpected), 0 timeouts, 0 errors\n"), out)
+
+    def test_record_with_only_the_required_fields(self):
+        log = report.parse_log('@c2c {"test":"c2c_latency","reps":3}\n@c2c {"test":"new_test","reps":3,"x":1.5}\n'
+                               '@done {"results":2,"faults":0,"timeouts":0,"errors":0}', "min")
+        out = io.StringIO()
+        report.print_summary(log, out)
+        self.assertIn("c2c_latency  CPUs ? -> ?: one way ? ? (min ?), round trip ? (min ?)\n", out.getvalue())
+        self.assertIn("new_test     reps=3, x=1.500\n", out.getvalue())
+        self.assertIn("2 results,", out.getvalue())
+
+
+class LoneSurrogates(unittest.TestCase):
+    """A JSON escape \\ud800-\\udfff that is not half of a pair cannot be written as UTF-8:
+    any string holding one (a value or a key, in any record) gave a traceback in the CSV,
+    the summary or the default outputs. It becomes U+FFFD, with a warning."""
+
+    LOG = os.path.join(ROOT, "tests", "fuzz", "corpus", "report", "regress-lone-surrogates")
+
+    def test_every_output_is_utf8(self):
+        with tempfile.TemporaryDirectory() as d:
+            rc, out, err = run_tool(self.LOG, "--summary", "--csv", os.path.join(d, "r.csv"),
+                                    "--json", os.path.join(d, "r.json"))
+            self.assertEqual(rc, 0, err)
+            self.assertNotIn("Traceback", err)
+            with open(os.path.join(d, "r.csv"), encoding="utf-8") as f:
+                self.assertIn("\ufffdempty,", f.read())
+            with open(os.path.join(d, "r.json"), encoding="utf-8") as f:
+                doc = json.load(f)
+            self.assertEqual(doc["errors"][0]["message"], "\ufffd")
+            self.assertEqual(doc["notes"][0], {"context": "\ufffd", "message": "pair \U0001f600 then lone \ufffd"})
+            self.assertIn("\ufffdkey", doc["skipped"][0])
+            self.assertIn("\ufffd", doc["meta"]["cpu"]["brand"])
+            self.assertIn("error (config): \ufffd", out)
+            self.assertIn("regress-lone-surrogates line 2: @result has 1 lone surrogate escape", err)
+            rc, out, err = run_tool(self.LOG, "-o", os.path.join(d, "all"))
+            self.assertNotIn("Traceback", err)
+            self.assertIn("\ufffdempty", out)
+
+
 class OutputTargets(unittest.TestCase):
     """Outputs go where the user pointed: a regular file is replaced atomically (keeping its
     mode), a symlink is followed to its target, and anything else (FIFO, device, terminal,
@@ -392,6 +550,29 @@ class OutputTargets(unittest.TestCase):
         after = os.stat("/dev/full")
         self.assertTrue(stat.S_ISCHR(after.st_mode), "/dev/full is no longer a device")
         self.assertEqual(after.st_rdev, before.st_rdev)
+
+    def test_output_that_is_the_log_is_refused(self):
+        # run.log --csv run.log replaced the raw log with the CSV. Refused (exit 2) for every
+        # output, also through a symlink, a hard link, and the default outputs' directory.
+        log = self.path("run.log")
+        shutil.copy(SAMPLE, log)
+        os.symlink("run.log", self.path("link.log"))
+        os.link(log, self.path("hard.log"))
+        os.mkdir(self.path("out"))
+        os.symlink(log, self.path("out/results.json"))
+        for args in (["--csv", log], ["--json", log], ["--plot-latency", log], ["--plot-cpl", log],
+                     ["--csv", self.path("link.log")], ["--csv", self.path("hard.log")],
+                     ["--summary", "--csv", self.path("ok.csv"), "--json", log],
+                     ["-o", self.path("out")]):
+            rc, out, err = run_tool(log, *args)
+            self.assertEqual(rc, 2, (args, err))
+            self.assertIn("is the log being read: refusing to overwrite it", err)
+            with open(log, "rb") as f, open(SAMPLE, "rb") as g:
+                self.assertEqual(f.read(), g.read(), args)
+            self.assertFalse(os.path.exists(self.path("ok.csv")), "an output was written before the refusal")
+        # The same log read from standard input may go to any file.
+        rc, _, err = run_tool("-", "--csv", self.path("ok.csv"), stdin=sample_text())
+        self.assertEqual(rc, 0, err)
 
     def test_failed_write_leaves_no_temporary_file(self):
         # A directory cannot be written as a file; the error is exit 1 and nothing the

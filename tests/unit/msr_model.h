@@ -85,7 +85,7 @@ void msr_model_set(struct msr_model *m, uint32_t msr, uint64_t val);
 /*
  * The counting model: msr_model_run() advances every enabled counter by what a piece of
  * simulated work does, by the rules of the generation, so that code which programs
- * counters and checks their answers (arch/x86/pmu/conformance.c) can be tested.
+ * counters and checks their answers (arch/x86/pmu/pmucheck-suite.c) can be tested.
  *
  * Work runs at one CPL on one logical processor and is described per quantity: how
  * many events, in how many cycles at least one occurred, and how many times "at least
@@ -95,7 +95,7 @@ void msr_model_set(struct msr_model *m, uint32_t msr, uint64_t val);
  *    cycles with at least one event (the model knows no other threshold), INV their
  *    complement, E with CMASK the rising edges. Fixed counter 0 counts instructions,
  *    1 and 2 cycles, by the OS/USR bits of their FIXED_CTR_CTRL field.
- *  - NetBurst: CCCR enable, the ESCR the CCCR selects (found through lib/netburst.h's
+ *  - NetBurst: CCCR enable, the ESCR the CCCR selects (found through lib/p4-events.h's
  *    event table), the ESCR's T0_OS/T0_USR or T1_OS/T1_USR bits for the logical
  *    processor running the work; CCCR compare with threshold 0 counts cycles with
  *    more than 0 events, with complement those with 0, with edge the rising edges.

@@ -6,7 +6,7 @@
  * the other variants (no HT: ESCR bits 1:0 reserved; models 0-2: IQ_ESCR0/1 present).
  */
 #include <stdbool.h>
-#include "lib/netburst.h"
+#include "lib/p4-events.h"
 #include "lib/p4-regs.h"
 #include "tests/unit/msr_model.h"
 #include <string.h>

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <cmocka.h>
+#include "lib/bench-config.h"
 #include "lib/config.h"
 #include "payloads/userbench.h"
 
@@ -98,11 +99,30 @@ static void test_errors(void **state)
 		assert_int_equal(cfg_a.nbench, 1);
 		assert_int_equal(cfg_a.bench[0].code_len, 1);        /* earlier value kept */
 		assert_int_equal(cfg_a.bench[0].unroll, CFG_BENCH_UNROLL_DEFAULT);
+		/* ... and the benchmark is refused, unless its name was the fault */
+		assert_int_equal(cfg_a.bench[0].refused != 0, strncmp(cases[i].text, "bench.A-b", 9) != 0);
 	}
-	/* A bad entry of a new benchmark creates none. */
+	/* A bad entry of a new benchmark creates it refused: a later bench.new.code must not
+	 * make it run with unroll's default. */
 	config_defaults(&cfg_a);
-	assert_int_equal(apply(&cfg_a, "bench.new.unroll=0", &m), 1);
-	assert_int_equal(cfg_a.nbench, 0);
+	assert_int_equal(apply(&cfg_a, "bench.new.unroll=0 bench.new.code=90", &m), 1);
+	assert_int_equal(cfg_a.nbench, 1);
+	assert_true(cfg_a.bench[0].refused);
+	/* What the kernel says about a refused benchmark: each refused key, once. */
+	static const struct { const char *text, *parts; unsigned n; } refused[] = {
+		{ "bench.r.init=9", "its init", 1 },
+		{ "bench.r.unroll=0 bench.r.buffer=2G bench.r.unroll=x", "its unroll and buffer", 2 },
+		{ "bench.r.unrol=2", "an unknown key", 1 },
+		{ "bench.r.fill=x bench.r.align=3 bench.r.x=1 bench.r.text=", "its align, fill, text and an unknown key", 4 },
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		char parts[96];
+		config_defaults(&cfg_a);
+		apply(&cfg_a, refused[i].text, &m);
+		assert_int_equal(cfg_a.nbench, 1);
+		assert_int_equal(bench_refused_parts(&cfg_a.bench[0], parts, sizeof(parts)), refused[i].n);
+		assert_string_equal(parts, refused[i].parts);
+	}
 	/* More than CFG_BENCH_MAX benchmarks. */
 	char text[1024] = "";
 	for (int i = 0; i <= CFG_BENCH_MAX; i++)

@@ -42,6 +42,8 @@ static void test_accepts_good(void **state)
 	char err[160] = "";
 	assert_int_equal(bootinfo_validate(bi, err, sizeof(err)), 0);
 	assert_string_equal(err, "");
+	memset(bi->menu, 'x', BI_MENU_MAX - 1);       /* the longest choice that fits */
+	assert_int_equal(bootinfo_validate(bi, err, sizeof(err)), 0);
 	/* usable: 0x9f + 0x1000 pages; the loader's range does not count */
 	assert_int_equal(bootinfo_usable_bytes(bi), (0x9full + 0x1000) * 4096);
 	free(bi);
@@ -56,6 +58,9 @@ static void test_refuses_bad(void **state)
 	assert_int_equal(bootinfo_validate(NULL, err, sizeof(err)), -1);
 	bi = good(); bi->magic ^= 1;                  expect_refused(bi, "bad magic");
 	bi = good(); bi->version = 1;                 expect_refused(bi, "boot-info version 1");
+	bi = good(); bi->version = 2;                 expect_refused(bi, "boot-info version 2, kernel understands 4");
+	bi = good(); memset(bi->menu, 'x', BI_MENU_MAX);
+	expect_refused(bi, "boot menu choice not NUL-terminated within 64 bytes");
 	bi = good(); bi->firmware = 0;                expect_refused(bi, "unknown firmware 0");
 	bi = good(); bi->firmware = 3;                expect_refused(bi, "unknown firmware 3");
 	bi = good(); bi->size -= 8;                   expect_refused(bi, "kernel expects");
@@ -111,10 +116,11 @@ static void test_layout(void **state)
 	assert_int_equal(offsetof(struct boot_info, cmdline_size), tail + 4);
 	assert_int_equal(offsetof(struct boot_info, config_size), tail + 8);
 	assert_int_equal(offsetof(struct boot_info, firmware), tail + 16);
-	assert_int_equal(offsetof(struct boot_info, identity_len), tail + 24);
-	assert_int_equal(offsetof(struct boot_info, identity), tail + 32);
-	assert_int_equal(sizeof(struct boot_info), tail + 32 + BI_IDENTITY_MAX);
-	assert_int_equal(BOOTINFO_VERSION, 3);
+	assert_int_equal(offsetof(struct boot_info, menu), tail + 24);
+	assert_int_equal(offsetof(struct boot_info, identity_len), tail + 24 + BI_MENU_MAX);
+	assert_int_equal(offsetof(struct boot_info, identity), tail + 32 + BI_MENU_MAX);
+	assert_int_equal(sizeof(struct boot_info), tail + 32 + BI_MENU_MAX + BI_IDENTITY_MAX);
+	assert_int_equal(BOOTINFO_VERSION, 4);
 }
 
 int main(void)

@@ -353,6 +353,39 @@ static void test_stream_alone_times_out(void **state)
 	assert_int_equal(buf[0], 1);
 }
 
+/* A half stopped from outside (kernel/c2c-mode.c's watchdog): after the abort, whichever half
+ * still runs stops at its next wait with C2C_ABORTED (a counter side, before counting). */
+static void test_abort_from_outside(void **state)
+{
+	(void)state;
+	static struct c2c_pingpong p;
+	static struct c2c_counters c;
+	static struct c2c_stream s;
+	uintptr_t buf[64];
+	int64_t ticks[2], wt[2], rt[2];
+	char why[160];
+
+	for (int side = 0; side < 2; side++) {
+		assert_int_equal(c2c_pingpong_init(&p, counting_clock, SPIN_PATIENT, 10, 0, 2, ticks,
+						   why, sizeof(why)), 0);
+		c2c_pingpong_abort(&p);
+		(side ? c2c_pong : c2c_ping)(&p);
+		assert_int_equal(side ? p.pong_status : p.ping_status, C2C_ABORTED);
+		assert_int_equal(p.answered, 0);
+
+		c2c_counters_init(&c, monotonic_ns, SPIN_PATIENT, 1000, side);
+		c2c_counters_abort(&c);
+		(side ? c2c_count_second : c2c_count_first)(&c);
+		assert_int_equal(c.status[side], C2C_ABORTED);
+		assert_int_equal(*(side ? &c.data[1].word[0] : &c.data[0].word[0]), 0);
+
+		c2c_stream_init(&s, counting_clock, SPIN_PATIENT, buf, sizeof(buf), 0, 2, wt, rt);
+		c2c_stream_abort(&s);
+		(side ? c2c_stream_read : c2c_stream_write)(&s);
+		assert_int_equal(side ? s.reader_status : s.writer_status, C2C_ABORTED);
+	}
+}
+
 static void test_units(void **state)
 {
 	(void)state;
@@ -467,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_ping_alone_times_out),
 		cmocka_unit_test(test_pong_alone_times_out),
 		cmocka_unit_test(test_ping_partner_stops),
+		cmocka_unit_test(test_abort_from_outside),
 		cmocka_unit_test(test_pingpong_init_limits),
 		cmocka_unit_test(test_latency_result_and_json),
 		cmocka_unit_test(test_counters_together),

@@ -64,6 +64,7 @@ static void assert_configs_equal(const struct bp_config *a, const struct bp_conf
 	assert_int_equal(a->c2c_rounds, b->c2c_rounds);
 	assert_int_equal(a->c2c_increments, b->c2c_increments);
 	assert_true(a->c2c_size == b->c2c_size);
+	assert_int_equal(a->boot_menu, b->boot_menu);
 }
 
 struct report_lines {
@@ -111,7 +112,7 @@ static void test_defaults_and_report(void **state)
 	assert_true(cfg.save_auto);
 
 	config_report(&cfg, collect_line, &r);
-	assert_int_equal(r.count, 30);
+	assert_int_equal(r.count, 31);
 	assert_string_equal(r.text,
 		"mode=run\npayloads=*\nevents=cycles,instructions\ncpl=both\nreps=11\nwarmup=2\n"
 		"iters=1000\nsizes=4K,16K,64K,256K,1M,4M,16M,64M\nformat=both\nserial.port=0x3f8\n"
@@ -119,7 +120,7 @@ static void test_defaults_and_report(void **state)
 		"netburst.thread=auto\ncpu=0\npartner=auto\npartner.load=idle\nexit=yes\nsave=auto\npmu=auto\n"
 		"sample.event=none\nsample.period=100000\nsample.delivery=vector\n"
 		"c2c=all\nc2c.tests=c2c_latency,false_sharing,shared_bw\nc2c.rounds=1000\n"
-		"c2c.increments=1000000\nc2c.size=1M\n");
+		"c2c.increments=1000000\nc2c.size=1M\nboot.menu=on\n");
 }
 
 static void test_sample_keys(void **state)
@@ -169,6 +170,35 @@ static void test_cpu_partner_keys(void **state)
 	assert_int_equal(apply(&cfg, "partner.load=idle,", &m), 1);
 	assert_int_equal(cfg.cpu, 3);                   /* the bad entries changed nothing */
 	assert_string_equal(cfg.partner_load, "idle,spin");
+	/* 8 loads fit; a list of 9 is refused whole, never run up to a cut */
+	assert_int_equal(apply(&cfg, "partner.load=spin,idle,spin,idle,spin,idle,spin,idle", &m), 0);
+	assert_string_equal(cfg.partner_load, "spin,idle,spin,idle,spin,idle,spin,idle");
+	assert_int_equal(apply(&cfg, "partner.load=idle,spin,idle,spin,idle,spin,idle,spin,add_chain",
+			       &m), 1);
+	assert_string_equal(m.text[0], "test.cfg line 1: partner.load=idle,spin,idle,spin,idle,spin,"
+			    "idle,spin,add_chai...: 9 items, more than the 8 one run takes (one run of "
+			    "the plan each)");
+	assert_string_equal(cfg.partner_load, "spin,idle,spin,idle,spin,idle,spin,idle");
+}
+
+static void test_boot_menu_key(void **state)
+{
+	(void)state;
+	struct bp_config cfg;
+	struct messages m;
+
+	config_defaults(&cfg);
+	assert_true(cfg.boot_menu);
+	assert_int_equal(apply(&cfg, "boot.menu=off", &m), 0);
+	assert_false(cfg.boot_menu);
+	assert_int_equal(apply(&cfg, "boot.menu = ON", &m), 0);
+	assert_true(cfg.boot_menu);
+	assert_int_equal(apply(&cfg, "boot.menu=no", &m), 1);
+	assert_string_equal(m.text[0], "test.cfg line 1: boot.menu=no is not one of on|off");
+	assert_true(cfg.boot_menu);
+	assert_int_equal(apply(&cfg, "boot.mneu=off", &m), 1);
+	assert_string_equal(m.text[0], "test.cfg line 1: unknown key 'boot.mneu' (did you mean "
+			    "'boot.menu'?)");
 }
 
 static void test_pmu_key(void **state)
@@ -674,6 +704,7 @@ int main(void)
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_c2c_keys),
 		cmocka_unit_test(test_pmu_key),
+		cmocka_unit_test(test_boot_menu_key),
 		cmocka_unit_test(test_sample_keys),
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_bad_entry_keeps_rest),

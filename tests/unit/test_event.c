@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "lib/netburst.h"
+#include "lib/p4-events.h"
 #include "lib/cpuid-dump.h"
 #include "lib/cpuinfo.h"
 #include "arch/x86/pmu/pmu.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <perfmon/pfmlib.h>
-#include "lib/netburst.h"
+#include "lib/p4-events.h"
 #include "lib/p4-regs.h"
 #include "arch/x86/pmu/netburst.h"
 #include "arch/x86/pmu/core.h"
@@ -52,7 +52,7 @@ static int setup_pfm(void **state)
 
 /* The bus events whose CCCR ESCR-select libpfm4 (and Linux) give as 03H, which names
  * ITLB_ESCR0/1 on the counters the FSB ESCRs feed; we select the FSB ESCR they program,
- * 06H (lib/netburst-events.c, docs/events.md). Everything else about them must match. */
+ * 06H (lib/p4-event-table.c, docs/events.md). Everything else about them must match. */
 static const char *const fsb_select_fixed[] = { "b2b_cycles", "bnr", "snoop", "response" };
 #define LIBPFM_FSB_BUS_ESEL 3
 

@@ -16,7 +16,7 @@
 #include "arch/x86/msr-index.h"
 #include "arch/x86/pmu/pmu.h"
 #include "kernel/sample-hist.h"
-#include "lib/netburst.h"
+#include "lib/p4-events.h"
 #include "lib/p4-regs.h"
 #include "tests/unit/msr_model.h"
 

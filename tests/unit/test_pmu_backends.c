@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "arch/x86/msr-index.h"
-#include "lib/netburst.h"
+#include "lib/p4-events.h"
 #include "arch/x86/pmu/pmu.h"
 #include "tests/unit/msr_model.h"
 

@@ -1,5 +1,5 @@
 /*
- * The conformance suite (arch/x86/pmu/conformance.c) against the counting MSR model:
+ * The pmucheck suite (arch/x86/pmu/pmucheck-suite.c) against the counting MSR model:
  * every check passes or skips on a correct model of every generation, and each check
  * meant to catch a fault fails on a model built with that fault (tests/unit/msr_model.h,
  * MSR_BREAK_*). Also: the brief subset, and every check SKIPs with the reason given.
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "arch/x86/pmu/conformance.h"
+#include "arch/x86/pmu/pmucheck-suite.h"
 #include "tests/unit/msr_model.h"
 
 #define N_ITERS 100000ull

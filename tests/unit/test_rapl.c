@@ -1,6 +1,6 @@
 /*
  * RAPL energy counters: event names, the Intel model list, units, the 32-bit wrap, joules
- * as text (lib/rapl.c), the boot probe against a small MSR table (arch/x86/pmu/rapl.c),
+ * as text (lib/rapl.c), the boot probe against a small MSR table (arch/x86/pmu/rapl-probe.c),
  * event parsing and slots, and the @result fields (kernel/result-json.c).
  */
 #include <stdarg.h>

@@ -237,6 +237,35 @@ static void test_escape_stops_before_an_escape_is_cut(void **state)
 	assert_int_equal(json_escape("x", buf, 0), -1);
 }
 
+/* JSON text is UTF-8: whole characters pass through, every byte that is not part of one
+ * (a lone lead or continuation byte, an overlong form, a surrogate, past U+10FFFF, a
+ * sequence cut short) becomes U+FFFD, so the record stays valid JSON. */
+static void test_escape_keeps_output_utf8(void **state)
+{
+	(void)state;
+	static const struct { const char *in, *out; } cases[] = {
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },                     /* é: 2 bytes */
+		{ "\xe2\x82\xac \xf0\x9f\x98\x80", "\xe2\x82\xac \xf0\x9f\x98\x80" },
+		{ "bench.\xc3", "bench.\\ufffd" },                       /* a lone lead byte */
+		{ "\xc3.code", "\\ufffd.code" },                         /* lead, then ASCII */
+		{ "\x80x", "\\ufffdx" },                                 /* a lone continuation */
+		{ "\xc0\xaf", "\\ufffd\\ufffd" },                      /* overlong '/' */
+		{ "\xe0\x80\xaf", "\\ufffd\\ufffd\\ufffd" },         /* overlong, 3 bytes */
+		{ "\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd" },         /* surrogate U+D800 */
+		{ "\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd" }, /* past U+10FFFF */
+		{ "\xe2\x82", "\\ufffd\\ufffd" },                      /* cut short at the end */
+		{ "\xff\xfe", "\\ufffd\\ufffd" },
+	};
+	char buf[64];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(json_escape(cases[i].in, buf, sizeof(buf)), (int)strlen(cases[i].out));
+		assert_string_equal(buf, cases[i].out);
+	}
+	/* a character is written whole or not at all: 4 bytes of one, 8 bytes of room */
+	assert_int_equal(json_escape("ab\xf0\x9f\x98\x80", buf, 9), -1);
+	assert_string_equal(buf, "ab");
+}
+
 /* Payloads as payloads/catalogue.c declares them, for the docs' @payload examples. */
 static const struct payload doc_payloads[] = {
 	{ .name = "add_chain", .desc = "8 dependent 64-bit ADDs: ADD latency",
@@ -349,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_result_longest_event_fits),
 		cmocka_unit_test(test_small_buffers),
 		cmocka_unit_test(test_escape_stops_before_an_escape_is_cut),
+		cmocka_unit_test(test_escape_keeps_output_utf8),
 		cmocka_unit_test(test_negative_note),
 		cmocka_unit_test(test_payload_matches_docs),
 		cmocka_unit_test(test_payload_flags),

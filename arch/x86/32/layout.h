@@ -1,10 +1,11 @@
 /*
- * The i686 kernel's virtual layout (arch/x86/32/paging.c builds it), inside 4 GiB:
+ * The i686 kernel's virtual layout (arch/x86/32/paging-word.c builds it), inside 4 GiB:
  *   0 .. 3 GiB           identity, supervisor (RAM the kernel allocates from, boot
  *                        information, ACPI); the image at KERNEL_BIOS_PHYS, linked there
  *   3 GiB .. 3.75 GiB    the user region: payload code alias, user benchmark code (a
  *                        user and a supervisor-only alias), user stack, user data
- *   3.75 GiB .. 4 GiB    identity, supervisor: the MMIO window (local APIC, I/O APIC)
+ *   3.75 GiB .. 4 GiB    identity, supervisor: the MMIO window (local APIC, I/O APIC),
+ *                        but for its top 4 MiB
  * RAM above 3 GiB is not used.
  */
 #ifndef ARCH_X86_32_LAYOUT_H
@@ -12,10 +13,13 @@
 
 #define IDENTITY_LIMIT    0xc0000000ull
 #define MMIO_WINDOW_BASE  0xf0000000ull
+/* The top 4 MiB (firmware ROM, nothing the kernel uses) stay unmapped, so that a stack
+ * pointer that wrapped below 0 (ESP = 0, then a push) faults instead of writing there. */
+#define MMIO_WINDOW_END   0xffc00000ull
 #define USER_BASE         0xc0000000ull
 #define USER_CODE_BASE    USER_BASE                       /* alias of .payload */
 #define USER_STACK_TOP    (USER_BASE + 0x01000000ull)     /* 16 MiB in */
-#define USER_STACK_SIZE   (64 * 1024ull)
+#define USER_STACK_SIZE   PAYLOAD_STACK_SIZE
 #define USER_DATA_BASE    (USER_BASE + 0x02000000ull)     /* 32 MiB in */
 #define USER_DATA_MAX     (MMIO_WINDOW_BASE - USER_DATA_BASE)
 /* A user benchmark's generated code (payloads/userbench.h): user-accessible at

@@ -63,7 +63,7 @@ static __attribute__((noreturn)) void refuse(const char *why)
 	serial_puts(why);
 	serial_puts(" Stopped.\r\n");
 	if (qemu_fw_cfg())
-		outl(QEMU_DEBUG_EXIT_PORT, EXIT_CODE_FATAL);
+		outl(QEMU_DEBUG_EXIT_PORT, QEMU_DEBUG_EXIT_BASE + EXIT_CODE_FATAL);
 	for (;;) {
 		irq_disable();
 		halt();

@@ -6,24 +6,12 @@
 ; struct boot_info and calls kernel_main.
 bits 32
 %include "abi.inc"
+%include "mb2-header.inc"
 
 extern mb2_boot, kernel_stack
 global mb2_entry32, kernel_entry
 
-section .text.mb2 progbits alloc exec nowrite align=8
-mb2_header:
-	dd MB2_HEADER_MAGIC
-	dd MB2_ARCH_I386
-	dd mb2_header_end - mb2_header
-	dd 0x100000000 - (MB2_HEADER_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))
-	align 8
-	dw MB2_HTAG_ENTRY, 0
-	dd 12
-	dd mb2_entry32
-	align 8
-	dw MB2_HTAG_END, 0
-	dd 8
-mb2_header_end:
+MB2_HEADER mb2_entry32
 
 section .text.entry
 kernel_entry:

@@ -2,11 +2,12 @@
  * Classic two-level paging (SDM Vol. 3A 4.3) for i686 CPUs without PAE (the Pentium M
  * "Banias" hides it): one page directory of 1024 32-bit entries, page tables of 4 KiB
  * pages, and 4 MiB pages (CR4.PSE, PDE bit 7) where aligned. The layout and the rights
- * are the PAE path's (arch/x86/32/paging.c, layout.h) except NX, which needs PAE's
+ * are the PAE path's (arch/x86/32/paging-word.c, layout.h) except NX, which needs PAE's
  * 64-bit entries. PSE is required: without it 3 GiB of identity would need 3 MiB of
  * page tables, and every CPU bareperf runs on (P6 and later) has it.
  */
 #include "arch/x86/32/paging-2level.h"
+#include "arch/x86/paging-word.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/stacks.h"
 #include "arch/x86/pt-pool.h"
@@ -16,9 +17,6 @@
 #define PDE32_ADDR        0xfffff000u
 
 static uint32_t pgdir[1024] __attribute__((aligned(PAGE_SIZE)));
-
-extern char __kernel_start[], __payload_start[], __payload_end[];
-extern char __rodata_end[], __kernel_end[];
 
 static uint32_t *table_virt(uint32_t entry)
 {
@@ -110,11 +108,6 @@ void paging_2level_unmap(uint64_t va, uint64_t len)
 	}
 }
 
-static unsigned image_flags(const char *p)
-{
-	return p < __payload_end ? MAP_EXEC : p < __rodata_end ? 0 : MAP_WRITE;
-}
-
 /* The PAE path's layout: identity below the user region with page 0 unmapped and the
  * image in 4 KiB pages with per-section rights, stack guards unmapped, the payload alias
  * in the user region, the MMIO window. Turns paging on with CR4.PSE and CR0.WP. */
@@ -128,12 +121,12 @@ void paging_2level_init(void)
 	for (uint32_t a = img_lo ? img_lo : PAGE_SIZE; a < img_hi; a += PAGE_SIZE) {
 		const char *p = (const char *)(uintptr_t)a;
 		bool in_image = p >= __kernel_start && p < __kernel_end;
-		*walk(a, 1, false) = a | leaf_flags(in_image ? image_flags(p) : MAP_WRITE);
+		*walk(a, 1, false) = a | leaf_flags(in_image ? paging_image_flags(p) : MAP_WRITE);
 	}
 	if (img_lo > PSE_PAGE_SIZE)
 		paging_2level_map(PSE_PAGE_SIZE, PSE_PAGE_SIZE, img_lo - PSE_PAGE_SIZE, MAP_WRITE);
 	paging_2level_map(img_hi, img_hi, IDENTITY_LIMIT - img_hi, MAP_WRITE);
-	paging_2level_map(MMIO_WINDOW_BASE, MMIO_WINDOW_BASE, (1ull << 32) - MMIO_WINDOW_BASE,
+	paging_2level_map(MMIO_WINDOW_BASE, MMIO_WINDOW_BASE, MMIO_WINDOW_END - MMIO_WINDOW_BASE,
 			  MAP_WRITE);
 	for (unsigned s = 0; s < STACK_GUARDS; s++)
 		*walk(stack_guard_nth(s), 1, false) = 0;

@@ -1,5 +1,5 @@
 /* Classic two-level paging for i686 CPUs without PAE (arch/x86/32/paging-2level.c):
- * arch/x86/32/paging.c's paging_* calls come here when the CPU lacks PAE. */
+ * arch/x86/32/paging-word.c's paging_* calls come here when the CPU lacks PAE. */
 #ifndef ARCH_X86_32_PAGING_2LEVEL_H
 #define ARCH_X86_32_PAGING_2LEVEL_H
 #include "arch/x86/paging.h"

@@ -3,48 +3,19 @@
 ; Vol. 3A 9.4.4.1). Real mode -> flat protected mode (9.9.1), then a jump into the image
 ; (linked virtual = physical), where smp_ap_entry turns on paging as the boot CPU runs it:
 ; PAE or two-level (CR4 from TRAMP_CR4), EFER.NXE where the boot CPU set it.
-bits 16
 %include "abi.inc"
+%include "trampoline-rm.inc"
 
 extern smp_ap_main
 global smp_trampoline, smp_trampoline_end, smp_ap_entry
 
 section .rodata
 align 16
-smp_trampoline:
-	cli
-	cld
-	mov ax, cs
-	mov ds, ax
-	movzx ebx, ax
-	shl ebx, 4                          ; EBX = the page's physical address
-	mov word [TRAMP_GDTR], tramp_gdt_end - tramp_gdt - 1
-	lea eax, [ebx + tramp_gdt - smp_trampoline]
-	mov dword [TRAMP_GDTR + 2], eax
-	lgdt [TRAMP_GDTR]
-	lea eax, [ebx + pm32 - smp_trampoline]
-	mov dword [TRAMP_FAR], eax
-	mov word [TRAMP_FAR + 4], TRAMP_SEL_CODE32
-	mov eax, cr0
-	or eax, CR0_PE
-	mov cr0, eax
-	jmp dword far [TRAMP_FAR]
-
-bits 32
-pm32:
-	mov ax, TRAMP_SEL_DATA
-	mov ds, ax
-	mov es, ax
-	mov ss, ax
+TRAMP_REAL_TO_PM32
 	mov eax, [ebx + TRAMP_ENTRY]
 	jmp eax
 
-; Flat segments, SDM Vol. 3A Figure 3-8: limit 4 GiB, G; 32-bit code (D), data (B).
-align 8
-tramp_gdt:
-	dq 0
-	dq 0x00cf9a000000ffff
-	dq 0x00cf92000000ffff
+TRAMP_GDT_FLAT32
 tramp_gdt_end:
 smp_trampoline_end:
 

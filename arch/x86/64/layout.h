@@ -1,4 +1,4 @@
-/* The x86-64 kernel's virtual layout (arch/x86/paging.c builds it). */
+/* The x86-64 kernel's virtual layout (arch/x86/64/paging-word.c builds it). */
 #ifndef ARCH_X86_64_LAYOUT_H
 #define ARCH_X86_64_LAYOUT_H
 
@@ -6,7 +6,7 @@
 #define USER_BASE         0x0000008000000000ull           /* PML4 slot 1 */
 #define USER_CODE_BASE    USER_BASE                       /* alias of .payload */
 #define USER_STACK_TOP    (USER_BASE + 0x40000000ull)     /* 1 GiB in */
-#define USER_STACK_SIZE   (64 * 1024ull)
+#define USER_STACK_SIZE   PAYLOAD_STACK_SIZE
 #define USER_DATA_BASE    (USER_BASE + 0x80000000ull)     /* 2 GiB in */
 #define USER_DATA_MAX     (8ull << 30)
 /* A user benchmark's generated code (payloads/userbench.h): the same physical pages,

@@ -1,4 +1,4 @@
-/* The x86-64 trap frame: what arch/x86/entry.asm pushes below the CPU's interrupt frame
+/* The x86-64 trap frame: what arch/x86/64/entry.asm pushes below the CPU's interrupt frame
  * (SDM Vol. 3A 6.14.2, Figure 6-9: SS and RSP are always pushed in 64-bit mode). */
 #ifndef ARCH_X86_64_TRAP_FRAME_H
 #define ARCH_X86_64_TRAP_FRAME_H

@@ -6,7 +6,7 @@
  */
 #include "arch/x86/pmu/core.h"
 #include "arch/x86/pmu/netburst.h"
-#include "lib/netburst.h"
+#include "lib/p4-events.h"
 #include "lib/p4-regs.h"
 #include "lib/format.h"
 #include "lib/str.h"

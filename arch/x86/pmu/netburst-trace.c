@@ -4,7 +4,7 @@
  * SDM Vol. 3B 18.18.2-18.18.3, Figures 18-45/18-46.
  */
 #include "arch/x86/pmu/netburst.h"
-#include "lib/netburst.h"
+#include "lib/p4-events.h"
 #include "lib/p4-regs.h"
 #include "lib/util.h"
 

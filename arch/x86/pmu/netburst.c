@@ -1,12 +1,12 @@
 /*
  * NetBurst PMU backend: its descriptor, and programming, starting, stopping and reading
  * the CCCRs, ESCRs and counters that netburst-alloc.c assigned. The event tables and
- * parsers are lib/netburst.h's, trace=msr decoding is netburst-trace.c.
+ * parsers are lib/p4-events.h's, trace=msr decoding is netburst-trace.c.
  * SDM Vol. 3B 18.18.6 (setting up a counter), 18.19 (HT).
  */
 #include "arch/x86/pmu/core.h"
 #include "arch/x86/pmu/netburst.h"
-#include "lib/netburst.h"
+#include "lib/p4-events.h"
 #include "lib/p4-regs.h"
 #include "lib/format.h"
 

@@ -2,7 +2,7 @@
  * What the NetBurst backend's files share, private to arch/x86/pmu/: the allocator
  * (netburst-alloc.c), trace=msr decoding (netburst-trace.c) and the backend descriptor
  * that uses both (netburst.c, pmu_backend_netburst, declared in core.h). The event
- * tables and parsers are the event language's: lib/netburst.h.
+ * tables and parsers are the event language's: lib/p4-events.h.
  */
 #ifndef ARCH_X86_PMU_NETBURST_H
 #define ARCH_X86_PMU_NETBURST_H

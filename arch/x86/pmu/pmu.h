@@ -189,7 +189,7 @@ int pmu_read_wide(struct pmu_state *st, unsigned i, uint64_t *val);
  * Returns false for any other class. */
 bool pmu_slot_free_running(struct pmu_slot *s, const struct ev_encoding *e);
 
-/* RAPL (arch/x86/pmu/rapl.c): read the power-unit MSR and each domain's energy status
+/* RAPL (arch/x86/pmu/rapl-probe.c): read the power-unit MSR and each domain's energy status
  * MSR once, through io (faults caught), and record in rc what exists and its units.
  * rc->vendor comes from CPUID (cpuinfo_decode); nothing is read when it is NONE. */
 void rapl_probe(const struct msr_io *io, struct rapl_caps *rc);

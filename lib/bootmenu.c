@@ -1,0 +1,254 @@
+/* The boot menu's entries and the decisions around it; see lib/bootmenu.h. */
+#include "lib/bootmenu.h"
+#include "lib/config.h"     /* CFG_SOURCE_MAX only: the loader links this file alone */
+
+/* SMBIOS (DMTF DSP0134 3.x): entry points 5.2.1 and 5.2.2, structure header 6.1.2,
+ * OEM strings 7.12, end-of-table 7.45. */
+#define SMBIOS2_TABLE_LEN   0x16        /* u16 structure table length */
+#define SMBIOS2_TABLE_ADDR  0x18        /* u32 structure table address */
+#define SMBIOS3_TABLE_MAX   0x0c        /* u32 structure table maximum size */
+#define SMBIOS3_TABLE_ADDR  0x10        /* u64 structure table address */
+#define SMBIOS_HEADER_LEN   4           /* type, length, handle */
+#define SMBIOS_TYPE_OEM     11
+#define SMBIOS_TYPE_END     127
+
+const struct bootmenu_entry bootmenu_entries[] = {
+	{ "run       (or the mode bareperf.cfg sets)", "" },
+	{ "run       measure the payloads", "mode=run" },
+	{ "selftest  check the kernel and the measuring engine", "mode=selftest" },
+	{ "pmucheck  check the performance counters", "mode=pmucheck" },
+	{ "c2c       cross-core latency and bandwidth", "mode=c2c" },
+	{ "detect    report the CPU and PMU, measure nothing", "mode=detect" },
+};
+const unsigned bootmenu_count = sizeof(bootmenu_entries) / sizeof(bootmenu_entries[0]);
+
+int bootmenu_key(struct bootmenu *m, enum bootmenu_input in, unsigned digit)
+{
+	m->waiting = 1;
+	switch (in) {
+	case BOOTMENU_UP:
+		if (m->selected > 0)
+			m->selected--;
+		return 0;
+	case BOOTMENU_DOWN:
+		if (m->selected + 1 < bootmenu_count)
+			m->selected++;
+		return 0;
+	case BOOTMENU_DIGIT:
+		if (digit >= 1 && digit <= bootmenu_count)
+			m->selected = digit - 1;
+		return 0;
+	case BOOTMENU_ENTER:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* ------------------------------------------------ boot.menu in bareperf.cfg */
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+static int ends_entry(char c)
+{
+	return is_blank(c) || c == '\n' || c == ';' || c == '#';
+}
+
+static char lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* value (quotes removed, at most 3 characters kept) as on/off: 1, 0, or -1. */
+static int on_off(const char *v, size_t vlen)
+{
+	if (vlen == 2 && lower(v[0]) == 'o' && lower(v[1]) == 'n')
+		return 1;
+	if (vlen == 3 && lower(v[0]) == 'o' && lower(v[1]) == 'f' && lower(v[2]) == 'f')
+		return 0;
+	return -1;
+}
+
+/* Bytes in one UTF-8 sequence starting at s[i] (RFC 3629: no overlong forms, surrogates
+ * or values past U+10FFFF), 0 when it is not one. */
+static size_t utf8_length(const unsigned char *s, size_t i, size_t n)
+{
+	static const struct { unsigned char mask, lead; uint32_t min; } forms[] = {
+		{ 0xe0, 0xc0, 0x80 }, { 0xf0, 0xe0, 0x800 }, { 0xf8, 0xf0, 0x10000 },
+	};
+	for (size_t f = 0; f < 3; f++) {
+		if ((s[i] & forms[f].mask) != forms[f].lead)
+			continue;
+		uint32_t cp = s[i] & (unsigned char)~forms[f].mask;
+		for (size_t j = 1; j <= f + 1; j++) {
+			if (i + j >= n || (s[i + j] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		if (cp < forms[f].min || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+			return 0;
+		return f + 2;
+	}
+	return 0;
+}
+
+/* The kernel refuses a source whole (lib/config.c check_text) when it is longer than
+ * CFG_SOURCE_MAX, has a NUL before the trailing ones or another control character than
+ * tab, CR and LF, or is not UTF-8: none of it applies. Trailing NULs are dropped. */
+static int refused_text(const char *text, size_t *len)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	if (*len > CFG_SOURCE_MAX)
+		return 1;
+	while (*len && s[*len - 1] == 0)
+		(*len)--;
+	for (size_t i = 0; i < *len;) {
+		unsigned char c = s[i];
+		size_t n = c < 0x80 ? 1 : utf8_length(s, i, *len);
+		if (n == 0 || (c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f)
+			return 1;
+		i += n;
+	}
+	return 0;
+}
+
+/* Entries split as config_apply splits them: blanks, ';' and newlines separate, '#'
+ * comments to the end of the line, blanks may surround '=', quotes group. */
+int bootmenu_cfg_setting(const char *text, size_t len)
+{
+	static const char key_name[] = "boot.menu";
+	const size_t key_len = sizeof(key_name) - 1;
+	int setting = -1;
+	size_t i = 0;
+
+	if (!text || refused_text(text, &len))
+		return -1;
+	if (len >= 3 && (unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb &&
+	    (unsigned char)text[2] == 0xbf)
+		i = 3;          /* UTF-8 byte-order mark */
+	while (i < len) {
+		char c = text[i];
+		if (c == '\n' || is_blank(c) || c == ';') {
+			i++;
+			continue;
+		}
+		if (c == '#') {
+			while (i < len && text[i] != '\n')
+				i++;
+			continue;
+		}
+		size_t key = i;
+		while (i < len && !ends_entry(text[i]) && text[i] != '=')
+			i++;
+		size_t klen = i - key, j = i;
+		while (j < len && is_blank(text[j]))
+			j++;
+		if (j == len || text[j] != '=')
+			continue;               /* no value: an error, nothing set */
+		i = j + 1;
+		while (i < len && is_blank(text[i]))
+			i++;
+		char value[4];
+		size_t vlen = 0;
+		int quoted = 0;
+		while (i < len && text[i] != '\n' && (quoted || !ends_entry(text[i]))) {
+			if (text[i] == '"')
+				quoted = !quoted;
+			else if (vlen < sizeof(value))
+				value[vlen++] = text[i];
+			else
+				vlen = sizeof(value) + 1;       /* too long for on/off */
+			i++;
+		}
+		if (quoted || klen != key_len)
+			continue;
+		size_t k = 0;
+		while (k < key_len && text[key + k] == key_name[k])
+			k++;
+		if (k != key_len)
+			continue;
+		int v = vlen <= 3 ? on_off(value, vlen) : -1;
+		if (v >= 0)
+			setting = v;
+	}
+	return setting;
+}
+
+/* ------------------------------------------------ SMBIOS OEM strings */
+
+static uint32_t rd_le(const uint8_t *p, unsigned bytes)
+{
+	uint32_t v = 0;
+	for (unsigned i = bytes; i-- > 0;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int same_bytes(const uint8_t *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != (uint8_t)b[i])
+			return 0;
+	return 1;
+}
+
+int bootmenu_smbios_table(const void *eps, size_t len, uint64_t *table, uint32_t *size)
+{
+	const uint8_t *p = eps;
+	if (len >= BOOTMENU_SMBIOS3_EPS_LEN && same_bytes(p, "_SM3_", 5)) {
+		*size = rd_le(p + SMBIOS3_TABLE_MAX, 4);
+		*table = (uint64_t)rd_le(p + SMBIOS3_TABLE_ADDR + 4, 4) << 32 |
+			 rd_le(p + SMBIOS3_TABLE_ADDR, 4);
+		return 0;
+	}
+	if (len >= BOOTMENU_SMBIOS2_EPS_LEN && same_bytes(p, "_SM_", 4)) {
+		*size = rd_le(p + SMBIOS2_TABLE_LEN, 2);
+		*table = rd_le(p + SMBIOS2_TABLE_ADDR, 4);
+		return 0;
+	}
+	return -1;
+}
+
+/* Where the structure at off ends, its strings included (6.1.3: each string ends with a
+ * NUL, one more NUL ends the set; a structure without strings ends with two NULs); 0 when
+ * it runs past len. *found says whether it is an OEM strings structure holding want. */
+static size_t structure_end(const uint8_t *table, size_t len, size_t off, int *found)
+{
+	static const char want[] = BOOTMENU_OEM_OFF;
+	uint8_t type = table[off], flen = table[off + 1];
+	size_t s = off + flen;
+
+	if (flen < SMBIOS_HEADER_LEN || s + 1 >= len)
+		return 0;
+	if (table[s] == 0)
+		return table[s + 1] == 0 ? s + 2 : 0;
+	while (table[s] != 0) {
+		size_t start = s;
+		while (s < len && table[s])
+			s++;
+		if (s + 1 >= len)
+			return 0;
+		if (type == SMBIOS_TYPE_OEM && s - start == sizeof(want) - 1 &&
+		    same_bytes(table + start, want, sizeof(want) - 1))
+			*found = 1;
+		s++;
+	}
+	return s + 1;
+}
+
+int bootmenu_smbios_off(const uint8_t *table, size_t len)
+{
+	size_t off = 0;
+	int found = 0;
+
+	while (off + SMBIOS_HEADER_LEN <= len && !found) {
+		size_t end = structure_end(table, len, off, &found);
+		if (!end || table[off] == SMBIOS_TYPE_END)
+			break;
+		off = end;
+	}
+	return found;
+}

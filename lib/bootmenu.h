@@ -1,0 +1,55 @@
+/*
+ * The boot menu's logic, shared by the UEFI loader (boot/loader.c, which draws it on the
+ * firmware console) and the host tests; GRUB's menu (scripts/mkimage) offers the same
+ * entries. Pure code without libc: the loader links it as it is.
+ */
+#ifndef LIB_BOOTMENU_H
+#define LIB_BOOTMENU_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define BOOTMENU_SECONDS   5            /* countdown before the default entry boots */
+/* The SMBIOS OEM string (type 11) with which a virtual machine skips the menu. */
+#define BOOTMENU_OEM_OFF   "bareperf:boot.menu=off"
+
+struct bootmenu_entry {
+	const char *title;
+	const char *config;     /* configuration text passed to the kernel; "" for none */
+};
+
+/* Entry 0, the default, adds nothing: the mode is bareperf.cfg's (run unless it sets
+ * one). The others pass mode=NAME, which overrides bareperf.cfg's. */
+extern const struct bootmenu_entry bootmenu_entries[];
+extern const unsigned bootmenu_count;
+
+enum bootmenu_input { BOOTMENU_UP, BOOTMENU_DOWN, BOOTMENU_ENTER, BOOTMENU_DIGIT,
+		      BOOTMENU_OTHER };
+
+struct bootmenu {
+	unsigned selected;      /* index into bootmenu_entries */
+	int waiting;            /* 1 once a key has stopped the countdown */
+};
+
+/* One key: any key stops the countdown; up/down move (without wrapping), digit d (1..N)
+ * selects entry d - 1, Enter chooses. Returns 1 when the selected entry is to boot. */
+int bootmenu_key(struct bootmenu *m, enum bootmenu_input in, unsigned digit);
+
+/* What bareperf.cfg's text says of boot.menu, read by the rules config_apply uses (the
+ * last valid boot.menu=on|off wins): 1 on, 0 off, -1 not set (or a source the kernel
+ * refuses whole: too long, a NUL or another control character inside, not UTF-8). */
+int bootmenu_cfg_setting(const char *text, size_t len);
+
+/* Entry point lengths (DSP0134 5.2.1, 5.2.2): what bootmenu_smbios_table needs to read. */
+#define BOOTMENU_SMBIOS2_EPS_LEN 0x1f
+#define BOOTMENU_SMBIOS3_EPS_LEN 0x18
+
+/* An SMBIOS entry point (DMTF DSP0134 5.2.1 "_SM_", 5.2.2 "_SM3_"): where the structure
+ * table is and how long it is (for SMBIOS 3, its maximum size). 0, or -1 when it is
+ * neither anchor. `len` is how many bytes of the entry point can be read. */
+int bootmenu_smbios_table(const void *eps, size_t len, uint64_t *table, uint32_t *size);
+
+/* Whether the structure table holds an OEM strings structure (type 11, DSP0134 7.12)
+ * with the string BOOTMENU_OEM_OFF. Reads no byte outside table[0..len). */
+int bootmenu_smbios_off(const uint8_t *table, size_t len);
+
+#endif
