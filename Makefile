@@ -271,6 +271,14 @@ $(BENCH32_RUN): tests/i386/userbench32-run.c payloads/userbench-32.c payloads/us
 $(B)/host/tests/test_bench32: $(TEST_OBJS_test_bench32) $(BENCH32_RUN)
 TEST_CFLAGS_test_bench32 := -DBENCH32_RUN='"$(BENCH32_RUN)"' -DQEMU_I386='"$(QEMU_I386)"'
 
+# test_results_area reads images made by scripts/mkimage and damaged copies of them
+# (tests/unit/results-images; `done` marks a complete set).
+RESULTS_IMG := $(B)/host/results-img
+$(RESULTS_IMG)/done: tests/unit/results-images scripts/mkimage lib/results-area.h
+	rm -rf $(RESULTS_IMG) && tests/unit/results-images $(RESULTS_IMG) && touch $@
+$(B)/host/tests/test_results_area: $(RESULTS_IMG)/done
+TEST_CFLAGS_test_results_area := -DRESULTS_IMG_DIR='"$(RESULTS_IMG)"'
+
 # ---------------------------------------------------------------- fuzzing (clang libFuzzer)
 # The same host library, built again by clang with coverage instrumentation into its own
 # object folder, and one libFuzzer binary per tests/fuzz/fuzz_*.c (docs/fuzzing.md).
@@ -362,7 +370,13 @@ $(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.s
 $(B)/test-cfg-nomenu.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage tests/qemu/nomenu.cfg
 	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/nomenu.cfg
 
-TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-cfg-nomenu.img
+# test-cfg-detect.img without its results area (removed with mtools, as a user could):
+# the kernel must say so and write nothing.
+$(B)/test-noresults.img: $(B)/test-cfg-detect.img
+	cp $< $@.tmp && MTOOLS_SKIP_CHECK=1 mdeltree -i $@.tmp@@1M ::/bareperf && mv $@.tmp $@
+
+TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-noresults.img \
+	$(B)/test-cfg-nomenu.img
 
 .PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:

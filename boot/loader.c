@@ -454,6 +454,32 @@ static EFI_STATUS boot_info_alloc(void)
 	return EFI_SUCCESS;
 }
 
+/* /bareperf/results/IDENTITY from the boot partition, whole: it tells the kernel which
+ * medium is this image's (docs/results-area.md). Absent or longer than BI_IDENTITY_MAX:
+ * none, and the kernel saves nothing. */
+static void read_identity(EFI_LOADED_IMAGE *li)
+{
+	EFI_FILE_HANDLE root = LibOpenRoot(li->DeviceHandle), fh;
+	if (!root)
+		return;
+	EFI_STATUS err = uefi_call_wrapper(root->Open, 5, root, &fh, L"\\bareperf\\results\\IDENTITY",
+					   EFI_FILE_MODE_READ, 0);
+	if (err != EFI_SUCCESS) {
+		uefi_call_wrapper(root->Close, 1, root);
+		return;
+	}
+	UINTN size = BI_IDENTITY_MAX;
+	err = uefi_call_wrapper(fh->Read, 3, fh, &size, bi->identity);
+	if (err != EFI_SUCCESS || (size == BI_IDENTITY_MAX && count_rest(fh) != 0)) {
+		SetMem(bi->identity, BI_IDENTITY_MAX, 0);
+		note("/bareperf/results/IDENTITY could not be read or is too long");
+	} else {
+		bi->identity_len = size;
+	}
+	uefi_call_wrapper(fh->Close, 1, fh);
+	uefi_call_wrapper(root->Close, 1, root);
+}
+
 /* Load options, bareperf.cfg, ACPI and the framebuffer into boot_info. */
 static EFI_STATUS gather_boot_info(EFI_HANDLE image)
 {
@@ -466,6 +492,7 @@ static EFI_STATUS gather_boot_info(EFI_HANDLE image)
 	}
 	get_load_options(li);
 	read_config(li);
+	read_identity(li);
 	get_rsdp();
 	get_framebuffer();
 	return EFI_SUCCESS;

@@ -5,7 +5,29 @@
 #include "kernel/screen.h"
 #include "lib/fbcon.h"
 #include "lib/format.h"
+#include "lib/results-area.h"
 #include "lib/str.h"
+
+/* A copy of every byte the console sends to serial, \r included, for the results area
+ * (kernel/storage.c). A reservation by atomic add keeps CPUs printing at once inside
+ * the buffer; what does not fit is counted. */
+static char log_copy[RESULTS_LOG_BYTES];
+static uint32_t log_reserved;
+
+static void keep(char c)
+{
+	uint32_t i = __atomic_fetch_add(&log_reserved, 1, __ATOMIC_RELAXED);
+	if (i < sizeof(log_copy))
+		log_copy[i] = c;
+}
+
+const char *console_log(uint32_t *len, uint32_t *dropped)
+{
+	uint32_t n = __atomic_load_n(&log_reserved, __ATOMIC_RELAXED);
+	*len = n < sizeof(log_copy) ? n : sizeof(log_copy);
+	*dropped = n - *len;
+	return log_copy;
+}
 
 static char line[SCR_COLS_MAX];
 static unsigned line_len;
@@ -27,8 +49,11 @@ static void screen_char(char c)
 static void put(void *ctx, char c)
 {
 	(void)ctx;
-	if (c == '\n')
+	if (c == '\n') {
+		keep('\r');
 		uart_putc('\r');
+	}
+	keep(c);
 	uart_putc(c);
 	screen_char(c);
 }
@@ -49,6 +74,11 @@ int kprintf(const char *fmt, ...)
 
 void kputs(const char *s)
 {
+	for (const char *p = s; *p; p++) {
+		if (*p == '\n')
+			keep('\r');
+		keep(*p);
+	}
 	uart_write(s, strlen(s));
 	for (; *s; s++)
 		screen_char(*s);

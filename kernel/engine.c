@@ -20,6 +20,7 @@
 #include "kernel/sample.h"
 #include "kernel/screen.h"
 #include "kernel/smp.h"
+#include "kernel/storage.h"
 #include "kernel/userbench.h"
 #include "lib/format.h"
 #include "lib/str.h"
@@ -455,10 +456,11 @@ static void run_plan(void)
 		tally.tried++;
 		if (!(pl->flags & PL_SIZES)) {
 			measure_payload(pl, 0);
-			continue;
+		} else {
+			for (unsigned s = 0; s < kernel.cfg.nsizes; s++)
+				measure_payload(pl, kernel.cfg.sizes[s]);
 		}
-		for (unsigned s = 0; s < kernel.cfg.nsizes; s++)
-			measure_payload(pl, kernel.cfg.sizes[s]);
+		storage_save_progress();
 	}
 	run_set_pce(pce);
 }

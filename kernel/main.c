@@ -17,6 +17,7 @@
 #include "kernel/screen.h"
 #include "kernel/pmucheck.h"
 #include "kernel/smp.h"
+#include "kernel/storage.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -278,11 +279,13 @@ void kernel_main(struct boot_info *bi)
 	user_stack_init();
 	watchdog_init();
 	report_system(bi);
+	storage_detect();
 	smp_init();
 	screen_start();
 	report_config_errors();
 
 	int code = run_mode(kernel.cfg.mode);
+	storage_save();
 	/* A configuration with mistakes ran what it could, but does not count as a pass. */
 	if (code == PLATFORM_EXIT_OK && kernel.config_errors)
 		code = PLATFORM_EXIT_FAIL;

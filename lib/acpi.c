@@ -179,11 +179,11 @@ static int check_sdt(const struct acpi_src *s, uint64_t phys, const char *name, 
 	return 0;
 }
 
-/* Walk the root table (RSDT or XSDT) at phys for the first table signed "APIC". Entries
- * that cannot be read or carry another signature are skipped; the MADT found must then
- * pass check_sdt itself. */
-static int find_madt(const struct acpi_src *s, uint64_t phys, bool xsdt, uint64_t *madt,
-		     char *err, size_t errlen)
+/* Walk the root table (RSDT or XSDT) at phys for the first table signed sig (called
+ * name in messages). Entries that cannot be read or carry another signature are skipped;
+ * the table found must then pass check_sdt itself. */
+static int find_table(const struct acpi_src *s, uint64_t phys, bool xsdt, const char *sig_want,
+		      const char *table_name, uint64_t *found, char *err, size_t errlen)
 {
 	const char *name = xsdt ? "XSDT" : "RSDT";
 	const uint32_t entry_len = xsdt ? 8 : 4;
@@ -204,13 +204,13 @@ static int find_madt(const struct acpi_src *s, uint64_t phys, bool xsdt, uint64_
 		table = xsdt ? get_u64(e) : get_u32(e);
 		if (table == 0 || !src_read(s, table, sig, sizeof(sig)))
 			continue;
-		if (memcmp(sig, "APIC", 4) == 0) {
-			*madt = table;
+		if (memcmp(sig, sig_want, 4) == 0) {
+			*found = table;
 			return 0;
 		}
 	}
-	return fmt_error(err, errlen, "no MADT (\"APIC\") among the %u entries of the %s at 0x%llx",
-			 count, name, (unsigned long long)phys);
+	return fmt_error(err, errlen, "no %s (\"%s\") among the %u entries of the %s at 0x%llx",
+			 table_name, sig_want, count, name, (unsigned long long)phys);
 }
 
 /* Add a processor unless its APIC ID is already listed (firmware may describe one CPU
@@ -320,7 +320,7 @@ static int madt_from_root(const struct acpi_src *s, uint64_t root, bool xsdt,
 {
 	uint64_t madt;
 
-	if (find_madt(s, root, xsdt, &madt, err, errlen) != 0)
+	if (find_table(s, root, xsdt, "APIC", "MADT", &madt, err, errlen) != 0)
 		return -1;
 	return parse_madt(s, madt, out, err, errlen);
 }
@@ -348,6 +348,78 @@ int acpi_read_madt(acpi_read_fn rd, void *ctx, uint64_t rsdp, unsigned rsdp_revi
 		return fmt_error(err, errlen, "%s; the RSDT fails too", xsdt_err);
 	}
 	if (madt_from_root(&s, root.rsdt, false, out, err, errlen) == 0)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	return -1;
+}
+
+/* ---- MCFG: PCI Firmware Specification 3.0, 4.1.2, Table 4-3 (the table) and 4-4 (one
+ * configuration space base address allocation structure) */
+#define MCFG_OFF_ENTRIES        44      /* after the header and 8 reserved bytes */
+#define MCFG_ENTRY_LEN          16
+#define MCFG_ENTRY_OFF_BASE     0       /* 64-bit: the ECAM address of bus 0 of the segment */
+#define MCFG_ENTRY_OFF_SEGMENT  8
+#define MCFG_ENTRY_OFF_BUS_START 10
+#define MCFG_ENTRY_OFF_BUS_END  11
+#define ECAM_BUS_BYTES          0x100000ull     /* 32 devices x 8 functions x 4 KiB */
+
+static int mcfg_entry(const uint8_t *e, unsigned i, struct acpi_mcfg_info *out, char *err, size_t errlen)
+{
+	struct acpi_mcfg_segment seg = {
+		.base = get_u64(e + MCFG_ENTRY_OFF_BASE),
+		.segment = (uint16_t)(e[MCFG_ENTRY_OFF_SEGMENT] | e[MCFG_ENTRY_OFF_SEGMENT + 1] << 8),
+		.bus_start = e[MCFG_ENTRY_OFF_BUS_START],
+		.bus_end = e[MCFG_ENTRY_OFF_BUS_END],
+	};
+
+	if (seg.bus_start > seg.bus_end)
+		return fmt_error(err, errlen, "MCFG entry %u: buses %u..%u are backwards", i, seg.bus_start,
+				 seg.bus_end);
+	if (seg.base == 0 || seg.base % ECAM_BUS_BYTES != 0)
+		return fmt_error(err, errlen, "MCFG entry %u: base 0x%llx is not a 1 MiB-aligned address", i,
+				 (unsigned long long)seg.base);
+	if (out->nsegments == ACPI_MCFG_MAX) {
+		out->dropped++;
+		return 0;
+	}
+	out->seg[out->nsegments++] = seg;
+	return 0;
+}
+
+static int parse_mcfg(const struct acpi_src *s, uint64_t phys, struct acpi_mcfg_info *out,
+		      char *err, size_t errlen)
+{
+	uint8_t hdr[ACPI_SDT_HEADER_LEN], e[MCFG_ENTRY_LEN];
+	uint32_t len;
+
+	if (check_sdt(s, phys, "MCFG", "MCFG", hdr, &len, err, errlen) != 0)
+		return -1;
+	if (len < MCFG_OFF_ENTRIES || (len - MCFG_OFF_ENTRIES) % MCFG_ENTRY_LEN != 0)
+		return fmt_error(err, errlen, "MCFG length 0x%x is not 44 + 16 per entry", len);
+	for (unsigned i = 0; i < (len - MCFG_OFF_ENTRIES) / MCFG_ENTRY_LEN; i++) {
+		if (!src_read(s, phys + MCFG_OFF_ENTRIES + (uint64_t)i * MCFG_ENTRY_LEN, e, sizeof(e)))
+			return fmt_error(err, errlen, "MCFG entry %u cannot be read", i);
+		if (mcfg_entry(e, i, out, err, errlen) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int acpi_read_mcfg(acpi_read_fn rd, void *ctx, uint64_t rsdp, unsigned rsdp_revision,
+		   struct acpi_mcfg_info *out, char *err, size_t errlen)
+{
+	const struct acpi_src s = { rd, ctx };
+	struct acpi_root root = { 0, 0 };
+	uint64_t mcfg;
+
+	memset(out, 0, sizeof(*out));
+	if (read_rsdp(&s, rsdp, rsdp_revision, &root, err, errlen) != 0)
+		return -1;
+	/* The XSDT where there is one, as for the MADT; the RSDT when it has no MCFG. */
+	if (!(root.xsdt && find_table(&s, root.xsdt, true, "MCFG", "MCFG", &mcfg, err, errlen) == 0) &&
+	    !(root.rsdt && find_table(&s, root.rsdt, false, "MCFG", "MCFG", &mcfg, err, errlen) == 0))
+		return -1;
+	if (parse_mcfg(&s, mcfg, out, err, errlen) == 0)
 		return 0;
 	memset(out, 0, sizeof(*out));
 	return -1;

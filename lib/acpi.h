@@ -38,4 +38,25 @@ struct acpi_madt_info {
 int acpi_read_madt(acpi_read_fn rd, void *ctx, uint64_t rsdp, unsigned rsdp_revision,
 		   struct acpi_madt_info *out, char *err, size_t errlen);
 
+/* PCI Express enhanced configuration (ECAM) regions, from the MCFG (PCI Firmware
+ * Specification 3.0, 4.1.2). */
+#define ACPI_MCFG_MAX 8
+
+struct acpi_mcfg_segment {
+	uint64_t base;              /* ECAM address of bus 0 of the segment, 1 MiB aligned */
+	uint16_t segment;           /* PCI segment group */
+	uint8_t bus_start, bus_end; /* the buses this region decodes */
+};
+
+struct acpi_mcfg_info {
+	unsigned nsegments;
+	struct acpi_mcfg_segment seg[ACPI_MCFG_MAX];
+	unsigned dropped;           /* entries past ACPI_MCFG_MAX */
+};
+
+/* Find and parse the MCFG. 0, or -1 with a reason in err (no MCFG is such a reason: the
+ * machine then has only the legacy configuration mechanism). */
+int acpi_read_mcfg(acpi_read_fn rd, void *ctx, uint64_t rsdp, unsigned rsdp_revision,
+		   struct acpi_mcfg_info *out, char *err, size_t errlen);
+
 #endif

@@ -37,6 +37,11 @@ int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen)
 			    bi->cmdline_len, bi->config_len);
 		return -1;
 	}
+	if (bi->identity_len > BI_IDENTITY_MAX) {
+		bp_snprintf(err, errlen, "identity (%u bytes) longer than its buffer (%u)", bi->identity_len,
+			    BI_IDENTITY_MAX);
+		return -1;
+	}
 	if ((BI_CMDLINE_REFUSED(bi) && bi->cmdline_len) || (BI_CONFIG_REFUSED(bi) && bi->config_len)) {
 		bp_snprintf(err, errlen, "a refused command line (%u characters) or config (%llu "
 			    "bytes) still has text", bi->cmdline_size,

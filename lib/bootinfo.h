@@ -10,12 +10,13 @@
 
 #define BOOTINFO_MAGIC    0x4f464e4952455042ull   /* "BPERINFO" little-endian */
 #define BOOTINFO_VERSION  3         /* 2: firmware; cmdline_size, config_size (sources
-                                       refused whole); 3: menu, fb_layout */
+                                       refused whole); 3: menu, fb_layout, identity */
 
 #define BI_MMAP_MAX       512
 #define BI_CMDLINE_MAX    1024
 #define BI_CONFIG_MAX     8192
 #define BI_NOTE_MAX       512
+#define BI_IDENTITY_MAX   512        /* /bareperf/results/IDENTITY (docs/results-area.md) */
 #define BI_MENU_MAX       64         /* the boot menu's choice: "mode=selftest" */
 #define BI_PAGE_SIZE      4096u      /* unit of mmap pages (UEFI's EFI_PAGE_SIZE) */
 
@@ -102,6 +103,11 @@ struct boot_info {
 	 * menu's choice as the Multiboot2 command line, in cmdline.) */
 	char menu[BI_MENU_MAX];
 	struct bi_fb_layout fb_layout;  /* the pixel format of fb (kind BI_FB_NONE: no screen) */
+	/* The image's /bareperf/results/IDENTITY as the loader read it from the boot medium
+	 * (GRUB: the module "bareperf.identity"); 0 bytes when absent or too long. */
+	uint32_t identity_len;
+	uint32_t reserved2;
+	char identity[BI_IDENTITY_MAX];
 };
 _Static_assert(offsetof(struct boot_info, fb) == 48, "boot_info layout");
 _Static_assert(offsetof(struct boot_info, mmap) == 80, "boot_info layout");
@@ -117,9 +123,12 @@ _Static_assert(offsetof(struct boot_info, menu) ==
 _Static_assert(offsetof(struct boot_info, fb_layout) ==
 	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 24 +
 	       BI_MENU_MAX, "boot_info layout");
+_Static_assert(offsetof(struct boot_info, identity) ==
+	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 24 +
+	       BI_MENU_MAX + 792 + 8, "boot_info layout");
 _Static_assert(sizeof(struct boot_info) ==
 	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 24 +
-	       BI_MENU_MAX + 792, "boot_info layout");
+	       BI_MENU_MAX + 792 + 8 + BI_IDENTITY_MAX, "boot_info layout");
 
 /* Whether the loader refused a source for its length (see cmdline_size, config_size). */
 #define BI_CMDLINE_REFUSED(bi) ((bi)->cmdline_size > BI_CMDLINE_MAX - 1)

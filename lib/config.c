@@ -705,6 +705,9 @@ static const struct cfg_word delivery_words[] = {
 static const struct cfg_word yes_no_words[] = {
 	{ "yes", true }, { "no", false }, { NULL, 0 },
 };
+static const struct cfg_word save_words[] = {
+	{ "auto", true }, { "off", false }, { NULL, 0 },
+};
 static const struct cfg_word on_off_words[] = {
 	{ "on", true }, { "off", false }, { NULL, 0 },
 };
@@ -737,6 +740,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ .name = "partner.load",    FIELD(partner_load),   .parse = parse_partner_load,
 	  .show = show_list },
 	{ .name = "exit",            FIELD(exit_when_done), WORDS(yes_no_words) },
+	{ .name = "save",            FIELD(save_auto),      WORDS(save_words) },
 	{ .name = "pmu",             FIELD(pmu),            .parse = parse_name, .show = show_list },
 	{ .name = "sample.event",    FIELD(sample_event),   .parse = parse_sample_event,
 	  .show = show_sample_event },
@@ -783,6 +787,7 @@ void config_defaults(struct bp_config *cfg)
 	cfg->partner = CFG_PARTNER_AUTO;
 	str_copy(cfg->partner_load, "idle", sizeof(cfg->partner_load));
 	cfg->exit_when_done = true;
+	cfg->save_auto = true;
 	str_copy(cfg->pmu, "auto", sizeof(cfg->pmu));
 	cfg->sample_period = 100000;
 	cfg->c2c_npairs = 0;

@@ -109,6 +109,7 @@ struct bp_config {
 	unsigned partner;               /* partner=auto|none|N: CFG_PARTNER_* or a CPU number */
 	char partner_load[CFG_LIST_MAX];/* partner.load=idle,spin,PAYLOAD: one plan run each */
 	bool exit_when_done;            /* exit=yes|no  leave QEMU via isa-debug-exit */
+	bool save_auto;                 /* save=auto|off  the log into the results area (docs/results-area.md) */
 	char pmu[32];                   /* pmu=auto|<libpfm4 PMU name>: model to program, overriding
 	                                   detection (e.g. to trace=msr a PMU QEMU does not have) */
 	char sample_event[128];         /* sample.event=EVENT: sample the payload RIP ("" = off) */

@@ -197,6 +197,17 @@ static int take_module(struct mb2_state *s, const uint8_t *tag, uint32_t size)
 	if (add_range(s, start, end - start, BI_MEM_LOADER))
 		return -1;
 	struct boot_info *bi = s->bi;
+	if (strcmp(name, MB2_IDENTITY_MODULE) == 0) {
+		/* Longer than any IDENTITY mkimage writes: not this image's, so none. */
+		uint32_t ilen = end - start;
+		if (ilen > BI_IDENTITY_MAX) {
+			note(bi, "module 'bareperf.identity' too long: ignored");
+			ilen = 0;
+		}
+		memcpy(bi->identity, phys_ptr(s, start), ilen);
+		bi->identity_len = ilen;
+		return 0;
+	}
 	if (strcmp(name, MB2_CONFIG_MODULE) != 0) {
 		char msg[96];
 		bp_snprintf(msg, sizeof(msg), "module '%s' ignored", name);

@@ -30,6 +30,7 @@
 #define MB2_FB_TYPE_EGA_TEXT 2
 #define MB2_INFO_MAX         (1u << 20)  /* larger is taken for garbage, not information */
 #define MB2_CONFIG_MODULE    "bareperf.cfg"  /* module string that marks the configuration */
+#define MB2_IDENTITY_MODULE  "bareperf.identity"  /* /bareperf/results/IDENTITY */
 
 struct mb2_source {
 	uint64_t mbi_phys;          /* the information's physical address (EBX at entry) */

@@ -73,6 +73,18 @@ static inline void outl(uint16_t port, uint32_t v)
 {
 	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
 }
+static inline uint16_t inw(uint16_t port)
+{
+	uint16_t v;
+	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+static inline uint32_t inl(uint16_t port)
+{
+	uint32_t v;
+	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
 
 static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
 static inline void irq_disable(void) { __asm__ volatile("cli" ::: "memory"); }

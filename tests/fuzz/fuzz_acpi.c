@@ -6,7 +6,8 @@
  * a read of unmapped memory does in the kernel. Checks:
  * a failure always says why and leaves no processors behind; a success has at most
  * ACPI_MAX_CPUS processors, no APIC ID twice, an 8-bit ID and UID for every Local
- * APIC entry, and Online Capable only with Enabled clear.
+ * APIC entry, and Online Capable only with Enabled clear. acpi_read_mcfg reads the same
+ * tables (check_mcfg).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -57,6 +58,25 @@ static void check_cpus(const struct acpi_madt_info *info)
 		fail("processors dropped with room left", NULL);
 }
 
+/* acpi_read_mcfg on the same tables: a failure says why and leaves no segments; a
+ * success has at most ACPI_MCFG_MAX, each 1 MiB aligned with its buses in order. */
+static void check_mcfg(const struct space *s, unsigned revision)
+{
+	static struct acpi_mcfg_info mcfg;
+	char err[160] = "";
+
+	if (acpi_read_mcfg(space_read, (void *)s, SPACE_BASE, revision, &mcfg, err, sizeof(err)) != 0) {
+		if (err[0] == '\0' || mcfg.nsegments != 0)
+			fail("MCFG rejected without a message, or with segments left", err);
+		return;
+	}
+	if (mcfg.nsegments > ACPI_MCFG_MAX)
+		fail("more MCFG segments than ACPI_MCFG_MAX", NULL);
+	for (unsigned i = 0; i < mcfg.nsegments; i++)
+		if (mcfg.seg[i].base == 0 || mcfg.seg[i].base % 0x100000 || mcfg.seg[i].bus_start > mcfg.seg[i].bus_end)
+			fail("an MCFG segment that breaks its checks was accepted", NULL);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct acpi_madt_info info;
@@ -67,6 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	s.mem = data + 1;
 	s.size = size - 1;
+	check_mcfg(&s, data[0]);
 	err[0] = '\0';
 	if (acpi_read_madt(space_read, &s, SPACE_BASE, data[0], &info, err, sizeof(err)) != 0) {
 		if (err[0] == '\0' || !memchr(err, '\0', sizeof(err)))

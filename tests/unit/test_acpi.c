@@ -642,6 +642,121 @@ static void test_no_madt_and_no_err_buffer(void **state)
 	assert_int_equal(acpi_read_madt(mem_read, m, RSDP_AT, 0, &info, NULL, 0), -1);
 }
 
+/* ------------------------------------------------------------------ MCFG */
+
+#define MCFG_AT 0x000E9000u
+
+/* An MCFG with the given (base, segment, start bus, end bus) entries, named by the RSDT
+ * (after the FACP and the MADT) and, with xsdt_too, by an XSDT. */
+static struct mem *machine_mcfg(const uint64_t (*e)[4], unsigned n, bool xsdt_too)
+{
+	struct mem *m = machine_rsdt();
+	const uint32_t tables[] = { FACP_AT, MADT_AT, MCFG_AT };
+	const uint64_t xtables[] = { FACP_AT, MADT_AT, MCFG_AT };
+
+	memset(at(m, MCFG_AT + SDT_HDR), 0, 8);
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t *p = at(m, MCFG_AT + 44 + 16 * i);
+		memset(p, 0, 16);
+		put64(p, e[i][0]);
+		p[8] = (uint8_t)e[i][1];
+		p[9] = (uint8_t)(e[i][1] >> 8);
+		p[10] = (uint8_t)e[i][2];
+		p[11] = (uint8_t)e[i][3];
+	}
+	sdt(m, MCFG_AT, "MCFG", 1, 44 + 16 * n);
+	rsdt(m, tables, 3);
+	if (xsdt_too) {
+		xsdt(m, xtables, 3);
+		rsdp(m, 2, RSDT_AT, XSDT_AT);
+	}
+	return m;
+}
+
+static struct acpi_mcfg_info mcfg;
+
+static int run_mcfg(struct mem *m, unsigned revision)
+{
+	memset(&mcfg, 0xA5, sizeof(mcfg));
+	strcpy(err, "(untouched)");
+	return acpi_read_mcfg(mem_read, m, RSDP_AT, revision, &mcfg, err, sizeof(err));
+}
+
+/* QEMU q35's one region: segment 0, buses 0..255 at 0xB0000000; found through the RSDT
+ * and the XSDT alike. */
+static void test_mcfg_q35(void **state)
+{
+	static const uint64_t q35[][4] = { { 0xB0000000u, 0, 0, 255 } };
+	(void)state;
+
+	for (int x = 0; x < 2; x++) {
+		struct mem *m = machine_mcfg(q35, 1, x);
+		if (run_mcfg(m, x ? 2 : 0) != 0)
+			fail_msg("acpi_read_mcfg failed: %s", err);
+		assert_int_equal(mcfg.nsegments, 1);
+		assert_int_equal(mcfg.dropped, 0);
+		assert_int_equal(mcfg.seg[0].base, 0xB0000000u);
+		assert_int_equal(mcfg.seg[0].segment, 0);
+		assert_int_equal(mcfg.seg[0].bus_start, 0);
+		assert_int_equal(mcfg.seg[0].bus_end, 255);
+	}
+}
+
+static void test_mcfg_many_segments(void **state)
+{
+	uint64_t e[ACPI_MCFG_MAX + 2][4];
+	(void)state;
+
+	for (unsigned i = 0; i < ACPI_MCFG_MAX + 2; i++) {
+		e[i][0] = 0x100000000ull + 0x10000000ull * i;
+		e[i][1] = i;
+		e[i][2] = (uint64_t)i;
+		e[i][3] = 0x40 + (uint64_t)i;
+	}
+	struct mem *m = machine_mcfg(e, ACPI_MCFG_MAX + 2, false);
+	assert_int_equal(run_mcfg(m, 0), 0);
+	assert_int_equal(mcfg.nsegments, ACPI_MCFG_MAX);
+	assert_int_equal(mcfg.dropped, 2);
+	assert_int_equal(mcfg.seg[3].segment, 3);
+	assert_int_equal(mcfg.seg[3].bus_start, 3);
+	assert_int_equal(mcfg.seg[3].bus_end, 0x43);
+	assert_int_equal(mcfg.seg[3].base, 0x130000000ull);
+}
+
+static void expect_mcfg_err(struct mem *m, const char *want)
+{
+	if (run_mcfg(m, 0) == 0)
+		fail_msg("acpi_read_mcfg accepted what should fail with \"%s\"", want);
+	if (strstr(err, want) == NULL)
+		fail_msg("error \"%s\" does not say \"%s\"", err, want);
+	assert_int_equal(mcfg.nsegments, 0);
+}
+
+static void test_mcfg_bad(void **state)
+{
+	static const uint64_t backwards[][4] = { { 0xB0000000u, 0, 9, 8 } };
+	static const uint64_t unaligned[][4] = { { 0xB0001000u, 0, 0, 255 } };
+	static const uint64_t zero[][4] = { { 0, 0, 0, 255 } };
+	static const uint64_t good[][4] = { { 0xB0000000u, 0, 0, 255 } };
+	struct mem *m;
+	(void)state;
+
+	expect_mcfg_err(machine_mcfg(backwards, 1, false), "MCFG entry 0: buses 9..8 are backwards");
+	expect_mcfg_err(machine_mcfg(unaligned, 1, false), "base 0xb0001000 is not a 1 MiB-aligned");
+	expect_mcfg_err(machine_mcfg(zero, 1, false), "base 0x0 is not");
+	/* A length that is not 44 + 16n. */
+	m = machine_mcfg(good, 1, false);
+	put32(at(m, MCFG_AT + 4), 44 + 15);
+	fix_checksum(m, MCFG_AT);
+	expect_mcfg_err(m, "MCFG length 0x3b is not 44 + 16 per entry");
+	/* A bad checksum. */
+	m = machine_mcfg(good, 1, false);
+	at(m, MCFG_AT + 44)[1] ^= 1;
+	expect_mcfg_err(m, "MCFG at 0xe9000: checksum");
+	/* No MCFG at all (the MADT machine alone): the legacy mechanism only. */
+	expect_mcfg_err(machine_rsdt(), "no MCFG (\"MCFG\") among the 2 entries of the RSDT");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -659,6 +774,9 @@ int main(void)
 		cmocka_unit_test(test_bad_entries),
 		cmocka_unit_test(test_long_and_unknown_entries),
 		cmocka_unit_test(test_no_madt_and_no_err_buffer),
+		cmocka_unit_test(test_mcfg_q35),
+		cmocka_unit_test(test_mcfg_many_segments),
+		cmocka_unit_test(test_mcfg_bad),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

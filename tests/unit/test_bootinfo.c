@@ -58,7 +58,7 @@ static void test_refuses_bad(void **state)
 	assert_int_equal(bootinfo_validate(NULL, err, sizeof(err)), -1);
 	bi = good(); bi->magic ^= 1;                  expect_refused(bi, "bad magic");
 	bi = good(); bi->version = 1;                 expect_refused(bi, "boot-info version 1");
-	bi = good(); bi->version = 2;                 expect_refused(bi, "boot-info version 2, kernel understands 3");
+	bi = good(); bi->version = 2;                 expect_refused(bi, "boot-info version 2, kernel understands 4");
 	bi = good(); memset(bi->menu, 'x', BI_MENU_MAX);
 	expect_refused(bi, "boot menu choice not NUL-terminated within 64 bytes");
 	bi = good(); bi->firmware = 0;                expect_refused(bi, "unknown firmware 0");
@@ -68,6 +68,8 @@ static void test_refuses_bad(void **state)
 	bi = good(); bi->mmap_count = BI_MMAP_MAX + 1; expect_refused(bi, "memory map has 513");
 	bi = good(); bi->cmdline_len = BI_CMDLINE_MAX; expect_refused(bi, "longer than its buffer");
 	bi = good(); bi->config_len = BI_CONFIG_MAX;  expect_refused(bi, "longer than its buffer");
+	bi = good(); bi->identity_len = BI_IDENTITY_MAX + 1;
+	expect_refused(bi, "identity (513 bytes) longer than its buffer (512)");
 	bi = good(); bi->mmap[1].type = 9;            expect_refused(bi, "entry 1 has unknown type 9");
 	bi = good(); bi->mmap[2].base = 0x200010;     expect_refused(bi, "entry 2 base 0x200010 not page aligned");
 	bi = good(); bi->mmap[1].pages = 1ull << 41;  expect_refused(bi, "entry 1 wraps");
@@ -116,7 +118,9 @@ static void test_layout(void **state)
 	assert_int_equal(offsetof(struct boot_info, firmware), tail + 16);
 	assert_int_equal(offsetof(struct boot_info, menu), tail + 24);
 	assert_int_equal(offsetof(struct boot_info, fb_layout), tail + 24 + BI_MENU_MAX);
-	assert_int_equal(sizeof(struct boot_info), tail + 24 + BI_MENU_MAX + 792);
+	assert_int_equal(offsetof(struct boot_info, identity_len), tail + 24 + BI_MENU_MAX + 792);
+	assert_int_equal(offsetof(struct boot_info, identity), tail + 32 + BI_MENU_MAX + 792);
+	assert_int_equal(sizeof(struct boot_info), tail + 32 + BI_MENU_MAX + 792 + BI_IDENTITY_MAX);
 	assert_int_equal(BOOTINFO_VERSION, 3);
 }
 

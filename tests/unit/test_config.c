@@ -109,14 +109,15 @@ static void test_defaults_and_report(void **state)
 	assert_int_equal(cfg.watchdog_ms, 2000);
 	assert_true(cfg.single_step);
 	assert_true(cfg.exit_when_done);
+	assert_true(cfg.save_auto);
 
 	config_report(&cfg, collect_line, &r);
-	assert_int_equal(r.count, 30);
+	assert_int_equal(r.count, 31);
 	assert_string_equal(r.text,
 		"mode=run\npayloads=*\nevents=cycles,instructions\ncpl=both\nreps=11\nwarmup=2\n"
 		"iters=1000\nsizes=4K,16K,64K,256K,1M,4M,16M,64M\nformat=both\nserial.port=0x3f8\n"
 		"serial.baud=115200\ntrace=none\ntrim=0\nwatchdog=2000\ninsn_count=step\n"
-		"netburst.thread=auto\ncpu=0\npartner=auto\npartner.load=idle\nexit=yes\npmu=auto\n"
+		"netburst.thread=auto\ncpu=0\npartner=auto\npartner.load=idle\nexit=yes\nsave=auto\npmu=auto\n"
 		"sample.event=none\nsample.period=100000\nsample.delivery=vector\n"
 		"c2c=all\nc2c.tests=c2c_latency,false_sharing,shared_bw\nc2c.rounds=1000\n"
 		"c2c.increments=1000000\nc2c.size=1M\nboot.menu=on\n");
@@ -387,6 +388,7 @@ static void test_messages(void **state)
 		{ "mode=rn", "test.cfg line 1: mode=rn is not one of run|selftest|detect|crashtest|list|crashstack|pmucheck|c2c (did you mean 'run'?)" },
 		{ "netburst.thread=2", "test.cfg line 1: netburst.thread=2 is not one of auto|0|1|both" },
 		{ "exit=maybe", "test.cfg line 1: exit=maybe is not one of yes|no" },
+		{ "save=yes", "test.cfg line 1: save=yes is not one of auto|off" },
 		{ "events=\"cycles", "test.cfg line 1: unterminated quote in 'events' (close it with \" on the same line)" },
 		{ "reps=5;;\r\n\tReps=6", "test.cfg line 2: unknown key 'Reps' (did you mean 'reps'?)" },
 		{ "mode=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
@@ -593,7 +595,7 @@ static const char *const valid_entries[] = {
 	"serial.baud=115200", "serial.baud=1", "serial.baud=38400", "trace=msr", "trace=none",
 	"trim=0", "trim=25", "watchdog=1", "watchdog=600000", "insn_count=step",
 	"insn_count=off", "netburst.thread=0", "netburst.thread=1", "netburst.thread=both", "netburst.thread=auto",
-	"exit=yes", "exit=no", "cpu=0", "cpu=63", "partner=auto", "partner=none", "partner=1",
+	"exit=yes", "exit=no", "save=auto", "save=off", "cpu=0", "cpu=63", "partner=auto", "partner=none", "partner=1",
 	"partner.load=idle", "partner.load=idle,spin,add_chain",
 };
 

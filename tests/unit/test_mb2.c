@@ -342,6 +342,33 @@ static void test_oversized_sources_refused(void **state)
 	assert_int_equal(bootinfo_validate(&bi, err, sizeof(err)), 0);
 }
 
+/* /bareperf/results/IDENTITY as GRUB's module "bareperf.identity": copied whole; one
+ * longer than BI_IDENTITY_MAX is not this image's and is dropped with a note. */
+static void test_identity_module(void **state)
+{
+	(void)state;
+	char err[160];
+	static char text[BI_IDENTITY_MAX + 1] = "bareperf results area 1\nimage: 00112233445566778899aabbccddeeff\n";
+
+	begin();
+	mmap_tag(seabios, 4, 24);
+	module_tag(MB2_IDENTITY_MODULE, text, BI_IDENTITY_MAX);
+	end();
+	assert_int_equal(fill(err, sizeof(err)), 0);
+	assert_int_equal(bi.identity_len, BI_IDENTITY_MAX);
+	assert_memory_equal(bi.identity, text, BI_IDENTITY_MAX);
+	assert_string_equal(bi.note, "");
+	assert_int_equal(bootinfo_validate(&bi, err, sizeof(err)), 0);
+
+	begin();
+	mmap_tag(seabios, 4, 24);
+	module_tag(MB2_IDENTITY_MODULE, text, BI_IDENTITY_MAX + 1);
+	end();
+	assert_int_equal(fill(err, sizeof(err)), 0);
+	assert_int_equal(bi.identity_len, 0);
+	assert_string_equal(bi.note, "module 'bareperf.identity' too long: ignored");
+}
+
 static void expect_error(const char *why)
 {
 	char err[160];
@@ -404,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_framebuffer_indexed),
 		cmocka_unit_test(test_framebuffer_malformed),
 		cmocka_unit_test(test_oversized_sources_refused),
+		cmocka_unit_test(test_identity_module),
 		cmocka_unit_test(test_malformed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,419 @@
+#include "kernel/storage.h"
+#include "arch/x86/paging.h"
+#include "drivers/ahci.h"
+#include "drivers/ide.h"
+#include "drivers/pci.h"
+#include "drivers/rtc.h"
+#include "kernel/console.h"
+#include "kernel/kernel.h"
+#include "kernel/mem.h"
+#include "lib/acpi.h"
+#include "lib/format.h"
+#include "lib/results-area.h"
+#include "lib/str.h"
+
+#define ECAM_BUS_BYTES (1ull << 20)
+#define STORAGE_DISKS_MAX 4     /* disks opened; each keeps AHCI_PORT_DMA_BYTES of DMA memory */
+
+static struct pci_found pci;
+static struct ahci_port ahci_ports[STORAGE_DISKS_MAX];
+static struct ide_drive ide_drives[STORAGE_DISKS_MAX];
+static unsigned nide;
+static struct blockdev *disks[STORAGE_DISKS_MAX];
+static unsigned ndisks;
+static struct results_identity this_image;     /* from the loader: IDENTITY of the boot medium */
+static bool this_image_known;
+
+static void print_id(const uint8_t id[RESULTS_ID_BYTES])
+{
+	for (unsigned k = 0; k < RESULTS_ID_BYTES; k++)
+		kprintf("%02x", id[k]);
+}
+
+/* The running image's identity, as the loader read /bareperf/results/IDENTITY. */
+static void learn_image_identity(void)
+{
+	char err[160];
+
+	if (kernel.bi->identity_len == 0) {
+		kprintf("boot.image=unknown (the loader found no /bareperf/results/IDENTITY: runs are not saved)\n");
+		return;
+	}
+	if (results_identity_parse(kernel.bi->identity, kernel.bi->identity_len, &this_image, err, sizeof(err))) {
+		kprintf("boot.image=unknown (%s: runs are not saved)\n", err);
+		return;
+	}
+	this_image_known = true;
+	kprintf("boot.image=");
+	print_id(this_image.id);
+	kprintf("\n");
+}
+
+static bool read_phys(void *ctx, uint64_t phys, void *buf, uint32_t len)
+{
+	(void)ctx;
+	/* Page 0 is unmapped; everything else below the identity limit is mapped. */
+	if (phys < PAGE_SIZE || phys + len < phys || phys + len > paging.identity_limit)
+		return false;
+	memcpy(buf, (const void *)(uintptr_t)phys, len);
+	return true;
+}
+
+/* ECAM where the MCFG has segment 0 with bus 0 and the window is identity-mapped; the
+ * reason for mechanism #1 otherwise. */
+static void choose_config_access(void)
+{
+	static struct acpi_mcfg_info mcfg;
+	char err[160];
+
+	if (acpi_read_mcfg(read_phys, 0, kernel.bi->rsdp, kernel.bi->rsdp_revision, &mcfg, err, sizeof(err))) {
+		kprintf("pci.config=legacy (%s)\n", err);
+		return;
+	}
+	for (unsigned i = 0; i < mcfg.nsegments; i++) {
+		const struct acpi_mcfg_segment *s = &mcfg.seg[i];
+		uint64_t end = s->base + ((uint64_t)s->bus_end + 1) * ECAM_BUS_BYTES;
+		if (s->segment != 0 || s->bus_start != 0)
+			continue;
+		if (end > paging.identity_limit) {
+			kprintf("pci.config=legacy (the MCFG's ECAM window 0x%llx..0x%llx is above the "
+				"identity-mapped 0x%llx)\n", (unsigned long long)s->base, (unsigned long long)end,
+				(unsigned long long)paging.identity_limit);
+			return;
+		}
+		pci_use_ecam((uintptr_t)s->base, s->bus_start, s->bus_end);
+		kprintf("pci.config=ecam (MCFG: segment 0, buses %u-%u at 0x%llx)\n", s->bus_start, s->bus_end,
+			(unsigned long long)s->base);
+		return;
+	}
+	kprintf("pci.config=legacy (the MCFG has no region for segment 0 from bus 0)\n");
+}
+
+/* The storage controllers bareperf knows or will know (AHCI, IDE; USB hosts for mass
+ * storage), named as the saved: line names them. */
+static const struct {
+	uint8_t class_code, subclass;
+	int progif;                 /* -1: any */
+	const char *name;
+} controller_kinds[] = {
+	{ PCI_CLASS_STORAGE, PCI_SUBCLASS_SATA, PCI_PROGIF_AHCI, "ahci" },
+	{ PCI_CLASS_STORAGE, PCI_SUBCLASS_IDE, -1, "ide" },
+	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, PCI_PROGIF_XHCI, "xhci" },
+	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, PCI_PROGIF_EHCI, "ehci" },
+};
+
+static const char *controller_kind(const struct pci_dev *d)
+{
+	for (unsigned i = 0; i < sizeof(controller_kinds) / sizeof(controller_kinds[0]); i++)
+		if (d->class_code == controller_kinds[i].class_code && d->subclass == controller_kinds[i].subclass &&
+		    (controller_kinds[i].progif < 0 || d->progif == controller_kinds[i].progif))
+			return controller_kinds[i].name;
+	return NULL;
+}
+
+/* MMIO the kernel's page tables reach: the identity map, and on i686 the MMIO window. */
+static bool mmio_mapped(uint64_t base, uint64_t len)
+{
+	if (base + len <= paging.identity_limit)
+		return true;
+#ifdef MMIO_WINDOW_BASE
+	return base >= MMIO_WINDOW_BASE && base + len <= (1ull << 32);
+#else
+	return false;
+#endif
+}
+
+/* Open each SATA disk on an AHCI controller as a block device. */
+static void open_ahci(const struct pci_dev *d)
+{
+	uint32_t bar = pci_dev_read32(d, PCI_BAR(5));
+	uint64_t abar = bar & PCI_BAR_MEM_MASK;
+	char err[BLOCKDEV_ERR_MAX];
+
+	if ((bar & PCI_BAR_MEM_TYPE_64) && pci_dev_read32(d, PCI_BAR(5) + 4))
+		abar = 0;   /* above 4 GiB: not mapped */
+	if (bar & PCI_BAR_IO || abar == 0 || !mmio_mapped(abar, AHCI_ABAR_BYTES)) {
+		kprintf("storage.note=AHCI %02x:%02x.%x: its registers (BAR5 0x%08x) are not reachable\n", d->bus,
+			d->dev, d->fn, bar);
+		return;
+	}
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
+		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+	volatile uint8_t *regs = (volatile uint8_t *)(uintptr_t)abar;
+	uint32_t ports = ahci_disk_ports(regs);
+	for (unsigned p = 0; p < AHCI_PORTS && ndisks < STORAGE_DISKS_MAX; p++) {
+		if (!(ports & (1u << p)))
+			continue;
+		struct ahci_port *ap = &ahci_ports[ndisks];
+		struct dma_region dma = { .size = AHCI_PORT_DMA_BYTES };
+		dma.phys = mem_alloc_phys(dma.size, PAGE_SIZE);
+		dma.virt = (void *)(uintptr_t)dma.phys;
+		bp_snprintf(ap->bd.where, sizeof(ap->bd.where), "AHCI %02x:%02x.%x, port %u", d->bus, d->dev, d->fn, p);
+		if (dma.phys == 0) {
+			kprintf("storage.note=%s: no memory for DMA\n", ap->bd.where);
+			return;
+		}
+		if (ahci_port_open(ap, regs, p, &dma, err, sizeof(err))) {
+			kprintf("storage.note=%s\n", err);
+			continue;
+		}
+		disks[ndisks++] = &ap->bd;
+	}
+}
+
+/* Each IDE disk on the controller's two channels, master and slave. */
+static void open_ide(const struct pci_dev *d)
+{
+	static const char *const channel_names[2] = { "primary", "secondary" };
+	uint32_t bar[4];
+	char err[BLOCKDEV_ERR_MAX];
+
+	for (unsigned i = 0; i < 4; i++)
+		bar[i] = pci_dev_read32(d, PCI_BAR(i));
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND, pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_IO);
+	for (unsigned ch = 0; ch < 2; ch++) {
+		uint16_t cmd, ctrl;
+		ide_channel_ports(ch, d->progif, bar, &cmd, &ctrl);
+		for (unsigned slave = 0; slave < 2 && ndisks < STORAGE_DISKS_MAX && nide < STORAGE_DISKS_MAX; slave++) {
+			struct ide_drive *dr = &ide_drives[nide];
+			bp_snprintf(dr->bd.where, sizeof(dr->bd.where), "IDE %02x:%02x.%x, %s %s", d->bus, d->dev, d->fn,
+				    channel_names[ch], slave ? "slave" : "master");
+			int r = ide_drive_open(dr, cmd, ctrl, slave, err, sizeof(err));
+			if (r < 0)
+				kprintf("storage.note=%s\n", err);
+			if (r == 1) {
+				nide++;
+				disks[ndisks++] = &dr->bd;
+			}
+		}
+	}
+}
+
+static bool disk_read(void *ctx, uint64_t lba, uint32_t count, void *buf)
+{
+	return blockdev_read(ctx, lba, count, buf) == 0;
+}
+
+/* ---- saving the run (docs/results-area.md) ---- */
+
+static uint8_t header_buf[RESULTS_HEADER_BYTES];
+
+/* The one disk whose results area carries this image's identity, checked again now; NULL
+ * with the reason in why. */
+static struct blockdev *own_disk(struct results_area *area, char *why, size_t whylen)
+{
+	static uint8_t scratch[RESULTS_SECTOR_MAX];
+	static struct results_area found;
+	struct blockdev *own = NULL;
+	unsigned matches = 0;
+	char err[160], first_problem[200] = "";
+
+	for (unsigned i = 0; i < ndisks; i++) {
+		if (results_area_find(disk_read, disks[i], disks[i]->sector_size, disks[i]->sectors, scratch, &found,
+				      err, sizeof(err))) {
+			if (!first_problem[0])
+				bp_snprintf(first_problem, sizeof(first_problem), "; %s: %s", disks[i]->where, err);
+			continue;
+		}
+		if (memcmp(found.id, this_image.id, RESULTS_ID_BYTES) != 0)
+			continue;
+		if (matches++ == 0) {
+			own = disks[i];
+			*area = found;
+		}
+	}
+	if (matches == 1)
+		return own;
+	if (matches > 1)
+		bp_snprintf(why, whylen, "%u disks carry this image's identity; bareperf writes on none of them",
+			    matches);
+	else
+		bp_snprintf(why, whylen, "no disk carries this image's identity (%u disk%s searched on AHCI and IDE; "
+			    "USB is not searched yet%s)", ndisks, ndisks == 1 ? "" : "s", first_problem);
+	return NULL;
+}
+
+static void header_for(struct results_header *h, uint32_t run)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->id, this_image.id, RESULTS_ID_BYTES);
+	h->run = run;
+	h->state = RESULTS_WRITING;
+	rtc_read_text(h->rtc, sizeof(h->rtc));
+	if (kernel.cpu.brand[0])
+		str_copy(h->cpu, kernel.cpu.brand, sizeof(h->cpu));
+	else
+		bp_snprintf(h->cpu, sizeof(h->cpu), "%s family %u model %u stepping %u", kernel.cpu.vendor_id,
+			    kernel.cpu.family, kernel.cpu.model, kernel.cpu.stepping);
+}
+
+/* Read every slot's header and pick the slot (the oldest run goes when all are used). */
+static int choose_slot(struct blockdev *bd, const struct results_area *area, struct results_choice *c)
+{
+	static struct results_header hdr[RESULTS_SLOTS];
+	char err[160];
+
+	for (unsigned i = 0; i < RESULTS_SLOTS; i++) {
+		if (blockdev_read(bd, area->slot[i].lba, RESULTS_HEADER_BYTES / bd->sector_size, header_buf))
+			return -1;
+		results_header_parse(header_buf, &hdr[i], err, sizeof(err));
+	}
+	results_pick_slot(hdr, c);
+	return 0;
+}
+
+/* One run's save: begun once (slot chosen, header written with state writing), the log
+ * appended between payloads and at the end, the header rewritten after each append with
+ * the length and CRC so far, and state complete at the end. A run that dies between
+ * payloads leaves what it measured, recognisably torn. */
+static struct {
+	bool begun, failed;
+	struct blockdev *bd;
+	struct results_extent slot;
+	struct results_choice choice;
+	struct results_header h;
+	uint32_t saved_len;         /* log bytes on the disk */
+} save;
+
+static int write_header(void)
+{
+	results_header_format(header_buf, &save.h);
+	return blockdev_write(save.bd, save.slot.lba, RESULTS_HEADER_BYTES / save.bd->sector_size, header_buf);
+}
+
+/* Find the disk, choose the slot, write the header (writing, no log yet). 0, or -1 with
+ * the reason in why and nothing written. */
+static int save_begin(char *why, size_t whylen)
+{
+	static struct results_area area;
+
+	if (!kernel.cfg.save_auto)
+		return bp_snprintf(why, whylen, "save=off"), -1;
+	if (!this_image_known)
+		return bp_snprintf(why, whylen, "this image's identity is unknown (see boot.image)"), -1;
+	if (!(save.bd = own_disk(&area, why, whylen)))
+		return -1;
+	if (choose_slot(save.bd, &area, &save.choice))
+		return bp_snprintf(why, whylen, "%s", save.bd->err), -1;
+	save.slot = area.slot[save.choice.slot];
+	header_for(&save.h, save.choice.run);
+	if (write_header())
+		return bp_snprintf(why, whylen, "%s; nothing was written", save.bd->err), -1;
+	save.begun = true;
+	return 0;
+}
+
+/* Write the log from the sector holding save.saved_len to len, then the header. The
+ * console's copy is RESULTS_LOG_BYTES long and zero past len: whole sectors. */
+static int save_append(const char *log, uint32_t len, enum results_state state)
+{
+	uint32_t ss = save.bd->sector_size, hdr_sectors = RESULTS_HEADER_BYTES / ss;
+	uint32_t first = save.saved_len / ss, last = (len + ss - 1) / ss;
+
+	if (last > first && blockdev_write(save.bd, save.slot.lba + hdr_sectors + first, last - first,
+					   log + (size_t)first * ss))
+		return -1;
+	save.h.crc32 = results_crc32(save.h.crc32, log + save.saved_len, len - save.saved_len);
+	save.h.length = save.saved_len = len;
+	save.h.state = state;
+	return write_header();
+}
+
+static void report_torn(void)
+{
+	kprintf("not saved: %s; run %u in /bareperf/results/run%02u.log is torn (%u bytes saved)\n",
+		save.bd->err, save.choice.run, save.choice.slot + 1, save.saved_len);
+}
+
+void storage_save_progress(void)
+{
+	uint32_t len, dropped;
+	char why[360];
+
+	if (save.failed || !kernel.cfg.save_auto)
+		return;
+	if (!save.begun && save_begin(why, sizeof(why))) {
+		save.failed = true;     /* said once, at the end */
+		return;
+	}
+	const char *log = console_log(&len, &dropped);
+	if (save_append(log, len, RESULTS_WRITING)) {
+		save.failed = true;
+		report_torn();
+	}
+}
+
+void storage_save(void)
+{
+	uint32_t len, dropped;
+	char why[360];
+
+	if (save.failed && save.begun)
+		return;                 /* the torn run was reported when the write failed */
+	if (!save.begun && save_begin(why, sizeof(why))) {
+		kprintf("not saved: %s\n", why);
+		return;
+	}
+	const char *log = console_log(&len, &dropped);
+	if (save_append(log, len, RESULTS_COMPLETE)) {
+		report_torn();
+		return;
+	}
+	kprintf("saved: run %u in /bareperf/results/run%02u.log on the %s (%s)", save.choice.run,
+		save.choice.slot + 1, save.bd->kind, save.bd->where);
+	if (save.choice.replaced_run)
+		kprintf(", replacing run %u, the oldest", save.choice.replaced_run);
+	if (dropped)
+		kprintf("; the last %u bytes did not fit", dropped);
+	kprintf("\n");
+}
+
+/* Each disk, and what the results area on it says. */
+static void report_disks(void)
+{
+	static uint8_t scratch[RESULTS_SECTOR_MAX];
+	static struct results_area area;
+	char err[160];
+
+	for (unsigned i = 0; i < ndisks; i++) {
+		struct blockdev *bd = disks[i];
+		kprintf("storage.disk=%s (%s): %llu sectors of %u bytes\n", bd->kind, bd->where,
+			(unsigned long long)bd->sectors, bd->sector_size);
+		if (results_area_find(disk_read, bd, bd->sector_size, bd->sectors, scratch, &area, err, sizeof(err))) {
+			kprintf("storage.results=none on %s (%s)\n", bd->where, err);
+			continue;
+		}
+		bool ours = this_image_known && memcmp(area.id, this_image.id, RESULTS_ID_BYTES) == 0;
+		kprintf("storage.results=");
+		print_id(area.id);
+		kprintf(" on %s: %u slots from sector %llu (%s)\n", bd->where, RESULTS_SLOTS,
+			(unsigned long long)area.slot[0].lba, ours ? "this image" : "another image");
+	}
+}
+
+void storage_detect(void)
+{
+	unsigned controllers = 0;
+
+	learn_image_identity();
+	choose_config_access();
+	pci_enumerate(&pci);
+	kprintf("pci.functions=%u%s\n", pci.count, pci.dropped ? " (more not kept)" : "");
+	for (unsigned i = 0; i < pci.count; i++) {
+		const struct pci_dev *d = &pci.dev[i];
+		const char *kind = controller_kind(d);
+		if (!kind)
+			continue;
+		controllers++;
+		kprintf("storage.controller=%s %02x:%02x.%x %04x:%04x\n", kind, d->bus, d->dev, d->fn, d->vendor,
+			d->device);
+	}
+	if (!controllers)
+		kprintf("storage.controller=none\n");
+	for (unsigned i = 0; i < pci.count; i++)
+		if (controller_kind(&pci.dev[i]) == controller_kinds[0].name)
+			open_ahci(&pci.dev[i]);
+		else if (controller_kind(&pci.dev[i]) == controller_kinds[1].name)
+			open_ide(&pci.dev[i]);
+	report_disks();
+}

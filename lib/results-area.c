@@ -1,0 +1,567 @@
+/*
+ * The results area (docs/results-area.md): finding /bareperf/results on a FAT32 partition
+ * and checking it is exactly as scripts/mkimage created it, the slot header, the slot
+ * choice. Pure logic over a read-sector callback, so the same code runs in the kernel and
+ * on the host (tests/unit/test_results_area.c, tests/fuzz/fuzz_results.c).
+ */
+#include "lib/results-area.h"
+#include "lib/format.h"
+#include "lib/str.h"
+
+/* MBR: UEFI 2.10 Table 5-1 and 5-2 (legacy MBR, partition record). */
+#define MBR_PART_TABLE      446
+#define MBR_PART_ENTRY      16
+#define MBR_PARTS           4
+#define MBR_PART_TYPE       4
+#define MBR_PART_START_LBA  8
+#define MBR_PART_SIZE_LBA   12
+#define MBR_SIGNATURE       510     /* 0x55, 0xAA */
+#define MBR_TYPE_EFI_SYSTEM 0xEF
+#define MBR_TYPE_FAT32_CHS  0x0B
+#define MBR_TYPE_FAT32_LBA  0x0C
+
+/* FAT32 boot sector (BPB): FAT specification 1.03, section 3. */
+#define BPB_BYTS_PER_SEC    11
+#define BPB_SEC_PER_CLUS    13
+#define BPB_RSVD_SEC_CNT    14
+#define BPB_NUM_FATS        16
+#define BPB_ROOT_ENT_CNT    17
+#define BPB_TOT_SEC16       19
+#define BPB_FAT_SZ16        22
+#define BPB_TOT_SEC32       32
+#define BPB_FAT_SZ32        36
+#define BPB_ROOT_CLUS       44
+
+/* FAT32 entries (section 4): 28 bits; >= 0x0FFFFFF8 ends a chain. */
+#define FAT32_ENTRY_MASK    0x0FFFFFFFu
+#define FAT32_EOC_MIN       0x0FFFFFF8u
+#define FAT_FIRST_CLUSTER   2
+
+/* Directory entries (section 6). */
+#define DIR_ENTRY_BYTES     32
+#define DIR_NAME_LEN        11
+#define DIR_ATTR            11
+#define DIR_FST_CLUS_HI     20
+#define DIR_FST_CLUS_LO     26
+#define DIR_FILE_SIZE       28
+#define DIR_ATTR_VOLUME_ID  0x08
+#define DIR_ATTR_DIRECTORY  0x10
+#define DIR_ATTR_LONG_NAME  0x0F
+#define DIR_FREE_ALL        0x00    /* this and all following entries are free */
+#define DIR_FREE            0xE5
+
+#define IDENTITY_MAGIC      "bareperf results area 1"
+#define HEADER_MAGIC        "bareperf run 1"
+
+static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The FAT32 volume, as the BPB describes it, in device sectors. */
+struct fat_vol {
+	results_read_fn rd;
+	void *ctx;
+	uint8_t *buf;               /* one sector */
+	uint32_t ss;                /* bytes per sector */
+	uint64_t part_lba;
+	uint64_t part_sectors;
+	uint32_t spc;               /* sectors per cluster */
+	uint64_t fat_lba;
+	uint64_t data_lba;
+	uint32_t clusters;          /* data clusters: numbered 2 .. clusters + 1 */
+	uint32_t root;
+	uint64_t fat_cached;        /* FAT sector in buf, or UINT64_MAX */
+	char *err;
+	size_t errlen;
+};
+
+static int vol_read(struct fat_vol *v, uint64_t lba, const char *what)
+{
+	v->fat_cached = UINT64_MAX;
+	if (!v->rd(v->ctx, lba, 1, v->buf))
+		return fmt_error(v->err, v->errlen, "cannot read sector %llu (%s)", (unsigned long long)lba, what);
+	return 0;
+}
+
+static int find_partition(struct fat_vol *v, uint64_t total)
+{
+	if (vol_read(v, 0, "MBR"))
+		return -1;
+	if (v->buf[MBR_SIGNATURE] != 0x55 || v->buf[MBR_SIGNATURE + 1] != 0xAA)
+		return fmt_error(v->err, v->errlen, "no MBR partition table (no 55 AA signature in sector 0)");
+	for (unsigned i = 0; i < MBR_PARTS; i++) {
+		const uint8_t *e = v->buf + MBR_PART_TABLE + i * MBR_PART_ENTRY;
+		uint8_t type = e[MBR_PART_TYPE];
+		uint64_t start = le32(e + MBR_PART_START_LBA), size = le32(e + MBR_PART_SIZE_LBA);
+
+		if (type != MBR_TYPE_EFI_SYSTEM && type != MBR_TYPE_FAT32_CHS && type != MBR_TYPE_FAT32_LBA)
+			continue;
+		if (size == 0 || start == 0 || start + size > total)
+			return fmt_error(v->err, v->errlen,
+					 "partition %u (sectors %llu+%llu) does not fit the medium's %llu sectors",
+					 i + 1, (unsigned long long)start, (unsigned long long)size,
+					 (unsigned long long)total);
+		v->part_lba = start;
+		v->part_sectors = size;
+		return 0;
+	}
+	return fmt_error(v->err, v->errlen, "no FAT partition (type EF, 0B or 0C) in the MBR");
+}
+
+static int read_bpb(struct fat_vol *v)
+{
+	if (vol_read(v, v->part_lba, "FAT boot sector"))
+		return -1;
+	const uint8_t *b = v->buf;
+	uint32_t bps = le16(b + BPB_BYTS_PER_SEC), spc = b[BPB_SEC_PER_CLUS];
+	uint32_t rsvd = le16(b + BPB_RSVD_SEC_CNT), nfats = b[BPB_NUM_FATS];
+	uint32_t tot = le32(b + BPB_TOT_SEC32), fatsz = le32(b + BPB_FAT_SZ32);
+
+	if (b[MBR_SIGNATURE] != 0x55 || b[MBR_SIGNATURE + 1] != 0xAA)
+		return fmt_error(v->err, v->errlen, "partition 1 has no FAT boot sector (no 55 AA signature)");
+	if (bps != v->ss)
+		return fmt_error(v->err, v->errlen, "FAT bytes per sector %u differ from the medium's %u", bps, v->ss);
+	if (spc == 0 || (spc & (spc - 1)) != 0 || rsvd == 0 || nfats == 0 || fatsz == 0)
+		return fmt_error(v->err, v->errlen, "FAT boot sector malformed (%u sectors per cluster, %u reserved, "
+				 "%u FATs of %u sectors)", spc, rsvd, nfats, fatsz);
+	if (le16(b + BPB_ROOT_ENT_CNT) != 0 || le16(b + BPB_TOT_SEC16) != 0 || le16(b + BPB_FAT_SZ16) != 0)
+		return fmt_error(v->err, v->errlen, "the partition is FAT12/16, not FAT32");
+	uint64_t data = (uint64_t)rsvd + (uint64_t)nfats * fatsz;
+	if (tot > v->part_sectors || data >= tot)
+		return fmt_error(v->err, v->errlen, "FAT32 size %u sectors does not fit its partition of %llu",
+				 tot, (unsigned long long)v->part_sectors);
+	uint64_t clusters = (tot - data) / spc;
+	if ((uint64_t)fatsz * bps / 4 < clusters + FAT_FIRST_CLUSTER)
+		clusters = (uint64_t)fatsz * bps / 4 - FAT_FIRST_CLUSTER;
+	v->spc = spc;
+	v->fat_lba = v->part_lba + rsvd;
+	v->data_lba = v->part_lba + data;
+	v->clusters = (uint32_t)clusters;
+	v->root = le32(b + BPB_ROOT_CLUS);
+	return 0;
+}
+
+static bool cluster_valid(const struct fat_vol *v, uint32_t c)
+{
+	return c >= FAT_FIRST_CLUSTER && c - FAT_FIRST_CLUSTER < v->clusters;
+}
+
+/* The FAT entry of cluster c (c valid), through the one-sector cache. */
+static int fat_next(struct fat_vol *v, uint32_t c, uint32_t *next)
+{
+	uint64_t off = (uint64_t)c * 4, lba = v->fat_lba + off / v->ss;
+
+	if (lba != v->fat_cached) {
+		if (vol_read(v, lba, "FAT"))
+			return -1;
+		v->fat_cached = lba;
+	}
+	*next = le32(v->buf + off % v->ss) & FAT32_ENTRY_MASK;
+	return 0;
+}
+
+static uint64_t cluster_lba(const struct fat_vol *v, uint32_t c)
+{
+	return v->data_lba + (uint64_t)(c - FAT_FIRST_CLUSTER) * v->spc;
+}
+
+struct dir_entry {
+	uint8_t attr;
+	uint32_t cluster;
+	uint32_t size;
+};
+
+/* Find the 8.3 name (11 bytes, space-padded) in the directory starting at cluster dir.
+ * 1 found, 0 not there, -1 error. The chain is bounded by the cluster count. */
+static int dir_find(struct fat_vol *v, uint32_t dir, const char *name, const char *path,
+		    struct dir_entry *out)
+{
+	uint32_t c = dir;
+
+	for (uint32_t n = 0; n <= v->clusters; n++) {
+		if (!cluster_valid(v, c))
+			return fmt_error(v->err, v->errlen, "%s: directory chain has cluster %u, outside the volume",
+					 path, c);
+		for (uint32_t s = 0; s < v->spc; s++) {
+			if (vol_read(v, cluster_lba(v, c) + s, path))
+				return -1;
+			for (uint32_t o = 0; o + DIR_ENTRY_BYTES <= v->ss; o += DIR_ENTRY_BYTES) {
+				const uint8_t *e = v->buf + o;
+				if (e[0] == DIR_FREE_ALL)
+					return 0;
+				/* Long-name parts and the volume label (which is BAREPERF too) are no files. */
+				if (e[0] == DIR_FREE || (e[DIR_ATTR] & DIR_ATTR_VOLUME_ID))
+					continue;
+				if (memcmp(e, name, DIR_NAME_LEN) != 0)
+					continue;
+				out->attr = e[DIR_ATTR];
+				out->cluster = (uint32_t)le16(e + DIR_FST_CLUS_HI) << 16 | le16(e + DIR_FST_CLUS_LO);
+				out->size = le32(e + DIR_FILE_SIZE);
+				return 1;
+			}
+		}
+		uint32_t next;
+		if (fat_next(v, c, &next))
+			return -1;
+		if (next >= FAT32_EOC_MIN)
+			return 0;
+		c = next;
+	}
+	return fmt_error(v->err, v->errlen, "%s: directory chain longer than the volume (a loop)", path);
+}
+
+static int find_dir(struct fat_vol *v, uint32_t parent, const char *name, const char *path, uint32_t *cluster)
+{
+	struct dir_entry e;
+	int r = dir_find(v, parent, name, path, &e);
+
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		return fmt_error(v->err, v->errlen, "no folder %s", path);
+	if (!(e.attr & DIR_ATTR_DIRECTORY))
+		return fmt_error(v->err, v->errlen, "%s is a file, not a folder", path);
+	*cluster = e.cluster;
+	return 0;
+}
+
+/* The file name in the folder: present, a file, exactly size bytes, one contiguous
+ * cluster run that the FAT chains to its end, starting at cluster first (0: anywhere). */
+static int check_file(struct fat_vol *v, uint32_t dir, const char *name83, const char *path,
+		      uint32_t size, uint32_t first, struct results_extent *ext)
+{
+	struct dir_entry e;
+	int r = dir_find(v, dir, name83, path, &e);
+
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		return fmt_error(v->err, v->errlen, "no file %s", path);
+	if (e.attr & (DIR_ATTR_DIRECTORY | DIR_ATTR_VOLUME_ID))
+		return fmt_error(v->err, v->errlen, "%s is not a file", path);
+	if (e.size != size)
+		return fmt_error(v->err, v->errlen, "%s is %u bytes, not %u as created", path, e.size, size);
+	uint32_t cbytes = v->spc * v->ss, n = (size + cbytes - 1) / cbytes;
+	if (n == 0 || n > v->clusters || !cluster_valid(v, e.cluster) || e.cluster - FAT_FIRST_CLUSTER > v->clusters - n)
+		return fmt_error(v->err, v->errlen, "%s starts at cluster %u, outside the volume", path, e.cluster);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t next, want = i + 1 < n ? e.cluster + i + 1 : FAT32_EOC_MIN;
+		if (fat_next(v, e.cluster + i, &next))
+			return -1;
+		if (i + 1 < n ? next != want : next < want)
+			return fmt_error(v->err, v->errlen, "%s is not one contiguous run of clusters (cluster %u "
+					 "is followed by %u)", path, e.cluster + i, next);
+	}
+	if (first && e.cluster != first)
+		return fmt_error(v->err, v->errlen, "%s was moved: it starts at cluster %u, IDENTITY says %u",
+				 path, e.cluster, first);
+	ext->lba = cluster_lba(v, e.cluster);
+	ext->sectors = (size + v->ss - 1) / v->ss;
+	return 0;
+}
+
+/* "run01.log" -> "RUN01   LOG" */
+static void slot_names(unsigned i, char name83[DIR_NAME_LEN + 1], char path[40])
+{
+	bp_snprintf(name83, DIR_NAME_LEN + 1, "RUN%02u   LOG", i + 1);
+	bp_snprintf(path, 40, "/bareperf/results/run%02u.log", i + 1);
+}
+
+int results_area_find(results_read_fn rd, void *ctx, uint32_t sector_size, uint64_t total_sectors,
+		      uint8_t *scratch, struct results_area *out, char *err, size_t errlen)
+{
+	struct fat_vol v = { .rd = rd, .ctx = ctx, .buf = scratch, .ss = sector_size,
+			     .fat_cached = UINT64_MAX, .err = err, .errlen = errlen };
+	uint32_t dir;
+
+	memset(out, 0, sizeof(*out));
+	if (sector_size != 512 && sector_size != 4096)
+		return fmt_error(err, errlen, "sector size %u is neither 512 nor 4096", sector_size);
+	if (find_partition(&v, total_sectors) || read_bpb(&v))
+		return -1;
+	if (find_dir(&v, v.root, "BAREPERF   ", "/bareperf", &dir) ||
+	    find_dir(&v, dir, "RESULTS    ", "/bareperf/results", &dir))
+		return -1;
+	if (check_file(&v, dir, "IDENTITY   ", "/bareperf/results/IDENTITY", RESULTS_IDENTITY_BYTES, 0,
+		       &out->identity) ||
+	    vol_read(&v, out->identity.lba, "/bareperf/results/IDENTITY"))
+		return -1;
+	uint32_t len = RESULTS_IDENTITY_BYTES < sector_size ? RESULTS_IDENTITY_BYTES : sector_size;
+	struct results_identity ident;
+	if (results_identity_parse((const char *)scratch, len, &ident, err, errlen))
+		return -1;
+	for (unsigned i = 0; i < RESULTS_SLOTS; i++) {
+		char name83[DIR_NAME_LEN + 1], path[40];
+		slot_names(i, name83, path);
+		if (check_file(&v, dir, name83, path, RESULTS_SLOT_BYTES, ident.cluster[i], &out->slot[i]))
+			return -1;
+	}
+	memcpy(out->id, ident.id, RESULTS_ID_BYTES);
+	out->sector_size = sector_size;
+	return 0;
+}
+
+/* ---- text lines "key: value" ---- */
+
+struct lines {
+	const char *p, *end;
+};
+
+/* The next line (without '\n') in line and len; false at the end or at a NUL. */
+static bool next_line(struct lines *l, const char **line, size_t *len)
+{
+	if (l->p >= l->end || *l->p == '\0')
+		return false;
+	const char *s = l->p;
+	while (l->p < l->end && *l->p != '\n' && *l->p != '\0')
+		l->p++;
+	*line = s;
+	*len = (size_t)(l->p - s);
+	if (l->p < l->end && *l->p == '\n')
+		l->p++;
+	return true;
+}
+
+/* The value of "key: value" when line is that key's, else NULL. */
+static const char *value_of(const char *line, size_t len, const char *key, size_t *vlen)
+{
+	size_t k = strlen(key);
+
+	if (len < k + 2 || memcmp(line, key, k) != 0 || line[k] != ':' || line[k + 1] != ' ')
+		return NULL;
+	*vlen = len - k - 2;
+	return line + k + 2;
+}
+
+static int parse_hex_id(const char *s, size_t len, uint8_t id[RESULTS_ID_BYTES])
+{
+	if (len != 2 * RESULTS_ID_BYTES)
+		return -1;
+	for (unsigned i = 0; i < RESULTS_ID_BYTES; i++) {
+		int hi = str_hex_digit(s[2 * i]), lo = str_hex_digit(s[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return -1;
+		id[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}
+
+static int parse_u32(const char *s, size_t len, uint32_t *out)
+{
+	uint64_t v;
+
+	if (len == 0 || len > 10 || s[0] < '0' || s[0] > '9' || str_to_u64(s, len, &v) || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* The line must be "key: value"; returns the value or NULL with err set. */
+static const char *expect_key(struct lines *l, const char *key, size_t *vlen, char *err, size_t errlen)
+{
+	const char *line, *v;
+	size_t len;
+
+	if (!next_line(l, &line, &len)) {
+		fmt_error(err, errlen, "no '%s:' line", key);
+		return NULL;
+	}
+	if (!(v = value_of(line, len, key, vlen)))
+		fmt_error(err, errlen, "'%.*s' where '%s:' belongs", (int)(len > 40 ? 40 : len), line, key);
+	return v;
+}
+
+int results_identity_parse(const char *text, size_t len, struct results_identity *out, char *err, size_t errlen)
+{
+	struct lines l = { text, text + len };
+	const char *line, *v;
+	size_t n;
+	uint32_t slots, bytes;
+
+	if (!next_line(&l, &line, &n) || n != strlen(IDENTITY_MAGIC) || memcmp(line, IDENTITY_MAGIC, n) != 0)
+		return fmt_error(err, errlen, "IDENTITY does not start with '" IDENTITY_MAGIC "'");
+	if (!(v = expect_key(&l, "image", &n, err, errlen)))
+		return -1;
+	if (parse_hex_id(v, n, out->id))
+		return fmt_error(err, errlen, "IDENTITY: image is not 32 hex digits");
+	if (!(v = expect_key(&l, "slots", &n, err, errlen)))
+		return -1;
+	if (parse_u32(v, n, &slots) || slots != RESULTS_SLOTS)
+		return fmt_error(err, errlen, "IDENTITY: slots '%.*s', this kernel knows %u", (int)(n > 12 ? 12 : n),
+				 v, RESULTS_SLOTS);
+	if (!(v = expect_key(&l, "slot-bytes", &n, err, errlen)))
+		return -1;
+	if (parse_u32(v, n, &bytes) || bytes != RESULTS_SLOT_BYTES)
+		return fmt_error(err, errlen, "IDENTITY: slot-bytes '%.*s', this kernel knows %u",
+				 (int)(n > 12 ? 12 : n), v, RESULTS_SLOT_BYTES);
+	if (!(v = expect_key(&l, "clusters", &n, err, errlen)))
+		return -1;
+	const char *end = v + n;
+	for (unsigned i = 0; i < RESULTS_SLOTS; i++) {
+		const char *w = v;
+		while (v < end && *v != ' ')
+			v++;
+		if (parse_u32(w, (size_t)(v - w), &out->cluster[i]) || out->cluster[i] < FAT_FIRST_CLUSTER)
+			return fmt_error(err, errlen, "IDENTITY: clusters has no number for slot %u", i + 1);
+		if (v < end)
+			v++;
+	}
+	if (v != end)
+		return fmt_error(err, errlen, "IDENTITY: clusters has more than %u numbers", RESULTS_SLOTS);
+	return 0;
+}
+
+/* ---- the slot header ---- */
+
+static void hex_id(char out[2 * RESULTS_ID_BYTES + 1], const uint8_t id[RESULTS_ID_BYTES])
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (unsigned i = 0; i < RESULTS_ID_BYTES; i++) {
+		out[2 * i] = digits[id[i] >> 4];
+		out[2 * i + 1] = digits[id[i] & 15];
+	}
+	out[2 * RESULTS_ID_BYTES] = '\0';
+}
+
+/* A header text value: printable ASCII, no line breaks. */
+static void clean_text(char *dst, const char *src, size_t size)
+{
+	size_t i = 0;
+
+	for (; i + 1 < size && src[i]; i++)
+		dst[i] = src[i] >= ' ' && src[i] < 0x7f ? src[i] : '?';
+	dst[i] = '\0';
+}
+
+void results_header_format(uint8_t buf[RESULTS_HEADER_BYTES], const struct results_header *h)
+{
+	char id[2 * RESULTS_ID_BYTES + 1], rtc[RESULTS_RTC_MAX], cpu[RESULTS_CPU_MAX];
+
+	hex_id(id, h->id);
+	clean_text(rtc, h->rtc, sizeof(rtc));
+	clean_text(cpu, h->cpu, sizeof(cpu));
+	memset(buf, 0, RESULTS_HEADER_BYTES);
+	bp_snprintf((char *)buf, RESULTS_HEADER_BYTES,
+		    HEADER_MAGIC "\nimage: %s\nrun: %u\nstate: %s\nrtc: %s\ncpu: %s\nlength: %u\ncrc32: %08x\nend\n",
+		    id, h->run, h->state == RESULTS_COMPLETE ? "complete" : "writing", rtc, cpu, h->length, h->crc32);
+}
+
+/* What results_header_format writes for a text value: printable ASCII only. */
+static bool printable(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < ' ' || s[i] >= 0x7f)
+			return false;
+	return true;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+enum results_state results_header_parse(const uint8_t buf[RESULTS_HEADER_BYTES], struct results_header *h,
+					char *err, size_t errlen)
+{
+	struct lines l = { (const char *)buf, (const char *)buf + RESULTS_HEADER_BYTES };
+	const char *line, *v;
+	size_t n;
+
+	memset(h, 0, sizeof(*h));
+	if (all_zero(buf, RESULTS_HEADER_BYTES))
+		return h->state = RESULTS_EMPTY;
+	h->state = RESULTS_DAMAGED;
+	if (!next_line(&l, &line, &n) || n != strlen(HEADER_MAGIC) || memcmp(line, HEADER_MAGIC, n) != 0)
+		return fmt_error(err, errlen, "not a bareperf run header"), RESULTS_DAMAGED;
+	if (!(v = expect_key(&l, "image", &n, err, errlen)))
+		return RESULTS_DAMAGED;
+	if (parse_hex_id(v, n, h->id))
+		return fmt_error(err, errlen, "header: image is not 32 hex digits"), RESULTS_DAMAGED;
+	if (!(v = expect_key(&l, "run", &n, err, errlen)))
+		return RESULTS_DAMAGED;
+	if (parse_u32(v, n, &h->run) || h->run == 0 || h->run > RESULTS_RUN_MAX)
+		return fmt_error(err, errlen, "header: run is not a number from 1 to %u", RESULTS_RUN_MAX),
+		       RESULTS_DAMAGED;
+	if (!(v = expect_key(&l, "state", &n, err, errlen)))
+		return RESULTS_DAMAGED;
+	enum results_state state;
+	if (n == 8 && memcmp(v, "complete", 8) == 0)
+		state = RESULTS_COMPLETE;
+	else if (n == 7 && memcmp(v, "writing", 7) == 0)
+		state = RESULTS_WRITING;
+	else
+		return fmt_error(err, errlen, "header: state is neither complete nor writing"), RESULTS_DAMAGED;
+	if (!(v = expect_key(&l, "rtc", &n, err, errlen)))
+		return RESULTS_DAMAGED;
+	if (n >= RESULTS_RTC_MAX || !printable(v, n))
+		return fmt_error(err, errlen, "header: rtc is not up to %u printable characters", RESULTS_RTC_MAX - 1),
+		       RESULTS_DAMAGED;
+	memcpy(h->rtc, v, n);
+	if (!(v = expect_key(&l, "cpu", &n, err, errlen)))
+		return RESULTS_DAMAGED;
+	if (n >= RESULTS_CPU_MAX || !printable(v, n))
+		return fmt_error(err, errlen, "header: cpu is not up to %u printable characters", RESULTS_CPU_MAX - 1),
+		       RESULTS_DAMAGED;
+	memcpy(h->cpu, v, n);
+	if (!(v = expect_key(&l, "length", &n, err, errlen)))
+		return RESULTS_DAMAGED;
+	if (parse_u32(v, n, &h->length) || h->length > RESULTS_LOG_BYTES)
+		return fmt_error(err, errlen, "header: length is not a number up to %u", RESULTS_LOG_BYTES),
+		       RESULTS_DAMAGED;
+	if (!(v = expect_key(&l, "crc32", &n, err, errlen)))
+		return RESULTS_DAMAGED;
+	uint8_t crc[4];
+	if (n != 8)
+		return fmt_error(err, errlen, "header: crc32 is not 8 hex digits"), RESULTS_DAMAGED;
+	for (unsigned i = 0; i < 4; i++) {
+		int hi = str_hex_digit(v[2 * i]), lo = str_hex_digit(v[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return fmt_error(err, errlen, "header: crc32 is not 8 hex digits"), RESULTS_DAMAGED;
+		crc[i] = (uint8_t)(hi << 4 | lo);
+	}
+	h->crc32 = (uint32_t)crc[0] << 24 | (uint32_t)crc[1] << 16 | (uint32_t)crc[2] << 8 | crc[3];
+	if (!next_line(&l, &line, &n) || n != 3 || memcmp(line, "end", 3) != 0)
+		return fmt_error(err, errlen, "header: no 'end' line"), RESULTS_DAMAGED;
+	return h->state = state;
+}
+
+uint32_t results_crc32(uint32_t crc, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	crc = ~crc;
+	while (len--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc >> 1 ^ (0xEDB88320u & (0u - (crc & 1)));   /* the reflected IEEE polynomial */
+	}
+	return ~crc;
+}
+
+void results_pick_slot(const struct results_header hdr[RESULTS_SLOTS], struct results_choice *out)
+{
+	uint32_t highest = 0;
+	int free_slot = -1, oldest = -1;
+
+	for (unsigned i = 0; i < RESULTS_SLOTS; i++) {
+		bool used = hdr[i].state == RESULTS_COMPLETE || hdr[i].state == RESULTS_WRITING;
+		if (!used) {
+			if (free_slot < 0)
+				free_slot = (int)i;
+			continue;
+		}
+		if (hdr[i].run > highest)
+			highest = hdr[i].run;
+		if (oldest < 0 || hdr[i].run < hdr[oldest].run)
+			oldest = (int)i;
+	}
+	out->run = highest + 1;
+	out->slot = (unsigned)(free_slot >= 0 ? free_slot : oldest);
+	out->replaced_run = free_slot >= 0 ? 0 : hdr[oldest].run;
+}

@@ -1,0 +1,144 @@
+"""scripts/bareperf-report --list / --run: runs saved in the results area of an image made
+by scripts/mkimage (docs/results-area.md), read from the image file and from a copy of the
+folder as a mounted partition shows it. The slots are written here with mtools, in the
+kernel's header format (lib/results-area.c results_header_format)."""
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+import zlib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOL = os.path.join(ROOT, "scripts", "bareperf-report")
+SAMPLE = os.path.join(ROOT, "tests", "data", "serial-sample.log")
+ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1", PATH=os.environ.get("PATH", "") + ":/usr/sbin")
+ID = "00112233445566778899aabbccddeeff"
+
+
+def header(run, state, log, crc=None):
+    text = ("bareperf run 1\nimage: %s\nrun: %d\nstate: %s\nrtc: 2026-11-26 06:50:16\n"
+            "cpu: QEMU Virtual CPU version 2.5+\nlength: %d\ncrc32: %08x\nend\n"
+            % (ID, run, state, len(log), zlib.crc32(log) if crc is None else crc))
+    return text.encode().ljust(4096, b"\0")
+
+
+def run_tool(*args):
+    p = subprocess.run(["/usr/bin/python3", TOOL] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+@unittest.skipUnless(shutil.which("mcopy") and shutil.which("grub-mkimage"), "mtools, grub: scripts/install-deps")
+class SavedRuns(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp()
+        stand_in = os.path.join(cls.tmp, "stand-in")
+        with open(stand_in, "w") as f:
+            f.write("stand-in\n")
+        cls.img = os.path.join(cls.tmp, "stick.img")
+        subprocess.run([os.path.join(ROOT, "scripts", "mkimage"), cls.img, stand_in, stand_in, stand_in],
+                       check=True, env=ENV, stdout=subprocess.DEVNULL)
+        with open(SAMPLE, "rb") as f:
+            cls.log = f.read()
+        half = cls.log[:len(cls.log) // 2]
+        cls.put(1, header(1, "complete", cls.log) + cls.log)
+        cls.put(2, header(2, "writing", half) + half)                       # stopped mid-save
+        cls.put(3, header(3, "complete", cls.log, zlib.crc32(cls.log) ^ 1) + cls.log)  # bytes changed
+        cls.put(5, b"not a header\n")
+        cls.mnt = os.path.join(cls.tmp, "mnt")
+        os.makedirs(os.path.join(cls.mnt, "bareperf"))
+        subprocess.run(["mcopy", "-s", "-i", cls.img + "@@1M", "::/bareperf/results",
+                        os.path.join(cls.mnt, "bareperf")], check=True, env=ENV)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    @classmethod
+    def put(cls, slot, data):
+        path = os.path.join(cls.tmp, "slot")
+        with open(path, "wb") as f:
+            f.write(data.ljust(524288, b"\0"))
+        subprocess.run(["mcopy", "-o", "-i", cls.img + "@@1M", path,
+                        "::/bareperf/results/run%02d.log" % slot], check=True, env=ENV)
+
+    def test_list(self):
+        for source in (self.img, self.mnt, os.path.join(self.mnt, "bareperf", "results")):
+            rc, out, err = run_tool("--list", source)
+            self.assertEqual(rc, 0, err)
+            rows = {l.split()[0]: l.split() for l in out.splitlines()[1:]}
+            self.assertEqual(sorted(rows), ["run%02d.log" % i for i in range(1, 9)])
+            self.assertEqual(rows["run01.log"][1:4], ["1", "complete", "2026-11-26"])
+            self.assertEqual(rows["run02.log"][1:3], ["2", "torn"])
+            self.assertEqual(rows["run03.log"][1:3], ["3", "torn"])
+            self.assertEqual(rows["run04.log"][1:3], ["-", "empty"])
+            self.assertEqual(rows["run05.log"][1:3], ["-", "damaged"])
+            self.assertEqual(rows["run01.log"][5], str(len(self.log)))
+
+    def test_report_equals_serial_log(self):
+        want = {}
+        for what in ("--json", "--csv"):
+            path = os.path.join(self.tmp, "serial" + what)
+            self.assertEqual(run_tool(SAMPLE, what, path)[0], 0)
+            with open(path) as f:
+                want[what] = f.read()
+        _, want_summary, _ = run_tool(SAMPLE, "--summary")
+        for source in (self.img, self.mnt, os.path.join(self.mnt, "bareperf", "results", "run01.log")):
+            for what in ("--json", "--csv"):
+                path = os.path.join(self.tmp, "saved" + what)
+                rc, _, err = run_tool("--run", "1", source, what, path)
+                self.assertEqual(rc, 0, err)
+                with open(path) as f:
+                    self.assertEqual(f.read(), want[what], "%s %s" % (source, what))
+            rc, out, err = run_tool("--run", "1", source, "--summary")
+            self.assertEqual((rc, out), (0, want_summary), err)
+
+    def test_torn_runs(self):
+        for run, why in ((2, "the save did not finish"), (3, "do not match the header's CRC-32")):
+            path = os.path.join(self.tmp, "torn.json")
+            rc, _, err = run_tool("--run", str(run), self.img, "--json", path)
+            self.assertEqual(rc, 1)
+            self.assertIn("run %d is torn: " % run, err)
+            self.assertIn(why, err)
+            self.assertTrue(os.path.getsize(path) > 0, "the saved part is still reported")
+
+    def test_missing_run_and_no_area(self):
+        rc, _, err = run_tool("--run", "7", self.img, "--summary")
+        self.assertEqual(rc, 1)
+        self.assertIn("no run 7", err)
+        self.assertIn("runs there: 1, 2, 3", err)
+        rc, _, err = run_tool("--list", SAMPLE)
+        self.assertEqual(rc, 1)
+        self.assertIn("no results area", err)
+        rc, _, err = run_tool("--list", self.tmp + "/nowhere")
+        self.assertEqual(rc, 1)
+        self.assertIn("cannot read", err)
+
+    def test_read_only(self):
+        with open(self.img, "rb") as f:
+            before = hashlib.sha256(f.read()).hexdigest()
+        os.chmod(self.img, 0o444)
+        try:
+            self.assertEqual(run_tool("--list", self.img)[0], 0)
+            self.assertEqual(run_tool("--run", "1", self.img, "--summary")[0], 0)
+        finally:
+            os.chmod(self.img, 0o644)
+        with open(self.img, "rb") as f:
+            self.assertEqual(hashlib.sha256(f.read()).hexdigest(), before)
+
+    def test_sizes_match_lib(self):
+        """The tool's copy of the sizes equals lib/results-area.h's."""
+        with open(os.path.join(ROOT, "lib", "results-area.h")) as f:
+            h = dict(re.findall(r"^#define (RESULTS_\w+) (\d+)$", f.read(), re.M))
+        with open(TOOL) as f:
+            tool = f.read()
+        self.assertIn("SLOT_HEADER_BYTES = %s " % h["RESULTS_HEADER_BYTES"], tool)
+        self.assertIn("SLOT_BYTES = %s " % h["RESULTS_SLOT_BYTES"], tool)
+
+
+if __name__ == "__main__":
+    unittest.main()
