@@ -58,7 +58,7 @@ static void test_refuses_bad(void **state)
 	assert_int_equal(bootinfo_validate(NULL, err, sizeof(err)), -1);
 	bi = good(); bi->magic ^= 1;                  expect_refused(bi, "bad magic");
 	bi = good(); bi->version = 1;                 expect_refused(bi, "boot-info version 1");
-	bi = good(); bi->version = 2;                 expect_refused(bi, "boot-info version 2, kernel understands 4");
+	bi = good(); bi->version = 2;                 expect_refused(bi, "boot-info version 2, kernel understands 3");
 	bi = good(); memset(bi->menu, 'x', BI_MENU_MAX);
 	expect_refused(bi, "boot menu choice not NUL-terminated within 64 bytes");
 	bi = good(); bi->firmware = 0;                expect_refused(bi, "unknown firmware 0");
