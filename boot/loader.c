@@ -272,16 +272,14 @@ static void get_framebuffer(void)
 
 /* ---------------------------------------------------------------- the boot menu */
 
-/* boot.menu=off in bareperf.cfg, or the SMBIOS OEM string a virtual machine sets
- * (BOOTMENU_OEM_OFF; scripts/qemu-run sets it unless asked for the menu). */
-static BOOLEAN menu_switched_off(void)
+/* The SMBIOS OEM string a virtual machine sets (BOOTMENU_OEM_OFF; scripts/qemu-run sets it
+ * unless asked for the menu): nobody is at this machine's keyboard or screen. */
+static BOOLEAN smbios_unattended(void)
 {
 	void *eps = NULL;
 	UINT64 table;
 	UINT32 size;
 
-	if (bootmenu_cfg_setting(bi->config, bi->config_len) == 0)
-		return TRUE;
 	if (LibGetSystemConfigurationTable(&SMBIOS3TableGuid, &eps) == EFI_SUCCESS && eps) {
 		if (bootmenu_smbios_table(eps, BOOTMENU_SMBIOS3_EPS_LEN, &table, &size))
 			return FALSE;
@@ -292,6 +290,12 @@ static BOOLEAN menu_switched_off(void)
 		return FALSE;
 	}
 	return table && table < BELOW_4G && bootmenu_smbios_off((const UINT8 *)table, size);
+}
+
+/* boot.menu=off in bareperf.cfg, or an unattended virtual machine. */
+static BOOLEAN menu_switched_off(void)
+{
+	return bootmenu_cfg_setting(bi->config, bi->config_len) == 0 || smbios_unattended();
 }
 
 /* The line below the entries: the countdown, or how to choose once it stopped. */
@@ -560,13 +564,17 @@ static EFI_STATUS exit_boot_services(EFI_HANDLE image, UINT8 **map, UINTN *map_s
 /* Ends a boot whose kernel cannot start, after the message that says why. Returning to
  * the firmware would leave the machine in its next boot option or its shell (OVMF's waits
  * for a key, so a test run would wait out its timeout): the boot fails where a person and
- * QEMU see it, by powering off (QEMU exits with status 0; scripts/qemu-run reports it).
+ * QEMU see it, by powering off (QEMU exits with status 0; scripts/qemu-run reports it),
+ * after a pause to read it unless the machine is an unattended virtual one.
  * With boot services gone in part (after ExitBootServices) it only powers off; the reset
  * data carries the reason for firmware that logs it (UEFI 2.9, 8.5.1). */
 static EFI_STATUS fail_boot(EFI_STATUS err, BOOLEAN boot_services)
 {
 	static CHAR16 reason[] = L"bareperf: the kernel cannot be started";
-	if (boot_services) {
+	if (boot_services && smbios_unattended()) {
+		Print(L"%s; powering off\n", reason);
+	} else if (boot_services) {
+		/* Time for a person to read the message. */
 		Print(L"%s; powering off in %d seconds\n", reason, FAIL_PAUSE_S);
 		uefi_call_wrapper(BS->Stall, 1, (UINTN)FAIL_PAUSE_S * 1000000);
 	}
