@@ -1,0 +1,69 @@
+"""The boot menu: each choice by keys, the countdown, boot.menu=off."""
+from cases.hostile_user import *  # noqa: F401,F403 (the helpers of the areas before)
+
+CASES = []
+
+# The boot menu (GRUB's grub.cfg from scripts/mkimage, the UEFI loader's on the firmware
+# console): qemu-run --menu KEYS shows it and types KEYS once its marker line is on serial;
+# every other case skips it through the SMBIOS OEM string. Each entry leads to its mode
+# (a menu source), the countdown to the default, which adds nothing to bareperf.cfg.
+MENU_RUN_SMALL = "payloads=add_chain reps=1 warmup=0 cpl=0"
+MENU_SHOWN = [r"bareperf boot menu"]
+GRUB_COUNTDOWN = [r"The highlighted entry will be executed automatically in 1s\."]
+UEFI_COUNTDOWN = [r"Entry 1 boots in 1 s; any key stops the countdown\."]
+
+
+def menu_choice(mode):
+    return ["cfg.mode=" + mode, "boot.config_sources=bareperf.cfg, menu (mode=%s)" % mode]
+
+
+CASES += [
+    dict(name="menu-bios-timeout", args=["--menu", ""], config=MENU_RUN_SMALL, timeout=60,
+         lines=BIOS + ["cfg.mode=run", "cfg.boot.menu=on", "boot.config_sources=bareperf.cfg, --config",
+                       "bareperf: 2 results, 0 faults, 0 timeouts, 0 errors"],
+         match=MENU_SHOWN + GRUB_COUNTDOWN, absent=NO_FAIL),
+    dict(name="menu-bios-run", args=["--menu", "down ret"], timeout=60, config=MENU_RUN_SMALL,
+         lines=BIOS + ["cfg.mode=run", "boot.config_sources=bareperf.cfg, menu (mode=run), --config"],
+         match=MENU_SHOWN, absent=NO_FAIL + [r"automatically in 1s"]),
+    dict(name="menu-bios-selftest", args=["--menu", "down down ret"], timeout=60,
+         lines=BIOS + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK, absent=NO_FAIL),
+    dict(name="menu-bios-pmucheck", args=["--menu", "down down down ret"], timeout=60,
+         lines=BIOS + menu_choice("pmucheck"), match=MENU_SHOWN + [r"^SKIP: pmucheck\."], absent=NO_FAIL),
+    dict(name="menu-bios-c2c", args=["--menu", "down down down down ret", "--smp", "2"], timeout=90,
+         config=C2C_SMALL.replace("mode=c2c ", "") + " c2c.tests=c2c_latency",
+         lines=BIOS + ["cfg.mode=c2c", "boot.config_sources=bareperf.cfg, menu (mode=c2c), --config"],
+         match=MENU_SHOWN + [r'^@c2c \{"test":"c2c_latency",'], absent=NO_FAIL),
+    dict(name="menu-bios-detect", args=["--menu", "down down down down down ret"], timeout=60,
+         lines=BIOS + menu_choice("detect"), match=MENU_SHOWN, absent=NO_FAIL),
+    # GRUB's cpuid -l still picks the i686 kernel for every entry.
+    dict(name="menu-i686-selftest", args=["--menu", "down down ret", "--cpu", "pentium3"], timeout=90,
+         lines=BIOS32 + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK, absent=NO_FAIL),
+    # Precedence: the menu's mode overrides bareperf.cfg's (mode=detect on this image) ...
+    dict(name="menu-bios-overrides-cfg", args=["--menu", "down down ret", "--image", "build/test-cfg-detect.img"],
+         timeout=60, lines=BIOS + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK, absent=NO_FAIL),
+    # ... and --config (fw_cfg) overrides the menu's.
+    dict(name="menu-bios-config-wins", args=["--menu", "down down ret"], config="mode=detect", timeout=60,
+         lines=BIOS + ["cfg.mode=detect", "boot.config_sources=bareperf.cfg, menu (mode=selftest), --config"],
+         match=MENU_SHOWN, absent=NO_FAIL + [r"^PASS:"]),
+    # boot.menu=off in the bareperf.cfg given to make image: GRUB boots the default at once.
+    dict(name="menu-bios-cfg-off", args=["--menu", "", "--image", "build/test-cfg-nomenu.img"], timeout=60,
+         lines=BIOS + ["cfg.mode=detect", "cfg.boot.menu=off", "boot.config_sources=bareperf.cfg"],
+         absent=NO_FAIL + MENU_SHOWN + [r"executed automatically"]),
+    dict(name="menu-uefi-timeout", uefi=True, args=["--menu", ""], config=MENU_RUN_SMALL, timeout=90,
+         lines=["boot.firmware=uefi", "cfg.mode=run", "boot.config_sources=bareperf.cfg, --config",
+                "bareperf: run       (or the mode bareperf.cfg sets)",
+                "bareperf: 2 results, 0 faults, 0 timeouts, 0 errors"],
+         match=MENU_SHOWN + UEFI_COUNTDOWN, absent=NO_FAIL),
+    # digits select on the UEFI menu, arrows move; Enter boots
+    dict(name="menu-uefi-detect", uefi=True, args=["--menu", "6 ret"], timeout=90,
+         lines=["boot.firmware=uefi"] + menu_choice("detect"), match=MENU_SHOWN,
+         absent=NO_FAIL + UEFI_COUNTDOWN),
+    dict(name="menu-uefi-selftest", uefi=True, args=["--menu", "down down ret"], timeout=90,
+         lines=["boot.firmware=uefi"] + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK,
+         absent=NO_FAIL + UEFI_COUNTDOWN),
+    # boot.menu=off in bareperf.cfg on the ESP: the loader reads it and shows no menu.
+    dict(name="menu-uefi-cfg-off", uefi=True, args=["--menu", "", "--image", "build/test-cfg-nomenu.img"],
+         timeout=90, lines=["boot.firmware=uefi", "cfg.mode=detect", "cfg.boot.menu=off",
+                            "boot.config_sources=bareperf.cfg"],
+         absent=NO_FAIL + MENU_SHOWN + [r"Entry 1 boots in"]),
+]

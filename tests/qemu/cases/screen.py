@@ -1,0 +1,204 @@
+"""The screen console: screendumps pixel-exact against the host renderer."""
+from cases.menu import *  # noqa: F401,F403 (the helpers of the areas before)
+
+CASES = []
+
+# ---------------------------------------------------------------- the screen console
+# Each case boots with a display (scripts/qemu-run --screen, a screendump at the kernel's
+# stop) and holds the picture to build/host/screen-check: every character cell must be a
+# glyph of the kernel's font in console colours, and the whole screen exactly the host
+# renderer's (lib/fbcon.c) image of that text. The text itself is then checked against
+# what serial said. Under --icount the @result lines must not change with a display.
+SCREEN_DIR = os.path.join(ROOT, "build", "test-logs", "boots")
+SCREEN_RUN = "mode=run payloads=add_chain,imul_chain reps=2"
+
+
+def screen_text(name):
+    """The screen's text rows (screen-check's output) and the problems found."""
+    ppm = os.path.join(SCREEN_DIR, name + ".ppm")
+    if not os.path.exists(ppm):
+        return [], ["no screendump %s" % ppm]
+    p = subprocess.run([os.path.join(ROOT, "build", "host", "screen-check"), ppm],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    problems = ["screen-check: " + l for l in p.stderr.decode().splitlines() if l.strip()]
+    if p.returncode != 0 and not problems:
+        problems.append("screen-check exit status %d" % p.returncode)
+    return p.stdout.decode().split("\n"), problems
+
+
+def result_rows(out):
+    """The results screen's rows of each payload, as kernel/screen.c formats them."""
+    rows, blocks = [], {}
+    for r in tagged(out, "result"):
+        key = (r["bench"], r["size"])
+        ev = blocks.setdefault(key, {})
+        ev.setdefault((r["event"], r["source"]), {})[r["cpl"]] = "%.3f" % r["per_iter"]
+    for (bench, size), events in blocks.items():
+        name = bench if not size else "%s %dM" % (bench, size >> 20) if size % (1 << 20) == 0 \
+            else "%s %dK" % (bench, size >> 10)
+        for i, ((event, source), cpls) in enumerate(events.items()):
+            rows.append(("%-20.20s %-24.24s %-11.11s %13s %13s" % (
+                name if i == 0 else "", event, source, cpls.get(0, "-"), cpls.get(3, "-"))).rstrip())
+    return rows
+
+
+def serial_first(out, prefix, rx=None):
+    return next((l for l in out.split("\n") if l.startswith(prefix) and (not rx or re.match(rx, l))),
+                None)
+
+
+def results_screen(name):
+    def check(out, plain=None):
+        text, problems = screen_text(name)
+        if problems:
+            return problems
+        version = serial_first(out, "bareperf ", r"^bareperf (?!loader$)\S+$")
+        want_title = " %s  results: per iteration" % version
+        if text[0] != want_title:
+            problems.append("title %r, expected %r" % (text[0], want_title))
+        for row in result_rows(out):
+            if row not in text:
+                problems.append("results screen lacks %r" % row)
+        totals = serial_first(out, "bareperf: ", r"^bareperf: \d+ results") or "(none on serial)"
+        if totals not in text:
+            problems.append("results screen lacks the totals line %r" % totals)
+        if " bareperf: stopped (exit code 0)" not in text:
+            problems.append("no stop line on the screen")
+        if plain is not None:
+            if re.search(r"^screen:", plain, re.M):
+                problems.append("a boot without a display speaks of the screen on serial")
+            with_screen = [l for l in out.split("\n") if l.startswith("@result ")]
+            without = [l for l in plain.split("\n") if l.startswith("@result ")]
+            if not with_screen or with_screen != without:
+                problems.append("@result lines differ with a display (%d) and without (%d)" %
+                                (len(with_screen), len(without)))
+        return problems
+    return check
+
+
+def start_screen(name):
+    def check(out):
+        text, problems = screen_text(name)
+        if problems:
+            return problems
+        get = lambda k: serial_first(out, k + "=").split("=", 1)[1]
+        cpu = " CPU       %s family %s model %s stepping %s: %s" % (
+            get("cpu.vendor"), get("cpu.family"), get("cpu.model"), get("cpu.stepping"), get("cpu.brand"))
+        for want in [cpu, " Firmware  bios, x86-64 kernel (long mode)", " CPUs      1 up",
+                     " Serial    port 0x3f8, 115200 baud (the full report goes there)",
+                     " bareperf: stopped (exit code 0)"]:
+            if want not in text:
+                problems.append("start screen lacks %r" % want)
+        if not any(l.startswith(" PMU       ") and "not checked (mode=detect)" in l for l in text):
+            problems.append("no PMU line on the start screen")
+        return problems
+    return check
+
+
+def screen_case(name, args, config, check, uefi=False, prelude=None):
+    ppm = os.path.join(SCREEN_DIR, name + ".ppm")
+    case = dict(name=name, uefi=uefi, args=args + ["--screen", ppm], config=config, timeout=120,
+                check=check, absent=NO_FAIL)
+    if prelude:
+        case["prelude"] = dict(args=args, config=config)
+    return case
+
+
+CASES += [
+    # The loader's last words no longer send the user away from a screen that shows the run.
+    dict(screen_case("screen-uefi-results", ["--cpu", "max"], SCREEN_RUN,
+                     results_screen("screen-uefi-results"), uefi=True),
+         lines=["          or as bareperf.cfg says) and to this screen"]),
+    screen_case("screen-bios-results", ["--cpu", "max", "--icount"], SCREEN_RUN,
+                results_screen("screen-bios-results"), prelude=True),
+    screen_case("screen-i686-results", ["--cpu", "pentium3", "--icount"], SCREEN_RUN,
+                results_screen("screen-i686-results")),
+    screen_case("screen-cirrus-detect", ["--cpu", "qemu64", "--vga", "cirrus"], "mode=detect",
+                start_screen("screen-cirrus-detect")),
+]
+
+
+def summary_screen(name):
+    """64 payload-size blocks do not fit 800x600's 37 rows, not even as one row each: the
+    screen drops the other events, then the notes, keeps the blocks' first rows in the order
+    run as far as they fit, says how many were left out and where the rest is."""
+    def check(out):
+        text, problems = screen_text(name)
+        if problems:
+            return problems
+        if any(l.startswith("note:") for l in text):
+            problems.append("a note left on a summary that does not fit")
+        firsts = [r for r in result_rows(out) if r[:20].strip()]    # each block's first row
+        shown = [r for r in firsts if r in text]
+        if len(shown) < 20 or shown != firsts[:len(shown)]:
+            problems.append("the screen does not show the blocks' first rows in order")
+        want = "summary: first figures, no notes, %d rows cut; full report: serial port 0x3f8" % (
+            len(firsts) - len(shown))
+        if want not in text:
+            problems.append("no line %r" % want)
+        totals = serial_first(out, "bareperf: ", r"^bareperf: \d+ results")
+        if totals not in text:
+            problems.append("results screen lacks the totals line %r" % totals)
+        return problems
+    return check
+
+
+CASES.append(screen_case(
+    "screen-results-summary", ["--cpu", "max", "--icount"],
+    "mode=run payloads=mem_seq_read,mem_chase reps=2 iters=100 sizes=" +
+    ",".join("%dK" % (4 * i) for i in range(1, 33)), summary_screen("screen-results-summary")))
+
+
+def refusal_screen(name, reason_start):
+    """The i686 kernel's refusal of a pre-P6 CPU, drawn on GRUB's framebuffer with code
+    built for the i486: the title, the reason as serial has it (wrapped), "Stopped."."""
+    def check(out):
+        text, problems = screen_text(name)
+        if problems:
+            return problems
+        line = serial_first(out, "bareperf: " + reason_start) or ""
+        reason = line[len("bareperf: "):-len(" Stopped.")]
+        shown = " ".join(l.strip() for l in text[2:] if l.strip() and l.strip() != "Stopped.")
+        if text[0] != " bareperf cannot run on this CPU":
+            problems.append("title %r" % text[0])
+        if not reason or shown != reason:
+            problems.append("the screen says %r, serial %r" % (shown, reason))
+        if " Stopped." not in text:
+            problems.append("no 'Stopped.' on the screen")
+        return problems
+    return check
+
+
+CASES.append(dict(screen_case("screen-i686-refuses-pentium", ["--cpu", "pentium"], None,
+                              refusal_screen("screen-i686-refuses-pentium", "this CPU has no CMOV")),
+                  exit=2))
+
+
+def log_screen(name, summary_rx):
+    """Modes other than run end on their last console lines: the mode's own summary and the
+    totals line as serial has them, above the stop line."""
+    def check(out):
+        text, problems = screen_text(name)
+        if problems:
+            return problems
+        for rx in [summary_rx, r"^bareperf: \d+ results"]:
+            line = serial_first(out, "", rx)
+            if not line or line not in text:
+                problems.append("the screen lacks serial's %r" % line)
+        rows = text[:-1] if text and text[-1] == "" else text     # the output's last newline
+        if rows[-2] != " bareperf: stopped (exit code 0)":    # the status row, above the bar's
+            problems.append("status line %r" % rows[-2])
+        return problems
+    return check
+
+
+CASES.append(screen_case("screen-pmucheck-end", ["--cpu", "qemu64"], "mode=pmucheck",
+                         log_screen("screen-pmucheck-end", r"^pmucheck: \d+ passed, \d+ failed")))
+
+
+# OVMF's virtio-gpu driver gives a GOP without a framebuffer (blt-only): nothing to draw on,
+# and serial says so (a machine with no display at all stays silent, checked above).
+CASES.append(dict(name="screen-uefi-blt-only-gop", uefi=True,
+                  args=["--cpu", "qemu64", "--vga", "none", "--config", "mode=detect", "--",
+                        "-device", "virtio-gpu-pci"],
+                  lines=["screen: none (the GOP is blt-only (no framebuffer))"], absent=NO_FAIL))

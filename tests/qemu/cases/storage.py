@@ -1,0 +1,59 @@
+"""Storage: PCI, the AHCI and IDE disks, the results area."""
+from cases.screen import *  # noqa: F401,F403 (the helpers of the areas before)
+
+CASES = []
+
+# ---------------------------------------------------------------- storage (issue 17)
+# PCI by ECAM where the MCFG gives it (q35: segment 0, buses 0-255 at 0xB0000000), by
+# configuration mechanism #1 where there is none (-machine pc); the disk's controller in
+# each: q35's ICH9 AHCI at 00:1f.2, pc's PIIX3 IDE at 00:01.1. On q35 the AHCI driver reads
+# the boot disk and finds the results area mkimage made, with the image's identity.
+
+Q35_AHCI = ["pci.config=ecam (MCFG: segment 0, buses 0-255 at 0xb0000000)",
+            "storage.controller=ahci 00:1f.2 8086:2922",
+            "storage.disk=SATA disk (AHCI 00:1f.2, port 0): 131072 sectors of 512 bytes"]
+
+
+def image_identity(image):
+    """The identity in IMAGE's /bareperf/results/IDENTITY, read with mtools."""
+    p = subprocess.run(["mtype", "-i", image + "@@1M", "::/bareperf/results/IDENTITY"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                       env=dict(os.environ, MTOOLS_SKIP_CHECK="1"))
+    m = re.search(rb"^image: ([0-9a-f]{32})$", p.stdout, re.M)
+    return m.group(1).decode() if m else None
+
+
+def results_area_found(image, where=r"AHCI 00:1f\.2, port 0"):
+    def check(out):
+        ident = image_identity(image)
+        if not ident:
+            return ["%s has no identity to compare with" % image]
+        rx = r"^storage\.results=%s on %s: 8 slots from sector \d+ \(this image\)$" % (ident, where)
+        problems = [] if re.search(rx, out, re.M) else ["no storage.results line with the image's identity " + ident]
+        if "boot.image=" + ident not in out.split("\n"):
+            problems.append("no boot.image=%s line: the loader did not pass IDENTITY" % ident)
+        return problems
+    return check
+
+
+CASES += [
+    dict(name="storage-pci-q35-ahci", args=["--cpu", "qemu64"], config="mode=detect",
+         lines=BIOS + Q35_AHCI, match=[r"^pci\.functions=[1-9]"], absent=NO_FAIL,
+         check=results_area_found("build/bareperf.img")),
+    dict(name="storage-pci-q35-ahci-uefi", uefi=True, args=["--cpu", "qemu64"], config="mode=detect",
+         lines=["boot.firmware=uefi"] + Q35_AHCI, absent=NO_FAIL, check=results_area_found("build/bareperf.img")),
+    dict(name="storage-pci-q35-ahci-i686", args=["--bios", "--cpu", "pentium3"], config="mode=detect",
+         lines=BIOS32 + Q35_AHCI, absent=NO_FAIL, check=results_area_found("build/bareperf.img")),
+    dict(name="storage-pci-pc-ide", args=["--bios", "--cpu", "qemu64", "--config", "mode=detect",
+                                          "--", "-machine", "pc"],
+         lines=["boot.firmware=bios", "storage.controller=ide 00:01.1 8086:7010",
+                "storage.disk=IDE disk (IDE 00:01.1, primary master): 131072 sectors of 512 bytes"],
+         match=[r"^pci\.config=legacy \(no MCFG \(\"MCFG\"\) among the \d+ entries of the RSDT at 0x[0-9a-f]+\)$"],
+         absent=NO_FAIL + [r"^storage\.controller=ahci"], check=results_area_found("build/bareperf.img", "IDE 00:01\\.1, primary master")),
+    # The results area deleted with mtools: found missing, with the check that failed.
+    dict(name="storage-results-removed", args=["--cpu", "qemu64", "--image", "build/test-noresults.img"],
+         config="mode=detect",
+         lines=Q35_AHCI + ["storage.results=none on AHCI 00:1f.2, port 0 (no folder /bareperf)",
+                           "boot.image=unknown (the loader found no /bareperf/results/IDENTITY: runs are not saved)"],
+         absent=NO_FAIL),
+]
