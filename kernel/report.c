@@ -9,7 +9,7 @@
 #include "kernel/kpmu.h"
 #include "kernel/result-json.h"
 #include "kernel/screen.h"
-#include "payloads/userbench.h"
+#include "payloads/userbench-wrap.h"
 #include "lib/format.h"
 #include "lib/rapl.h"
 #include "lib/str.h"

@@ -5,7 +5,7 @@
 #include "lib/bench-config.h"
 #include "lib/format.h"
 #include "lib/str.h"
-#include "payloads/userbench.h"
+#include "payloads/userbench-wrap.h"
 
 static struct userbench {
 	struct userbench_layout lay;

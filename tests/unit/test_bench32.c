@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "lib/config.h"
-#include "payloads/userbench.h"
+#include "payloads/userbench-wrap.h"
 
 static void test_mode(void **state)
 {
