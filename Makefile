@@ -263,7 +263,7 @@ TEST_CFLAGS_test_encode_pfm := -DPFM_P6_REFERENCE='"$(PFM_P6_REF)"' -DPFM_P6_DET
 # The i686 user benchmark wrapper run as 32-bit code, for test_bench32.
 BENCH32_RUN := $(B)/host/userbench32-run
 $(BENCH32_RUN): tests/i386/userbench32-run.c payloads/userbench-32.c payloads/userbench-emit.h \
-		payloads/userbench-wrap.h lib/config.h
+		payloads/userbench.h lib/config.h
 	@mkdir -p $(dir $@)
 	$(CC) -m32 -static $(filter-out -MMD -MP,$(GEN_PFM_CFLAGS)) tests/i386/userbench32-run.c \
 		payloads/userbench-32.c -o $@

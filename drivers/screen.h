@@ -2,7 +2,7 @@
  * The screen console's hardware half: the framebuffer boot_info describes (a UEFI GOP, or
  * GRUB's framebuffer by Multiboot2), or, on a BIOS boot without one, the VGA text buffer.
  * It checks that the kernel's page tables reach it and hands back the lib/fbcon.h grid
- * that kernel/screen.c fills; screen_dev_flush puts the changes on the screen.
+ * that kernel/screen-ui.c fills; screen_dev_flush puts the changes on the screen.
  */
 #ifndef DRIVERS_SCREEN_H
 #define DRIVERS_SCREEN_H

@@ -16,7 +16,7 @@
 #include "kernel/platform.h"
 #include "kernel/kpmu.h"
 #include "kernel/pmucheck.h"
-#include "kernel/screen.h"
+#include "kernel/screen-ui.h"
 #include "kernel/smp.h"
 #include "lib/c2c.h"
 #include "lib/format.h"

@@ -1,8 +1,8 @@
 /* The kernel's output: serial, byte for byte, and each line also to the screen's log
- * (kernel/screen.c), which draws it only at its own moments. */
+ * (kernel/screen-ui.c), which draws it only at its own moments. */
 #include "kernel/console.h"
 #include "drivers/uart16550.h"
-#include "kernel/screen.h"
+#include "kernel/screen-ui.h"
 #include "lib/fbcon.h"
 #include "lib/format.h"
 #include "lib/results-area.h"

@@ -18,10 +18,10 @@
 #include "kernel/pmucheck.h"
 #include "kernel/result-json.h"
 #include "kernel/sample.h"
-#include "kernel/screen.h"
+#include "kernel/screen-ui.h"
 #include "kernel/smp.h"
 #include "kernel/storage.h"
-#include "kernel/userbench.h"
+#include "kernel/userbench-run.h"
 #include "lib/format.h"
 #include "lib/str.h"
 

@@ -41,7 +41,7 @@ struct fault_result {
 	uint64_t fn_addr;           /* the payload's address as the faulting CPL saw it */
 	uint32_t budget_ms;
 	bool expected;              /* a fault payload doing what it is for */
-	char where[64];             /* user benchmarks: "NAME+0x3" (kernel/userbench.h) */
+	char where[64];             /* user benchmarks: "NAME+0x3" (kernel/userbench-run.h) */
 	uint32_t copy;              /* and which copy of the unrolled code, 1-based; 0: none */
 };
 

@@ -14,7 +14,7 @@
 #include "kernel/engine.h"
 #include "kernel/mem.h"
 #include "kernel/platform.h"
-#include "kernel/screen.h"
+#include "kernel/screen-ui.h"
 #include "kernel/pmucheck.h"
 #include "kernel/smp.h"
 #include "kernel/storage.h"

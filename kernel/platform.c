@@ -4,7 +4,7 @@
 #include "drivers/qemu-fwcfg.h"
 #include "drivers/screen.h"
 #include "kernel/console.h"
-#include "kernel/screen.h"
+#include "kernel/screen-ui.h"
 #include "lib/format.h"
 
 static bool qemu, screen_hold;     /* screen_hold: drivers/screen.h SCREEN_HOLD_FWCFG */

@@ -15,7 +15,7 @@
 #include "kernel/platform.h"
 #include "kernel/kpmu.h"
 #include "kernel/result-json.h"
-#include "kernel/screen.h"
+#include "kernel/screen-ui.h"
 #include "lib/format.h"
 #include "lib/str.h"
 

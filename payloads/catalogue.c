@@ -1,6 +1,6 @@
 /* The catalogue. insns_per_iter is what the icount test holds each payload to. */
 #include "payloads/payload.h"
-#include "payloads/userbench-wrap.h"
+#include "payloads/userbench.h"
 #include "arch/x86/uaccess.h"
 #include "lib/util.h"
 

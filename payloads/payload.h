@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include "lib/config.h"
 #include "lib/cpuinfo.h"
-#include "payloads/userbench-wrap.h"
+#include "payloads/userbench.h"
 
 #define PL_CPL0          0x001u   /* may run at CPL 0 */
 #define PL_CPL3          0x002u   /* may run at CPL 3 */

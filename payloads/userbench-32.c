@@ -1,5 +1,5 @@
 /*
- * The i686 wrapper around a user benchmark's code (payloads/userbench-wrap.h, the 32-bit
+ * The i686 wrapper around a user benchmark's code (payloads/userbench.h, the 32-bit
  * register contract in docs/bench.md): the payload convention of the i686 kernel
  * (arch/x86/32/entry.asm: EDI = arg, ESI = n; EBX, EBP and ESP kept). Machine code
  * written byte by byte; the encodings are those nasm gives for the instructions in the
@@ -19,7 +19,7 @@
  *           dec ebp; jnz top                  (loop > 0)
  *           cld; pop ebp, ebx; ret
  */
-#include "payloads/userbench-wrap.h"
+#include "payloads/userbench.h"
 #include "payloads/userbench-emit.h"
 
 const enum cfg_bench_mode userbench_mode = CFG_BENCH_32;

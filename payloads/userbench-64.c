@@ -1,5 +1,5 @@
 /*
- * The x86-64 wrapper around a user benchmark's code (payloads/userbench-wrap.h, register
+ * The x86-64 wrapper around a user benchmark's code (payloads/userbench.h, register
  * contract in docs/bench.md). Machine code written byte by byte; the encodings are those
  * nasm gives for the instructions in the comments (SDM Vol. 2).
  *
@@ -17,7 +17,7 @@
  *           dec r15; jnz top                  (loop > 0)
  *           cld; pop r15-r12, rbp, rbx; ret
  */
-#include "payloads/userbench-wrap.h"
+#include "payloads/userbench.h"
 #include "payloads/userbench-emit.h"
 
 const enum cfg_bench_mode userbench_mode = CFG_BENCH_64;

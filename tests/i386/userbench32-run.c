@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "lib/config.h"
-#include "payloads/userbench-wrap.h"
+#include "payloads/userbench.h"
 
 static unsigned fails;
 

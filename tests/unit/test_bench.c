@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include "lib/bench-config.h"
 #include "lib/config.h"
-#include "payloads/userbench-wrap.h"
+#include "payloads/userbench.h"
 
 struct messages {
 	unsigned count;

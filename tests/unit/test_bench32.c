@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "lib/config.h"
-#include "payloads/userbench-wrap.h"
+#include "payloads/userbench.h"
 
 static void test_mode(void **state)
 {

@@ -22,7 +22,7 @@
 #define USER_STACK_SIZE   PAYLOAD_STACK_SIZE
 #define USER_DATA_BASE    (USER_BASE + 0x02000000ull)     /* 32 MiB in */
 #define USER_DATA_MAX     (MMIO_WINDOW_BASE - USER_DATA_BASE)
-/* A user benchmark's generated code (payloads/userbench-wrap.h): user-accessible at
+/* A user benchmark's generated code (payloads/userbench.h): user-accessible at
  * USER_BENCH_CODE, supervisor-only (for SMEP) at KERNEL_BENCH_CODE, both below the stack. */
 #define BENCH_CODE_MAX    (4ull << 20)
 #define USER_BENCH_CODE   (USER_BASE + 0x00400000ull)     /* 4 MiB in */

@@ -9,7 +9,7 @@
 #define USER_STACK_SIZE   PAYLOAD_STACK_SIZE
 #define USER_DATA_BASE    (USER_BASE + 0x80000000ull)     /* 2 GiB in */
 #define USER_DATA_MAX     (8ull << 30)
-/* A user benchmark's generated code (payloads/userbench-wrap.h): the same physical pages,
+/* A user benchmark's generated code (payloads/userbench.h): the same physical pages,
  * read-only and executable, user-accessible here and supervisor-only at KERNEL_BENCH_CODE
  * (SMEP forbids CPL 0 to run user pages). Both 4 KiB aligned, so alignment is the same. */
 #define USER_BENCH_CODE   (USER_BASE + 0x20000000ull)     /* 512 MiB in */

@@ -27,7 +27,7 @@ def screen_text(name):
 
 
 def result_rows(out):
-    """The results screen's rows of each payload, as kernel/screen.c formats them."""
+    """The results screen's rows of each payload, as kernel/screen-ui.c formats them."""
     rows, blocks = [], {}
     for r in tagged(out, "result"):
         key = (r["bench"], r["size"])

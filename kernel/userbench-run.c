@@ -1,11 +1,11 @@
-/* User benchmarks as payloads (kernel/userbench.h). */
-#include "kernel/userbench.h"
+/* User benchmarks as payloads (kernel/userbench-run.h). */
+#include "kernel/userbench-run.h"
 #include "arch/x86/paging.h"
 #include "kernel/mem.h"
 #include "lib/bench-config.h"
 #include "lib/format.h"
 #include "lib/str.h"
-#include "payloads/userbench-wrap.h"
+#include "payloads/userbench.h"
 
 static struct userbench {
 	struct userbench_layout lay;

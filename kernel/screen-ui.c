@@ -1,12 +1,12 @@
 /*
- * What the screen shows (kernel/screen.h). Layout, top to bottom:
+ * What the screen shows (kernel/screen-ui.h). Layout, top to bottom:
  *   title bar; the machine's facts (screen_start); the console's latest lines, scrolling;
  *   a status line (what is measured); a progress bar.
  * At the end of mode=run the whole screen becomes the results screen; the other modes end
  * on their last console lines (PASS/FAIL/SKIP and counts, the c2c matrix). Nothing here
  * touches hardware: drivers/screen.c draws the cells.
  */
-#include "kernel/screen.h"
+#include "kernel/screen-ui.h"
 #include <stdarg.h>
 #include "drivers/screen.h"
 #include "drivers/uart16550.h"

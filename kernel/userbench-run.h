@@ -3,8 +3,8 @@
  * engine runs like any other: checked when the plan is made, their code generated and
  * mapped and their buffer filled before each is measured, faults placed in their code.
  */
-#ifndef KERNEL_USERBENCH_H
-#define KERNEL_USERBENCH_H
+#ifndef KERNEL_USERBENCH_RUN_H
+#define KERNEL_USERBENCH_RUN_H
 #include <stddef.h>
 #include <stdint.h>
 #include "lib/config.h"

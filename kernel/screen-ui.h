@@ -6,8 +6,8 @@
  * screen_progress, screen_results and screen_final, never while a measurement runs.
  * Without a screen every call does nothing.
  */
-#ifndef KERNEL_SCREEN_H
-#define KERNEL_SCREEN_H
+#ifndef KERNEL_SCREEN_UI_H
+#define KERNEL_SCREEN_UI_H
 #include <stdint.h>
 #include "kernel/engine.h"
 #include "lib/bootinfo.h"

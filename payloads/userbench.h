@@ -5,8 +5,8 @@
  * engine's count(2n) - count(n) is then exactly unroll x max(loop, 1) copies: the
  * wrapper, the init code and the loop's own instructions cancel.
  */
-#ifndef PAYLOADS_USERBENCH_WRAP_H
-#define PAYLOADS_USERBENCH_WRAP_H
+#ifndef PAYLOADS_USERBENCH_H
+#define PAYLOADS_USERBENCH_H
 #include <stddef.h>
 #include <stdint.h>
 #include "lib/config.h"
