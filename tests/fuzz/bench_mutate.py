@@ -14,14 +14,13 @@ most 159 bytes of UTF-8. Anything else is a finding, saved with its traceback in
 --crash-dir. Same seed, same inputs: a failure reproduces with
   tests/fuzz/bench_mutate.py --replay FILE
 """
-import argparse
 import os
-import random
 import re
 import sys
-import time
-import traceback
 from importlib.machinery import SourceFileLoader
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mutate_driver  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True
@@ -118,59 +117,8 @@ def run_reader(data):
         check_benchmark(b)
 
 
-def save_crash(crash_dir, data, tb):
-    os.makedirs(crash_dir, exist_ok=True)
-    path = os.path.join(crash_dir, "bench-crash-%08x" % (hash(data) & 0xffffffff))
-    with open(path, "wb") as f:
-        f.write(data)
-    with open(path + ".txt", "w") as f:
-        f.write(tb)
-    return path
-
-
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("corpus", nargs="?", default=os.path.join(ROOT, "tests/fuzz/corpus/bench"))
-    ap.add_argument("--seconds", type=float, default=10)
-    ap.add_argument("--runs", type=int, default=-1, help="stop after this many (-1: no limit)")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--crash-dir", default=os.path.join(ROOT, "build/fuzz/artifacts"))
-    ap.add_argument("--replay", metavar="FILE", help="run one saved input and exit")
-    args = ap.parse_args()
-
-    if args.replay:
-        with open(args.replay, "rb") as f:
-            run_reader(f.read())
-        print("bench_mutate: %s: no finding" % args.replay)
-        return 0
-
-    seeds = []
-    for name in sorted(os.listdir(args.corpus)):
-        with open(os.path.join(args.corpus, name), "rb") as f:
-            seeds.append(f.read())
-    rng = random.Random(args.seed)
-    start = time.monotonic()
-    runs = 0
-    for data in seeds:              # the corpus itself first: regressions live there
-        try:
-            run_reader(data)
-        except Exception:
-            path = save_crash(args.crash_dir, data, traceback.format_exc())
-            print("bench_mutate: corpus input raised; saved as %s\n%s" % (path, traceback.format_exc()))
-            return 1
-        runs += 1
-    while time.monotonic() - start < args.seconds and (args.runs < 0 or runs < args.runs):
-        data = mutate(rng, rng.choice(seeds))
-        try:
-            run_reader(data)
-        except Exception:
-            path = save_crash(args.crash_dir, data, traceback.format_exc())
-            print("bench_mutate: run %d raised; input saved as %s\n%s" % (runs, path, traceback.format_exc()))
-            return 1
-        runs += 1
-    print("bench_mutate: done: %d executions in %.0f s, seed %d, %d corpus inputs, "
-          "mutation test (not coverage-guided)" % (runs, time.monotonic() - start, args.seed, len(seeds)))
-    return 0
+    return mutate_driver.main("bench_mutate", __doc__, ROOT, "tests/fuzz/corpus/bench", run_reader, mutate)
 
 
 if __name__ == "__main__":
