@@ -19,6 +19,8 @@ CC      := gcc
 LD      := ld
 NASM    := nasm
 OBJCOPY := objcopy
+# scripts/mkimage and what it runs: a change to either rebuilds the images.
+MKIMAGE_DEPS := scripts/mkimage scripts/gen/grub-cfg
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 # Plain make builds `all` (loader, kernel, host tools), not the first rule below.
@@ -274,7 +276,7 @@ TEST_CFLAGS_test_bench32 := -DBENCH32_RUN='"$(BENCH32_RUN)"' -DQEMU_I386='"$(QEM
 # test_results_area reads images made by scripts/mkimage and damaged copies of them
 # (tests/unit/results-images; `done` marks a complete set).
 RESULTS_IMG := $(B)/host/results-img
-$(RESULTS_IMG)/done: tests/unit/results-images scripts/mkimage lib/results-area.h
+$(RESULTS_IMG)/done: tests/unit/results-images $(MKIMAGE_DEPS) lib/results-area.h
 	rm -rf $(RESULTS_IMG) && tests/unit/results-images $(RESULTS_IMG) && touch $@
 $(B)/host/tests/test_results_area: $(RESULTS_IMG)/done
 TEST_CFLAGS_test_results_area := -DRESULTS_IMG_DIR='"$(RESULTS_IMG)"'
@@ -348,26 +350,26 @@ $(IMAGE).config: FORCE
 	@mkdir -p $(dir $@)
 	@printf '%s\n' '$(IMAGE_CFG)' | cmp -s - $@ || printf '%s\n' '$(IMAGE_CFG)' > $@
 
-$(IMAGE): $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage $(IMAGE).config $(IMAGE_CFG)
+$(IMAGE): $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) $(IMAGE).config $(IMAGE_CFG)
 	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(IMAGE_CFG)
 
 # An image with a bareperf.cfg on the ESP, for the boot test of the config file path.
-$(B)/test-cfg.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage tests/qemu/bareperf-test.cfg
+$(B)/test-cfg.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) tests/qemu/bareperf-test.cfg
 	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/bareperf-test.cfg
 
 # An image whose bareperf.cfg says only mode=detect, for boot tests of --config sources
 # that are refused as a whole (which would otherwise run the full default measurement).
-$(B)/test-cfg-detect.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage tests/qemu/detect.cfg
+$(B)/test-cfg-detect.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) tests/qemu/detect.cfg
 	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/detect.cfg
 
 # An image whose bareperf.cfg is over the size limit (1 MiB): refused whole.
 $(B)/test-cfg-big.cfg: tests/qemu/make-big-cfg
 	tests/qemu/make-big-cfg $@
-$(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage $(B)/test-cfg-big.cfg
+$(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) $(B)/test-cfg-big.cfg
 	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(B)/test-cfg-big.cfg
 
 # An image whose bareperf.cfg switches the boot menu off, for the boot menu tests.
-$(B)/test-cfg-nomenu.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf scripts/mkimage tests/qemu/nomenu.cfg
+$(B)/test-cfg-nomenu.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) tests/qemu/nomenu.cfg
 	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/nomenu.cfg
 
 # test-cfg-detect.img without its results area (removed with mtools, as a user could):
