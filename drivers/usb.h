@@ -1,0 +1,104 @@
+/*
+ * What the USB mass-storage path needs from a host controller, and the standard requests
+ * and descriptors it reads (Universal Serial Bus Specification 2.0, chapter 9). A host
+ * controller driver (drivers/xhci.c, drivers/ehci.c) finds a device on a port, gives it an
+ * address, and then offers control transfers on endpoint 0 and bulk transfers on the two
+ * endpoints of the storage interface, all polled and bounded in time. drivers/usb.c reads
+ * the descriptors and picks the interface; drivers/usb-msc.c speaks bulk-only transport
+ * and SCSI over it and presents the stick as a struct blockdev.
+ */
+#ifndef DRIVERS_USB_H
+#define DRIVERS_USB_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Setup packet (9.3), bmRequestType bits */
+#define USB_DIR_IN              0x80u
+#define USB_DIR_OUT             0x00u
+#define USB_TYPE_STANDARD       0x00u
+#define USB_TYPE_CLASS          0x20u
+#define USB_RECIP_DEVICE        0x00u
+#define USB_RECIP_INTERFACE     0x01u
+#define USB_RECIP_ENDPOINT      0x02u
+
+/* Standard requests (Table 9-4) */
+#define USB_REQ_CLEAR_FEATURE   0x01
+#define USB_REQ_SET_ADDRESS     0x05
+#define USB_REQ_GET_DESCRIPTOR  0x06
+#define USB_REQ_SET_CONFIGURATION 0x09
+#define USB_FEATURE_ENDPOINT_HALT 0x00
+
+/* Descriptor types (Table 9-5) */
+#define USB_DT_DEVICE           0x01
+#define USB_DT_CONFIG           0x02
+#define USB_DT_INTERFACE        0x04
+#define USB_DT_ENDPOINT         0x05
+
+/* Endpoint descriptor (9.6.6): bEndpointAddress bit 7 is the direction, bmAttributes 1:0
+ * the transfer type */
+#define USB_EP_NUM_MASK         0x0Fu
+#define USB_EP_XFER_MASK        0x03u
+#define USB_EP_XFER_BULK        0x02u
+
+/* Mass storage class (USB Mass Storage Class Specification Overview 1.4, 2 and 3):
+ * interface class 08h, SCSI transparent command set 06h, bulk-only transport 50h */
+#define USB_CLASS_MASS_STORAGE  0x08
+#define USB_MSC_SUBCLASS_SCSI   0x06
+#define USB_MSC_PROTOCOL_BOT    0x50
+#define USB_CLASS_HUB           0x09
+
+/* Device speeds, as the port reports them */
+enum usb_speed { USB_SPEED_FULL = 1, USB_SPEED_LOW, USB_SPEED_HIGH, USB_SPEED_SUPER };
+
+struct usb_setup {
+	uint8_t request_type;
+	uint8_t request;
+	uint16_t value;
+	uint16_t index;
+	uint16_t length;
+} __attribute__((packed));
+
+#define USB_WHERE_MAX   48
+#define USB_ERR_MAX     160
+
+struct usb_dev;
+
+/*
+ * A host controller's transfers. Each returns 0, or -1 with the reason in err; a stalled
+ * endpoint is reported as such (USB_XFER_STALL), so that the caller can clear it.
+ */
+#define USB_XFER_STALL  (-2)
+
+struct usb_hc_ops {
+	/* A control transfer on endpoint 0; the data stage (len bytes, may be 0) goes the way
+	 * setup->request_type says. *done (may be NULL) gets the bytes moved. */
+	int (*control)(struct usb_dev *d, const struct usb_setup *setup, void *data, uint16_t len,
+		       uint32_t *done, char *err, size_t errlen);
+	/* Make the two bulk endpoints of the chosen interface usable (xHCI: Configure
+	 * Endpoint), after SET_CONFIGURATION. May be NULL. */
+	int (*configure_bulk)(struct usb_dev *d, char *err, size_t errlen);
+	/* A bulk transfer of len bytes on the IN (in != 0) or OUT endpoint. *done gets the
+	 * bytes moved; a short IN transfer is not an error. */
+	int (*bulk)(struct usb_dev *d, int in, void *buf, uint32_t len, uint32_t *done, char *err,
+		    size_t errlen);
+	/* After CLEAR_FEATURE(ENDPOINT_HALT): the controller's side of the endpoint reset
+	 * (data toggle, xHCI Reset Endpoint and dequeue pointer). */
+	int (*reset_bulk)(struct usb_dev *d, int in, char *err, size_t errlen);
+};
+
+struct usb_dev {
+	const struct usb_hc_ops *ops;
+	void *hc;                       /* the controller driver's */
+	void *hc_dev;                   /* the controller driver's per-device state */
+	enum usb_speed speed;
+	uint8_t address;
+	uint16_t ep0_max_packet;
+	/* the bulk-only storage interface, filled by usb_find_storage() */
+	uint8_t config_value;
+	uint8_t interface;
+	uint8_t ep_in, ep_out;          /* endpoint numbers, without the direction bit */
+	uint16_t ep_in_max_packet, ep_out_max_packet;
+	char where[USB_WHERE_MAX];      /* "xHCI 00:04.0, port 3" */
+};
+
+#endif
