@@ -160,8 +160,11 @@ $(B)/BOOTX64.EFI: $(B)/boot/loader.so
 # lib/ builds for the host too (minus the freestanding libc replacements), as do the
 # PMU backends, which the host tests run against an MSR model, and the pure parts of
 # kernel/ named here (no hardware, no globals).
+# clang, with libFuzzer's coverage instrumentation, so that the fuzz targets (below) link
+# the same library: one build of lib/ serves the unit tests, the host tools and the fuzzer.
+HCC     := clang
 HCFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -I$(B)/gen -DBAREPERF_VERSION='"$(VERSION)"' \
-	-fsanitize=address,undefined -fno-sanitize-recover=undefined -MMD -MP
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -MMD -MP
 HOST_ONLY_KERNEL := lib/string.c
 HOST_KERNEL_PURE := kernel/plan.c kernel/result-json.c kernel/sample-hist.c payloads/userbench-64.c
 HOST_LIB_C   := $(filter-out $(HOST_ONLY_KERNEL),$(wildcard lib/*.c)) $(wildcard arch/x86/pmu/*.c) \
@@ -173,32 +176,36 @@ TEST_SUPPORT := $(patsubst %.c,$(B)/host/obj/%.o,$(filter-out tests/unit/test_%,
 
 $(B)/host/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(HCFLAGS) -c $< -o $@
+	$(HCC) $(HCFLAGS) -c $< -o $@
 
 $(B)/host/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(HCFLAGS) -c $< -o $@
+	$(HCC) $(HCFLAGS) -c $< -o $@
 
 $(B)/host/libbareperf.a: $(HOST_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/host/%: scripts/host/%.c $(B)/host/libbareperf.a
 	@mkdir -p $(dir $@)
-	$(CC) $(HCFLAGS) $< -o $@ $(B)/host/libbareperf.a $(shell pkg-config --libs libpfm 2>/dev/null || echo -lpfm)
+	$(HCC) $(HCFLAGS) $< -o $@ $(B)/host/libbareperf.a $(shell pkg-config --libs libpfm 2>/dev/null || echo -lpfm)
 
 # A suite that needs more libraries names them in TEST_LIBS_<suite> (more compiler flags
 # in TEST_CFLAGS_<suite>); test_c2c runs the two halves of each cross-core measurement on
 # two threads.
 TEST_LIBS_test_c2c := -lpthread
+# test_strutil compiles lib/string.c, whose gcc-only optimize attribute clang ignores.
+TEST_CFLAGS_test_strutil := -Wno-unknown-attributes
 # test_bench32 tests the i686 wrapper (payloads/userbench-32.c): its object goes before the
 # host library, whose userbench-64.o then stays out (TEST_OBJS_<suite>); and it runs
 # tests/i386/userbench32-run.c, which calls the generated code as 32-bit code, under
 # qemu-i386 (built below, beside the P6 event generator).
 TEST_OBJS_test_bench32 := $(B)/host/obj/payloads/userbench-32.o
 
+# Keep the support objects, or make deletes them as intermediates and rebuilds them each time.
+.SECONDARY: $(TEST_SUPPORT)
 $(B)/host/tests/%: tests/unit/%.c $(TEST_SUPPORT) $(B)/host/libbareperf.a
 	@mkdir -p $(dir $@)
-	$(CC) $(HCFLAGS) $(TEST_CFLAGS_$*) $< -o $@ $(TEST_OBJS_$*) $(TEST_SUPPORT) $(B)/host/libbareperf.a -lcmocka -lpfm $(TEST_LIBS_$*)
+	$(HCC) $(HCFLAGS) $(TEST_CFLAGS_$*) $< -o $@ $(TEST_OBJS_$*) $(TEST_SUPPORT) $(B)/host/libbareperf.a -lcmocka -lpfm $(TEST_LIBS_$*)
 
 # The screen console's fonts (lib/font.h), from Debian console-setup-linux's PSF files.
 FONT_DIR := /usr/share/consolefonts
@@ -282,34 +289,19 @@ $(B)/host/tests/test_results_area: $(RESULTS_IMG)/done
 TEST_CFLAGS_test_results_area := -DRESULTS_IMG_DIR='"$(RESULTS_IMG)"'
 
 # ---------------------------------------------------------------- fuzzing (clang libFuzzer)
-# The same host library, built again by clang with coverage instrumentation into its own
-# object folder, and one libFuzzer binary per tests/fuzz/fuzz_*.c (docs/fuzzing.md).
+# One libFuzzer binary per tests/fuzz/fuzz_*.c, linked with the host library, which clang
+# builds with coverage instrumentation (HCFLAGS; docs/fuzzing.md).
 #   make fuzz-build   build/fuzz/fuzz_TARGET for each tests/fuzz/fuzz_TARGET.c
 #   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS='config event'] [FUZZ_RUNS=N]
 #                     run each target in turn (tests/fuzz/run), one process at a time
-FUZZ_CC      := clang
-FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -I$(B)/gen \
-	-DBAREPERF_VERSION='"$(VERSION)"' -fsanitize=fuzzer-no-link,address,undefined \
-	-fno-sanitize-recover=undefined -MMD -MP
-FUZZ_LIB_OBJ := $(HOST_LIB_C:%.c=$(B)/fuzz/obj/%.o) $(GEN_C:%=$(B)/fuzz/obj/gen/%.o)
 FUZZ_BINS    := $(patsubst tests/fuzz/fuzz_%.c,$(B)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
 
-$(B)/fuzz/obj/%.o: %.c
+$(B)/fuzz/fuzz_%: $(B)/host/obj/tests/fuzz/fuzz_%.o $(B)/host/libbareperf.a
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
-
-$(B)/fuzz/obj/gen/%.o: $(B)/gen/%.c
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
-
-$(B)/fuzz/libbareperf.a: $(FUZZ_LIB_OBJ)
-	rm -f $@ && ar rcs $@ $^
-
-$(B)/fuzz/fuzz_%: $(B)/fuzz/obj/tests/fuzz/fuzz_%.o $(B)/fuzz/libbareperf.a
-	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined $^ -o $@
+	$(HCC) -fsanitize=fuzzer,address,undefined $^ -o $@
 
 # Keep the targets' objects, or make deletes them as intermediates and relinks each time.
-.SECONDARY: $(FUZZ_BINS:$(B)/fuzz/fuzz_%=$(B)/fuzz/obj/tests/fuzz/fuzz_%.o)
+.SECONDARY: $(FUZZ_BINS:$(B)/fuzz/fuzz_%=$(B)/host/obj/tests/fuzz/fuzz_%.o)
 
 FUZZ_SECONDS ?= 60
 
