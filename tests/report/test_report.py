@@ -9,6 +9,7 @@ import select
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -23,6 +24,9 @@ PARTNER = os.path.join(ROOT, "tests", "data", "serial-partner.log")
 LISTING = os.path.join(ROOT, "tests", "data", "serial-list.log")
 C2C = os.path.join(ROOT, "tests", "data", "serial-c2c.log")
 report = SourceFileLoader("bareperf_report", TOOL).load_module()
+sys.path.insert(0, os.path.join(ROOT, "tests", "pylib"))
+import forkrun  # noqa: E402  (after the path above)
+TOOL_RUN = forkrun.Tool(TOOL)       # each run a fork of this process: no new interpreter
 HAVE_GNUPLOT = shutil.which("gnuplot") is not None
 
 
@@ -32,9 +36,7 @@ def sample_text():
 
 
 def run_tool(*args, stdin=None):
-    p = subprocess.run(["/usr/bin/python3", TOOL] + list(args), input=stdin,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    return p.returncode, p.stdout, p.stderr
+    return TOOL_RUN.run(args, stdin=stdin, text=True)
 
 
 class ParseSample(unittest.TestCase):

@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 import zlib
@@ -25,10 +26,13 @@ def header(run, state, log, crc=None):
     return text.encode().ljust(4096, b"\0")
 
 
+sys.path.insert(0, os.path.join(ROOT, "tests", "pylib"))
+import forkrun  # noqa: E402  (after the path above)
+TOOL_RUN = forkrun.Tool(TOOL)       # each run a fork of this process: no new interpreter
+
+
 def run_tool(*args):
-    p = subprocess.run(["/usr/bin/python3", TOOL] + list(args), stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True)
-    return p.returncode, p.stdout, p.stderr
+    return TOOL_RUN.run(args, text=True)
 
 
 @unittest.skipUnless(shutil.which("mcopy") and shutil.which("grub-mkimage"), "mtools, grub: scripts/install-deps")
