@@ -260,11 +260,12 @@ static void open_xhci(const struct pci_dev *d)
 	char err[BLOCKDEV_ERR_MAX], note[BLOCKDEV_ERR_MAX];
 
 	searched.xhci_controllers++;
-	if ((bar & PCI_BAR_MEM_TYPE_64) && pci_dev_read32(d, PCI_BAR(0) + 4))
-		base = 0;   /* above 4 GiB: not mapped */
-	if (bar & PCI_BAR_IO || base == 0 || len < XHCI_MMIO_MIN || !mmio_mapped(base, len)) {
-		kprintf("storage.note=xHCI %02x:%02x.%x: its registers (BAR0 0x%08x, %llu bytes) are not reachable\n",
-			d->bus, d->dev, d->fn, bar, (unsigned long long)len);
+	if (bar & PCI_BAR_MEM_TYPE_64)
+		base |= (uint64_t)pci_dev_read32(d, PCI_BAR(0) + 4) << 32;
+	volatile uint8_t *regs = base && !(bar & PCI_BAR_IO) ? paging_map_mmio(base, len) : NULL;
+	if (!regs || len < XHCI_MMIO_MIN) {
+		kprintf("storage.note=xHCI %02x:%02x.%x: its registers (BAR0 at 0x%llx, %llu bytes) are not "
+			"reachable\n", d->bus, d->dev, d->fn, (unsigned long long)base, (unsigned long long)len);
 		return;
 	}
 	if (nxhci == STORAGE_XHCI_MAX) {
@@ -275,7 +276,7 @@ static void open_xhci(const struct pci_dev *d)
 	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
 		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
 	struct xhci *x = &xhcis[nxhci];
-	int r = xhci_open(x, (volatile uint8_t *)(uintptr_t)base, len, d, dma_alloc, note, sizeof(note), err,
+	int r = xhci_open(x, regs, len, d, dma_alloc, note, sizeof(note), err,
 			  sizeof(err));
 	if (note[0])
 		kprintf("storage.note=%s\n", note);
