@@ -307,13 +307,16 @@ static struct blockdev *own_disk(struct results_area *area, char *why, size_t wh
 	static struct results_area found;
 	struct blockdev *own = NULL;
 	unsigned matches = 0;
-	char err[160], first_problem[200] = "";
+	char err[160], first_problem[360] = "";
 
 	for (unsigned i = 0; i < ndisks; i++) {
+		disks[i]->err[0] = 0;
 		if (results_area_find(disk_read, disks[i], disks[i]->sector_size, disks[i]->sectors, scratch, &found,
 				      err, sizeof(err))) {
+			/* a device error (a stick pulled out) says more than the sector it hit */
 			if (!first_problem[0])
-				bp_snprintf(first_problem, sizeof(first_problem), "; %s: %s", disks[i]->where, err);
+				bp_snprintf(first_problem, sizeof(first_problem), "; %s: %s%s%s", disks[i]->where, err,
+					    disks[i]->err[0] ? ": " : "", disks[i]->err);
 			continue;
 		}
 		if (memcmp(found.id, this_image.id, RESULTS_ID_BYTES) != 0)
