@@ -449,6 +449,26 @@ static int wait_transfer(struct xhci_device *xd, unsigned dci, uint64_t data, ui
 	return fmt_error(err, errlen, "timeout: a transfer on endpoint %u did not finish within about 5 s", dci / 2);
 }
 
+static uint32_t ep_state(struct xhci_device *xd, unsigned dci)
+{
+	return XHCI_EP_STATE_OF(ctx(xd->out_ctx, dci, xd->x->ctx_bytes)[0]);
+}
+
+/* A halted endpoint (a stall, or errors past CErr) made usable again: Reset Endpoint, which
+ * also resets its sequence, then Set TR Dequeue Pointer past the TD it halted on (4.6.8,
+ * 4.6.10, 4.8.3). */
+static int restart_halted(struct xhci_device *xd, unsigned dci, const struct xhci_ring *r, char *err, size_t errlen)
+{
+	uint32_t target = XHCI_TRB_SLOT(xd->slot) | XHCI_TRB_EP(dci);
+	struct xhci_trb ev;
+
+	if (command(xd->x, 0, XHCI_TRB_TYPE(XHCI_TRB_RESET_EP) | target, &ev, "Reset Endpoint", err, errlen) ||
+	    command(xd->x, ring_dequeue_ptr(r), XHCI_TRB_TYPE(XHCI_TRB_SET_TR_DEQUEUE) | target, &ev,
+		    "Set TR Dequeue Pointer", err, errlen))
+		return -1;
+	return 0;
+}
+
 /* A control transfer: Setup, Data (through the bounce buffer), Status stages (4.11.2.2). */
 static int xhci_control(struct usb_dev *d, const struct usb_setup *s, void *data, uint16_t len, uint32_t *done,
 			char *err, size_t errlen)
@@ -473,8 +493,17 @@ static int xhci_control(struct usb_dev *d, const struct usb_setup *s, void *data
 			      (len && in ? 0 : XHCI_TRB_DIR_IN));
 	ring_doorbell(xd, 1);
 	int r = wait_transfer(xd, 1, data_at, status_at, &residual, err, errlen);
-	if (r)
+	if (r) {
+		/* a stalled request halts endpoint 0 on the host side only: the device takes the
+		 * next SETUP (USB 2.0 8.5.3.4), the controller needs restarting */
+		char why[USB_ERR_MAX];
+		if (r != USB_XFER_GONE && ep_state(xd, 1) == XHCI_EP_STATE_HALTED &&
+		    restart_halted(xd, 1, &xd->ep0, why, sizeof(why))) {
+			size_t n = strlen(err);
+			bp_snprintf(err + n, errlen - n, "; endpoint 0 stays halted: %s", why);
+		}
 		return r;
+	}
 	if (residual > len)
 		residual = len;
 	if (in && len)
@@ -566,25 +595,21 @@ static int xhci_configure_bulk(struct usb_dev *d, char *err, size_t errlen)
 	return configure_endpoints(xd, 0, 1u << bulk_dci(d, 1) | 1u << bulk_dci(d, 0), err, errlen);
 }
 
-/* After CLEAR_FEATURE(ENDPOINT_HALT): a halted endpoint gets Reset Endpoint (which resets
- * the sequence) and Set TR Dequeue Pointer past what it stalled on (4.6.8, 4.6.10); one
- * that did not halt (reset recovery) is stopped, dropped and added again with a fresh ring,
- * which also resets its sequence. */
+/* After CLEAR_FEATURE(ENDPOINT_HALT): a halted endpoint is restarted; one that did not
+ * halt (reset recovery) is stopped, dropped and added again with a fresh ring, which also
+ * resets its sequence (4.6.6). */
 static int xhci_reset_bulk(struct usb_dev *d, int in, char *err, size_t errlen)
 {
 	struct xhci_device *xd = d->hc_dev;
-	struct xhci *x = xd->x;
 	unsigned dci = bulk_dci(d, in);
-	uint32_t state = XHCI_EP_STATE_OF(ctx(xd->out_ctx, dci, x->ctx_bytes)[0]);
-	uint32_t target = XHCI_TRB_SLOT(xd->slot) | XHCI_TRB_EP(dci);
+	uint32_t state = ep_state(xd, dci);
 	struct xhci_trb ev;
 
 	if (state == XHCI_EP_STATE_HALTED)
-		return command(x, 0, XHCI_TRB_TYPE(XHCI_TRB_RESET_EP) | target, &ev, "Reset Endpoint", err, errlen) ||
-		       command(x, ring_dequeue_ptr(&xd->bulk[in ? 1 : 0]), XHCI_TRB_TYPE(XHCI_TRB_SET_TR_DEQUEUE) |
-			       target, &ev, "Set TR Dequeue Pointer", err, errlen) ? -1 : 0;
+		return restart_halted(xd, dci, &xd->bulk[in ? 1 : 0], err, errlen);
 	if (state == XHCI_EP_STATE_RUNNING &&
-	    command(x, 0, XHCI_TRB_TYPE(XHCI_TRB_STOP_EP) | target, &ev, "Stop Endpoint", err, errlen))
+	    command(xd->x, 0, XHCI_TRB_TYPE(XHCI_TRB_STOP_EP) | XHCI_TRB_SLOT(xd->slot) | XHCI_TRB_EP(dci), &ev,
+		    "Stop Endpoint", err, errlen))
 		return -1;
 	return configure_endpoints(xd, 1u << dci, 1u << dci, err, errlen);
 }
