@@ -4,6 +4,7 @@
 #include "drivers/ide.h"
 #include "drivers/pci.h"
 #include "drivers/rtc.h"
+#include "drivers/usb-hub.h"
 #include "drivers/usb-msc.h"
 #include "drivers/xhci.h"
 #include "kernel/console.h"
@@ -30,7 +31,7 @@ static struct blockdev *disks[STORAGE_DISKS_MAX];
 static unsigned ndisks;
 /* What was searched, for the not saved: line. */
 static struct {
-	unsigned ahci_ports, ide_controllers, xhci_controllers, xhci_ports;
+	unsigned ahci_ports, ide_controllers, xhci_controllers, xhci_ports, hub_ports;
 } searched;
 static struct results_identity this_image;     /* from the loader: IDENTITY of the boot medium */
 static bool this_image_known;
@@ -225,31 +226,63 @@ static uint64_t bar_bytes(const struct pci_dev *d, unsigned n)
 	return mask ? (uint64_t)(~mask) + 1 : 0;
 }
 
-/* The device on one xHCI port: a bulk-only stick becomes a disk; anything else is noted. */
+/* An addressed USB device: a bulk-only stick becomes a disk; anything else is noted. 1
+ * for a hub (usb_hub_open is then the caller's), else 0. */
+static int open_usb_device(struct usb_dev *ud)
+{
+	char err[BLOCKDEV_ERR_MAX];
+
+	int r = usb_find_storage(ud, err, sizeof(err));
+	if (r == USB_FOUND_HUB)
+		return 1;
+	if (r) {
+		kprintf("storage.note=%s\n", err);
+		return 0;
+	}
+	if (ndisks == STORAGE_DISKS_MAX || nsticks == STORAGE_DISKS_MAX) {
+		kprintf("storage.note=%s: a stick past the %u disks bareperf searches\n", ud->where, STORAGE_DISKS_MAX);
+		return 0;
+	}
+	if (usb_msc_open(&sticks[nsticks], ud, err, sizeof(err))) {
+		kprintf("storage.note=%s\n", err);
+		return 0;
+	}
+	disks[ndisks++] = &sticks[nsticks++].bd;
+	return 0;
+}
+
+/* The devices on a hub's ports (one tier: a hub behind it is named, not followed). */
+static void open_usb_hub(struct usb_dev *hub)
+{
+	static struct usb_hub h;
+	char err[BLOCKDEV_ERR_MAX];
+	struct usb_dev *ud;
+
+	if (usb_hub_open(&h, hub, err, sizeof(err))) {
+		kprintf("storage.note=%s\n", err);
+		return;
+	}
+	searched.hub_ports += h.nports;
+	for (unsigned p = 1; p <= h.nports; p++) {
+		int r = usb_hub_attach_port(&h, p, &ud, err, sizeof(err));
+		if (r < 0)
+			kprintf("storage.note=%s\n", err);
+		if (r > 0 && open_usb_device(ud))
+			kprintf("storage.note=%s: a hub behind a hub; devices behind it are not searched\n", ud->where);
+	}
+}
+
+/* The device on one xHCI root port, and behind it when it is a hub. */
 static void open_usb_port(struct xhci *x, unsigned port)
 {
 	char err[BLOCKDEV_ERR_MAX];
 	struct usb_dev *ud;
 
 	int r = xhci_attach_port(x, port, &ud, err, sizeof(err));
-	if (r <= 0) {
-		if (r < 0)
-			kprintf("storage.note=%s\n", err);
-		return;
-	}
-	if (usb_find_storage(ud, err, sizeof(err))) {
+	if (r < 0)
 		kprintf("storage.note=%s\n", err);
-		return;
-	}
-	if (ndisks == STORAGE_DISKS_MAX || nsticks == STORAGE_DISKS_MAX) {
-		kprintf("storage.note=%s: a stick past the %u disks bareperf searches\n", ud->where, STORAGE_DISKS_MAX);
-		return;
-	}
-	if (usb_msc_open(&sticks[nsticks], ud, err, sizeof(err))) {
-		kprintf("storage.note=%s\n", err);
-		return;
-	}
-	disks[ndisks++] = &sticks[nsticks++].bd;
+	if (r > 0 && open_usb_device(ud))
+		open_usb_hub(ud);
 }
 
 /* Each mass-storage device on an xHCI controller's root ports. */
@@ -333,10 +366,11 @@ static struct blockdev *own_disk(struct results_area *area, char *why, size_t wh
 			    matches);
 	else
 		bp_snprintf(why, whylen, "no disk carries this image's identity (%u disk%s searched; AHCI: %u port%s, "
-			    "IDE: %u controller%s, xHCI: %u port%s%s)", ndisks, ndisks == 1 ? "" : "s",
-			    searched.ahci_ports, searched.ahci_ports == 1 ? "" : "s", searched.ide_controllers,
-			    searched.ide_controllers == 1 ? "" : "s", searched.xhci_ports,
-			    searched.xhci_ports == 1 ? "" : "s", first_problem);
+			    "IDE: %u controller%s, xHCI: %u port%s, USB hubs: %u port%s%s)", ndisks,
+			    ndisks == 1 ? "" : "s", searched.ahci_ports, searched.ahci_ports == 1 ? "" : "s",
+			    searched.ide_controllers, searched.ide_controllers == 1 ? "" : "s", searched.xhci_ports,
+			    searched.xhci_ports == 1 ? "" : "s", searched.hub_ports, searched.hub_ports == 1 ? "" : "s",
+			    first_problem);
 	return NULL;
 }
 
