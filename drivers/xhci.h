@@ -96,8 +96,9 @@
 #define XHCI_PROTO_PORT_OFF(v)  ((v) & 0xFFu)
 #define XHCI_PROTO_PORT_COUNT(v) (((v) >> 8) & 0xFFu)
 
-/* Intel PCH port routing, PCI configuration space (Intel 7 Series / C216 Chipset Family
- * PCH datasheet, 17.1.33-17.1.36) */
+/* Intel PCH port routing, PCI configuration space of the xHCI function (Intel 7 Series /
+ * C216 Chipset Family PCH datasheet, the xHCI registers XUSB2PR, XUSB2PRM, USB3_PSSEN and
+ * USB3PRM) */
 #define PCI_VENDOR_INTEL        0x8086
 #define INTEL_XUSB2PR           0xD0    /* USB 2.0 ports routed to xHCI */
 #define INTEL_XUSB2PRM          0xD4    /* which of them may be */
@@ -196,7 +197,7 @@ struct xhci_device {
 	struct xhci *x;
 	uint8_t slot, port;                     /* port: the root port, behind hubs too */
 	uint8_t depth;                          /* hubs between it and the root port */
-	uint32_t route;                         /* route string (8.9): a hub port per tier */
+	uint32_t route;                         /* route string (6.2.2): a hub port per tier */
 	uint8_t tt_slot, tt_port;               /* a FS/LS device's transaction translator */
 	bool mtt, is_hub;
 	struct xhci_ring ep0, bulk[2];          /* [0] OUT, [1] IN */
