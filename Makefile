@@ -159,7 +159,8 @@ $(B)/BOOTX64.EFI: $(B)/boot/loader.so
 # ---------------------------------------------------------------- host side
 # lib/ builds for the host too (minus the freestanding libc replacements), as do the
 # PMU backends, which the host tests run against an MSR model, and the pure parts of
-# kernel/ named here (no hardware, no globals).
+# kernel/ and drivers/ named here (no hardware, no globals): the USB descriptor parsing
+# and the bulk-only transport run against a fake host controller in tests/unit.
 # clang, with libFuzzer's coverage instrumentation, so that the fuzz targets (below) link
 # the same library: one build of lib/ serves the unit tests, the host tools and the fuzzer.
 # A suite's own file is compiled without optimisation (it is the test, not the code under
@@ -171,6 +172,7 @@ HCFLAGS := $(HCOMMON) -O1 -fsanitize=fuzzer-no-link $(HSAN)
 HTESTCFLAGS := $(HCOMMON) -O0 $(HSAN)
 HOST_ONLY_KERNEL := lib/string.c
 HOST_KERNEL_PURE := kernel/plan.c kernel/result-json.c kernel/sample-hist.c payloads/userbench-64.c
+HOST_KERNEL_PURE += drivers/usb.c drivers/usb-msc.c drivers/usb-hub.c
 HOST_LIB_C   := $(filter-out $(HOST_ONLY_KERNEL),$(wildcard lib/*.c)) $(wildcard arch/x86/pmu/*.c) \
 	$(HOST_KERNEL_PURE)
 HOST_LIB_OBJ := $(HOST_LIB_C:%.c=$(B)/host/obj/%.o) $(GEN_C:%=$(B)/host/obj/gen/%.o)
@@ -374,7 +376,7 @@ $(B)/test-noresults.img: $(B)/test-cfg-detect.img
 	cp $< $@.tmp && MTOOLS_SKIP_CHECK=1 mdeltree -i $@.tmp@@1M ::/bareperf && mv $@.tmp $@
 
 TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-noresults.img \
-	$(B)/test-cfg-nomenu.img
+	$(B)/test-cfg-nomenu.img $(RESULTS_IMG)/done
 
 .PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:

@@ -20,9 +20,12 @@
 #define USB_RECIP_DEVICE        0x00u
 #define USB_RECIP_INTERFACE     0x01u
 #define USB_RECIP_ENDPOINT      0x02u
+#define USB_RECIP_OTHER         0x03u   /* a hub's port */
 
 /* Standard requests (Table 9-4) */
+#define USB_REQ_GET_STATUS      0x00
 #define USB_REQ_CLEAR_FEATURE   0x01
+#define USB_REQ_SET_FEATURE     0x03
 #define USB_REQ_SET_ADDRESS     0x05
 #define USB_REQ_GET_DESCRIPTOR  0x06
 #define USB_REQ_SET_CONFIGURATION 0x09
@@ -33,6 +36,15 @@
 #define USB_DT_CONFIG           0x02
 #define USB_DT_INTERFACE        0x04
 #define USB_DT_ENDPOINT         0x05
+
+/* Descriptor sizes and fields (Tables 9-8, 9-10, 9-12, 9-13) */
+#define USB_DEVICE_DESC_BYTES   18
+#define USB_DEVICE_DESC_PREFIX  8       /* through bMaxPacketSize0: what a first read asks */
+#define USB_CONFIG_DESC_BYTES   9
+#define USB_INTERFACE_DESC_BYTES 9
+#define USB_ENDPOINT_DESC_BYTES 7
+#define USB_CONFIG_TOTAL_MAX    1024    /* the most of a configuration that bareperf reads */
+#define USB_EP_MAX_PACKET_MASK  0x07FFu /* wMaxPacketSize 10:0 */
 
 /* Endpoint descriptor (9.6.6): bEndpointAddress bit 7 is the direction, bmAttributes 1:0
  * the transfer type */
@@ -65,9 +77,12 @@ struct usb_dev;
 
 /*
  * A host controller's transfers. Each returns 0, or -1 with the reason in err; a stalled
- * endpoint is reported as such (USB_XFER_STALL), so that the caller can clear it.
+ * endpoint is reported as such (USB_XFER_STALL), so that the caller can clear it, and a
+ * device that is gone (its port disconnected) as USB_XFER_GONE, so that the caller does
+ * not try to recover it. The reason does not name the device: the caller adds d->where.
  */
 #define USB_XFER_STALL  (-2)
+#define USB_XFER_GONE   (-3)
 
 struct usb_hc_ops {
 	/* A control transfer on endpoint 0; the data stage (len bytes, may be 0) goes the way
@@ -84,6 +99,16 @@ struct usb_hc_ops {
 	/* After CLEAR_FEATURE(ENDPOINT_HALT): the controller's side of the endpoint reset
 	 * (data toggle, xHCI Reset Endpoint and dequeue pointer). */
 	int (*reset_bulk)(struct usb_dev *d, int in, char *err, size_t errlen);
+	/* Wait about us microseconds (between TEST UNIT READY tries). May be NULL. */
+	void (*delay)(struct usb_dev *d, uint32_t us);
+	/* Hubs (drivers/usb-hub.c), both may be NULL where the controller does not follow
+	 * them. configure_hub: tell the controller that d is a hub of nports ports (with a
+	 * multi-TT, think time ttt for a high-speed hub). attach_child: give the device on
+	 * the hub's port (its reset done, its speed read) an address and endpoint 0; *out is
+	 * then ready for usb_find_storage. */
+	int (*configure_hub)(struct usb_dev *hub, unsigned nports, int mtt, unsigned ttt, char *err, size_t errlen);
+	int (*attach_child)(struct usb_dev *hub, unsigned port, enum usb_speed speed, struct usb_dev **out, char *err,
+			    size_t errlen);
 };
 
 struct usb_dev {
@@ -93,6 +118,7 @@ struct usb_dev {
 	enum usb_speed speed;
 	uint8_t address;
 	uint16_t ep0_max_packet;
+	uint8_t dev_protocol;            /* bDeviceProtocol: a hub's TT kind */
 	/* the bulk-only storage interface, filled by usb_find_storage() */
 	uint8_t config_value;
 	uint8_t interface;
@@ -100,5 +126,32 @@ struct usb_dev {
 	uint16_t ep_in_max_packet, ep_out_max_packet;
 	char where[USB_WHERE_MAX];      /* "xHCI 00:04.0, port 3" */
 };
+
+/* The device descriptor's fields that matter here (9.6.1). */
+struct usb_device_info {
+	uint16_t bcd_usb, vendor, product;
+	uint8_t dev_class, dev_protocol, max_packet0, nconfigs;
+};
+
+/* Pure parsing, tested on the host: 0, or -1 with the reason in err. */
+int usb_parse_device_desc(const uint8_t *buf, uint32_t len, struct usb_device_info *out, char *err,
+			  size_t errlen);
+/* A whole configuration (wTotalLength bytes, len read): find the bulk-only mass-storage
+ * interface with one bulk IN and one bulk OUT endpoint and fill d's config_value,
+ * interface, ep_in/ep_out and their max packet sizes. 0; -1 for a malformed
+ * configuration; 1 for a well-formed one without such an interface. */
+int usb_parse_config(const uint8_t *buf, uint32_t len, struct usb_dev *d, char *err, size_t errlen);
+
+/* Over the wire, on an addressed device: GET_DESCRIPTOR(DEVICE), GET_DESCRIPTOR(CONFIG)
+ * (first 9 bytes, then wTotalLength), the interface found, SET_CONFIGURATION and the
+ * controller's configure_bulk. 0, -1 with the reason in err, 1 when the device is simply
+ * not a bulk-only mass-storage device (err says what it is), USB_FOUND_HUB for a hub
+ * (err names it; d->config_value is its first configuration's, for usb_hub_open). */
+#define USB_FOUND_HUB   2
+int usb_find_storage(struct usb_dev *d, char *err, size_t errlen);
+
+/* GET_DESCRIPTOR of type and index, len bytes; *done gets the bytes read. */
+int usb_get_descriptor(struct usb_dev *d, uint8_t type, uint8_t index, void *buf, uint16_t len,
+		       uint32_t *done, char *err, size_t errlen);
 
 #endif

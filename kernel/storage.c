@@ -4,6 +4,9 @@
 #include "drivers/ide.h"
 #include "drivers/pci.h"
 #include "drivers/rtc.h"
+#include "drivers/usb-hub.h"
+#include "drivers/usb-msc.h"
+#include "drivers/xhci.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
 #include "kernel/mem.h"
@@ -14,13 +17,22 @@
 
 #define ECAM_BUS_BYTES (1ull << 20)
 #define STORAGE_DISKS_MAX 4     /* disks opened; each keeps AHCI_PORT_DMA_BYTES of DMA memory */
+#define STORAGE_XHCI_MAX  2     /* xHCI controllers opened */
 
 static struct pci_found pci;
 static struct ahci_port ahci_ports[STORAGE_DISKS_MAX];
 static struct ide_drive ide_drives[STORAGE_DISKS_MAX];
 static unsigned nide;
+static struct xhci xhcis[STORAGE_XHCI_MAX];
+static unsigned nxhci;
+static struct usb_msc sticks[STORAGE_DISKS_MAX];
+static unsigned nsticks;
 static struct blockdev *disks[STORAGE_DISKS_MAX];
 static unsigned ndisks;
+/* What was searched, for the not saved: line. */
+static struct {
+	unsigned ahci_ports, ide_controllers, xhci_controllers, xhci_ports, hub_ports;
+} searched;
 static struct results_identity this_image;     /* from the loader: IDENTITY of the boot medium */
 static bool this_image_known;
 
@@ -141,6 +153,8 @@ static void open_ahci(const struct pci_dev *d)
 		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
 	volatile uint8_t *regs = (volatile uint8_t *)(uintptr_t)abar;
 	uint32_t ports = ahci_disk_ports(regs);
+	for (uint32_t pi = *(volatile uint32_t *)(regs + AHCI_PI); pi; pi &= pi - 1)
+		searched.ahci_ports++;
 	for (unsigned p = 0; p < AHCI_PORTS && ndisks < STORAGE_DISKS_MAX; p++) {
 		if (!(ports & (1u << p)))
 			continue;
@@ -168,6 +182,7 @@ static void open_ide(const struct pci_dev *d)
 	uint32_t bar[4];
 	char err[BLOCKDEV_ERR_MAX];
 
+	searched.ide_controllers++;
 	for (unsigned i = 0; i < 4; i++)
 		bar[i] = pci_dev_read32(d, PCI_BAR(i));
 	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND, pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_IO);
@@ -189,6 +204,125 @@ static void open_ide(const struct pci_dev *d)
 	}
 }
 
+static int dma_alloc(uint64_t size, uint64_t align, struct dma_region *out)
+{
+	out->phys = mem_alloc_phys(size, align);
+	out->virt = (void *)(uintptr_t)out->phys;
+	out->size = size;
+	return out->phys ? 0 : -1;
+}
+
+/* A memory BAR's size (PCI Local Bus 3.0, 6.2.5.1): all ones written, the size read back,
+ * with memory decoding off meanwhile. */
+static uint64_t bar_bytes(const struct pci_dev *d, unsigned n)
+{
+	uint32_t cmd = pci_dev_read32(d, PCI_COMMAND), bar = pci_dev_read32(d, PCI_BAR(n));
+
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND, cmd & ~PCI_COMMAND_MEMORY);
+	pci_write32(d->bus, d->dev, d->fn, PCI_BAR(n), 0xFFFFFFFFu);
+	uint32_t mask = pci_dev_read32(d, PCI_BAR(n)) & PCI_BAR_MEM_MASK;
+	pci_write32(d->bus, d->dev, d->fn, PCI_BAR(n), bar);
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND, cmd);
+	return mask ? (uint64_t)(~mask) + 1 : 0;
+}
+
+/* An addressed USB device: a bulk-only stick becomes a disk; anything else is noted. 1
+ * for a hub (usb_hub_open is then the caller's), else 0. */
+static int open_usb_device(struct usb_dev *ud)
+{
+	char err[BLOCKDEV_ERR_MAX];
+
+	int r = usb_find_storage(ud, err, sizeof(err));
+	if (r == USB_FOUND_HUB)
+		return 1;
+	if (r) {
+		kprintf("storage.note=%s\n", err);
+		return 0;
+	}
+	if (ndisks == STORAGE_DISKS_MAX || nsticks == STORAGE_DISKS_MAX) {
+		kprintf("storage.note=%s: a stick past the %u disks bareperf searches\n", ud->where, STORAGE_DISKS_MAX);
+		return 0;
+	}
+	if (usb_msc_open(&sticks[nsticks], ud, err, sizeof(err))) {
+		kprintf("storage.note=%s\n", err);
+		return 0;
+	}
+	disks[ndisks++] = &sticks[nsticks++].bd;
+	return 0;
+}
+
+/* The devices on a hub's ports (one tier: a hub behind it is named, not followed). */
+static void open_usb_hub(struct usb_dev *hub)
+{
+	static struct usb_hub h;
+	char err[BLOCKDEV_ERR_MAX];
+	struct usb_dev *ud;
+
+	if (usb_hub_open(&h, hub, err, sizeof(err))) {
+		kprintf("storage.note=%s\n", err);
+		return;
+	}
+	searched.hub_ports += h.nports;
+	for (unsigned p = 1; p <= h.nports; p++) {
+		int r = usb_hub_attach_port(&h, p, &ud, err, sizeof(err));
+		if (r < 0)
+			kprintf("storage.note=%s\n", err);
+		if (r > 0 && open_usb_device(ud))
+			kprintf("storage.note=%s: a hub behind a hub; devices behind it are not searched\n", ud->where);
+	}
+}
+
+/* The device on one xHCI root port, and behind it when it is a hub. */
+static void open_usb_port(struct xhci *x, unsigned port)
+{
+	char err[BLOCKDEV_ERR_MAX];
+	struct usb_dev *ud;
+
+	int r = xhci_attach_port(x, port, &ud, err, sizeof(err));
+	if (r < 0)
+		kprintf("storage.note=%s\n", err);
+	if (r > 0 && open_usb_device(ud))
+		open_usb_hub(ud);
+}
+
+/* Each mass-storage device on an xHCI controller's root ports. */
+static void open_xhci(const struct pci_dev *d)
+{
+	uint32_t bar = pci_dev_read32(d, PCI_BAR(0));
+	uint64_t base = bar & PCI_BAR_MEM_MASK, len = bar_bytes(d, 0);
+	char err[BLOCKDEV_ERR_MAX], note[BLOCKDEV_ERR_MAX];
+
+	searched.xhci_controllers++;
+	if (bar & PCI_BAR_MEM_TYPE_64)
+		base |= (uint64_t)pci_dev_read32(d, PCI_BAR(0) + 4) << 32;
+	volatile uint8_t *regs = base && !(bar & PCI_BAR_IO) ? paging_map_mmio(base, len) : NULL;
+	if (!regs || len < XHCI_MMIO_MIN) {
+		kprintf("storage.note=xHCI %02x:%02x.%x: its registers (BAR0 at 0x%llx, %llu bytes) are not "
+			"reachable\n", d->bus, d->dev, d->fn, (unsigned long long)base, (unsigned long long)len);
+		return;
+	}
+	if (nxhci == STORAGE_XHCI_MAX) {
+		kprintf("storage.note=xHCI %02x:%02x.%x: past the %u xHCI controllers bareperf opens\n", d->bus, d->dev,
+			d->fn, STORAGE_XHCI_MAX);
+		return;
+	}
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
+		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+	struct xhci *x = &xhcis[nxhci];
+	int r = xhci_open(x, regs, len, d, dma_alloc, note, sizeof(note), err,
+			  sizeof(err));
+	if (note[0])
+		kprintf("storage.note=%s\n", note);
+	if (r) {
+		kprintf("storage.note=%s\n", err);
+		return;
+	}
+	nxhci++;
+	searched.xhci_ports += x->ports;
+	for (unsigned p = 1; p <= x->ports; p++)
+		open_usb_port(x, p);
+}
+
 static bool disk_read(void *ctx, uint64_t lba, uint32_t count, void *buf)
 {
 	return blockdev_read(ctx, lba, count, buf) == 0;
@@ -206,13 +340,16 @@ static struct blockdev *own_disk(struct results_area *area, char *why, size_t wh
 	static struct results_area found;
 	struct blockdev *own = NULL;
 	unsigned matches = 0;
-	char err[160], first_problem[200] = "";
+	char err[160], first_problem[360] = "";
 
 	for (unsigned i = 0; i < ndisks; i++) {
+		disks[i]->err[0] = 0;
 		if (results_area_find(disk_read, disks[i], disks[i]->sector_size, disks[i]->sectors, scratch, &found,
 				      err, sizeof(err))) {
+			/* a device error (a stick pulled out) says more than the sector it hit */
 			if (!first_problem[0])
-				bp_snprintf(first_problem, sizeof(first_problem), "; %s: %s", disks[i]->where, err);
+				bp_snprintf(first_problem, sizeof(first_problem), "; %s: %s%s%s", disks[i]->where, err,
+					    disks[i]->err[0] ? ": " : "", disks[i]->err);
 			continue;
 		}
 		if (memcmp(found.id, this_image.id, RESULTS_ID_BYTES) != 0)
@@ -228,8 +365,12 @@ static struct blockdev *own_disk(struct results_area *area, char *why, size_t wh
 		bp_snprintf(why, whylen, "%u disks carry this image's identity; bareperf writes on none of them",
 			    matches);
 	else
-		bp_snprintf(why, whylen, "no disk carries this image's identity (%u disk%s searched on AHCI and IDE; "
-			    "USB is not searched yet%s)", ndisks, ndisks == 1 ? "" : "s", first_problem);
+		bp_snprintf(why, whylen, "no disk carries this image's identity (%u disk%s searched; AHCI: %u port%s, "
+			    "IDE: %u controller%s, xHCI: %u port%s, USB hubs: %u port%s%s)", ndisks,
+			    ndisks == 1 ? "" : "s", searched.ahci_ports, searched.ahci_ports == 1 ? "" : "s",
+			    searched.ide_controllers, searched.ide_controllers == 1 ? "" : "s", searched.xhci_ports,
+			    searched.xhci_ports == 1 ? "" : "s", searched.hub_ports, searched.hub_ports == 1 ? "" : "s",
+			    first_problem);
 	return NULL;
 }
 
@@ -379,8 +520,9 @@ static void report_disks(void)
 		struct blockdev *bd = disks[i];
 		kprintf("storage.disk=%s (%s): %llu sectors of %u bytes\n", bd->kind, bd->where,
 			(unsigned long long)bd->sectors, bd->sector_size);
+		bd->err[0] = 0;
 		if (results_area_find(disk_read, bd, bd->sector_size, bd->sectors, scratch, &area, err, sizeof(err))) {
-			kprintf("storage.results=none on %s (%s)\n", bd->where, err);
+			kprintf("storage.results=none on %s (%s%s%s)\n", bd->where, err, bd->err[0] ? ": " : "", bd->err);
 			continue;
 		}
 		bool ours = this_image_known && memcmp(area.id, this_image.id, RESULTS_ID_BYTES) == 0;
@@ -415,5 +557,7 @@ void storage_detect(void)
 			open_ahci(&pci.dev[i]);
 		else if (controller_kind(&pci.dev[i]) == controller_kinds[1].name)
 			open_ide(&pci.dev[i]);
+		else if (controller_kind(&pci.dev[i]) == controller_kinds[2].name)
+			open_xhci(&pci.dev[i]);
 	report_disks();
 }
