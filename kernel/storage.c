@@ -1,6 +1,7 @@
 #include "kernel/storage.h"
 #include "arch/x86/paging.h"
 #include "drivers/ahci.h"
+#include "drivers/ehci.h"
 #include "drivers/ide.h"
 #include "drivers/pci.h"
 #include "drivers/rtc.h"
@@ -14,6 +15,7 @@
 
 #define ECAM_BUS_BYTES (1ull << 20)
 #define STORAGE_DISKS_MAX 4     /* disks opened; each keeps AHCI_PORT_DMA_BYTES of DMA memory */
+#define STORAGE_EHCI_MAX 4      /* EHCI controllers opened; each keeps EHCI_DMA_BYTES */
 
 static struct pci_found pci;
 static struct ahci_port ahci_ports[STORAGE_DISKS_MAX];
@@ -21,6 +23,8 @@ static struct ide_drive ide_drives[STORAGE_DISKS_MAX];
 static unsigned nide;
 static struct blockdev *disks[STORAGE_DISKS_MAX];
 static unsigned ndisks;
+static struct ehci_hc ehci_hcs[STORAGE_EHCI_MAX];
+static unsigned nehci, ehci_ports;
 static struct results_identity this_image;     /* from the loader: IDENTITY of the boot medium */
 static bool this_image_known;
 
@@ -185,6 +189,78 @@ static void open_ide(const struct pci_dev *d)
 				nide++;
 				disks[ndisks++] = &dr->bd;
 			}
+		}
+	}
+}
+
+/* A USB device a host controller found: what it is, from its device descriptor. */
+static void open_usb_device(struct usb_dev *u)
+{
+	static uint8_t desc[18];
+	struct usb_setup s = { USB_DIR_IN | USB_TYPE_STANDARD | USB_RECIP_DEVICE, USB_REQ_GET_DESCRIPTOR,
+			       USB_DT_DEVICE << 8, 0, sizeof(desc) };
+	char err[USB_ERR_MAX];
+	uint32_t got;
+
+	if (u->ops->control(u, &s, desc, sizeof(desc), &got, err, sizeof(err))) {
+		kprintf("storage.note=%s\n", err);
+		return;
+	}
+	kprintf("storage.note=%s: USB device %04x:%04x, address %u, %u bytes of device descriptor\n", u->where,
+		desc[8] | desc[9] << 8, desc[10] | desc[11] << 8, u->address, got);
+}
+
+/* An EHCI controller: its registers (BAR0), taken from the firmware and reset; each port's
+ * high-speed device. */
+static void open_ehci(const struct pci_dev *d)
+{
+	uint32_t bar = pci_dev_read32(d, PCI_BAR(0));
+	uint64_t base = bar & PCI_BAR_MEM_MASK;
+	char note[USB_ERR_MAX], err[USB_ERR_MAX];
+
+	if (nehci == STORAGE_EHCI_MAX) {
+		kprintf("storage.note=EHCI %02x:%02x.%x: bareperf opens %u EHCI controllers\n", d->bus, d->dev, d->fn,
+			STORAGE_EHCI_MAX);
+		return;
+	}
+	struct ehci_hc *hc = &ehci_hcs[nehci];
+	bp_snprintf(hc->name, sizeof(hc->name), "EHCI %02x:%02x.%x", d->bus, d->dev, d->fn);
+	if ((bar & PCI_BAR_MEM_TYPE_64) && pci_dev_read32(d, PCI_BAR(1)))
+		base = 0;   /* above 4 GiB: not mapped */
+	if (bar & PCI_BAR_IO || base == 0 || !mmio_mapped(base, EHCI_MMIO_BYTES)) {
+		kprintf("storage.note=%s: its registers (BAR0 0x%08x) are not reachable\n", hc->name, bar);
+		return;
+	}
+	struct dma_region dma = { .size = EHCI_DMA_BYTES };
+	dma.phys = mem_alloc_phys(dma.size, PAGE_SIZE);
+	dma.virt = (void *)(uintptr_t)dma.phys;
+	if (dma.phys == 0) {
+		kprintf("storage.note=%s: no memory for DMA\n", hc->name);
+		return;
+	}
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
+		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+	int r = ehci_open(hc, d, (volatile uint8_t *)(uintptr_t)base, &dma, note, sizeof(note), err, sizeof(err));
+	if (note[0])
+		kprintf("storage.note=%s\n", note);
+	if (r) {
+		kprintf("storage.note=%s\n", err);
+		return;
+	}
+	nehci++;
+	ehci_ports += hc->nports;
+	for (unsigned p = 1; p <= hc->nports; p++) {
+		struct usb_dev *u;
+		switch (ehci_port_attach(hc, p, &u, err, sizeof(err))) {
+		case EHCI_PORT_DEVICE:
+			open_usb_device(u);
+			break;
+		case EHCI_PORT_SKIPPED:
+		case EHCI_PORT_FAILED:
+			kprintf("storage.note=%s\n", err);
+			break;
+		case EHCI_PORT_EMPTY:
+			break;
 		}
 	}
 }
@@ -415,5 +491,7 @@ void storage_detect(void)
 			open_ahci(&pci.dev[i]);
 		else if (controller_kind(&pci.dev[i]) == controller_kinds[1].name)
 			open_ide(&pci.dev[i]);
+		else if (controller_kind(&pci.dev[i]) == controller_kinds[3].name)
+			open_ehci(&pci.dev[i]);
 	report_disks();
 }
