@@ -34,6 +34,15 @@
 #define USB_DT_INTERFACE        0x04
 #define USB_DT_ENDPOINT         0x05
 
+/* Descriptor sizes and fields (Tables 9-8, 9-10, 9-12, 9-13) */
+#define USB_DEVICE_DESC_BYTES   18
+#define USB_DEVICE_DESC_PREFIX  8       /* through bMaxPacketSize0: what a first read asks */
+#define USB_CONFIG_DESC_BYTES   9
+#define USB_INTERFACE_DESC_BYTES 9
+#define USB_ENDPOINT_DESC_BYTES 7
+#define USB_CONFIG_TOTAL_MAX    1024    /* the most of a configuration that bareperf reads */
+#define USB_EP_MAX_PACKET_MASK  0x07FFu /* wMaxPacketSize 10:0 */
+
 /* Endpoint descriptor (9.6.6): bEndpointAddress bit 7 is the direction, bmAttributes 1:0
  * the transfer type */
 #define USB_EP_NUM_MASK         0x0Fu
@@ -84,6 +93,8 @@ struct usb_hc_ops {
 	/* After CLEAR_FEATURE(ENDPOINT_HALT): the controller's side of the endpoint reset
 	 * (data toggle, xHCI Reset Endpoint and dequeue pointer). */
 	int (*reset_bulk)(struct usb_dev *d, int in, char *err, size_t errlen);
+	/* Wait about us microseconds (between TEST UNIT READY tries). May be NULL. */
+	void (*delay)(struct usb_dev *d, uint32_t us);
 };
 
 struct usb_dev {
@@ -100,5 +111,30 @@ struct usb_dev {
 	uint16_t ep_in_max_packet, ep_out_max_packet;
 	char where[USB_WHERE_MAX];      /* "xHCI 00:04.0, port 3" */
 };
+
+/* The device descriptor's fields that matter here (9.6.1). */
+struct usb_device_info {
+	uint16_t bcd_usb, vendor, product;
+	uint8_t dev_class, max_packet0, nconfigs;
+};
+
+/* Pure parsing, tested on the host: 0, or -1 with the reason in err. */
+int usb_parse_device_desc(const uint8_t *buf, uint32_t len, struct usb_device_info *out, char *err,
+			  size_t errlen);
+/* A whole configuration (wTotalLength bytes, len read): find the bulk-only mass-storage
+ * interface with one bulk IN and one bulk OUT endpoint and fill d's config_value,
+ * interface, ep_in/ep_out and their max packet sizes. 0; -1 for a malformed
+ * configuration; 1 for a well-formed one without such an interface. */
+int usb_parse_config(const uint8_t *buf, uint32_t len, struct usb_dev *d, char *err, size_t errlen);
+
+/* Over the wire, on an addressed device: GET_DESCRIPTOR(DEVICE), GET_DESCRIPTOR(CONFIG)
+ * (first 9 bytes, then wTotalLength), the interface found, SET_CONFIGURATION and the
+ * controller's configure_bulk. 0, -1 with the reason in err, or 1 when the device is
+ * simply not a bulk-only mass-storage device (err says what it is). */
+int usb_find_storage(struct usb_dev *d, char *err, size_t errlen);
+
+/* GET_DESCRIPTOR of type and index, len bytes; *done gets the bytes read. */
+int usb_get_descriptor(struct usb_dev *d, uint8_t type, uint8_t index, void *buf, uint16_t len,
+		       uint32_t *done, char *err, size_t errlen);
 
 #endif
