@@ -460,11 +460,18 @@ static int ehci_reset_bulk(struct usb_dev *d, int in, char *err, size_t errlen)
 	return 0;
 }
 
+static void ehci_delay(struct usb_dev *d, uint32_t us)
+{
+	(void)d;
+	delay_polls(us * POLLS_PER_MS / 1000);
+}
+
 static const struct usb_hc_ops ehci_ops = {
 	.control = ehci_control,
 	.configure_bulk = ehci_configure_bulk,
 	.bulk = ehci_bulk,
 	.reset_bulk = ehci_reset_bulk,
+	.delay = ehci_delay,
 };
 
 /* ---- ports and devices ---- */

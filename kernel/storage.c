@@ -4,6 +4,7 @@
 #include "drivers/ehci.h"
 #include "drivers/ide.h"
 #include "drivers/pci.h"
+#include "drivers/usb-msc.h"
 #include "drivers/rtc.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
@@ -25,6 +26,8 @@ static struct blockdev *disks[STORAGE_DISKS_MAX];
 static unsigned ndisks;
 static struct ehci_hc ehci_hcs[STORAGE_EHCI_MAX];
 static unsigned nehci, ehci_ports;
+static struct usb_msc usb_sticks[STORAGE_DISKS_MAX];
+static unsigned nusb;
 static struct results_identity this_image;     /* from the loader: IDENTITY of the boot medium */
 static bool this_image_known;
 
@@ -193,21 +196,27 @@ static void open_ide(const struct pci_dev *d)
 	}
 }
 
-/* A USB device a host controller found: what it is, from its device descriptor. */
+/* A USB device a host controller found: its bulk-only storage interface configured
+ * (drivers/usb.c) and the stick opened as a block device (drivers/usb-msc.c). */
 static void open_usb_device(struct usb_dev *u)
 {
-	static uint8_t desc[18];
-	struct usb_setup s = { USB_DIR_IN | USB_TYPE_STANDARD | USB_RECIP_DEVICE, USB_REQ_GET_DESCRIPTOR,
-			       USB_DT_DEVICE << 8, 0, sizeof(desc) };
 	char err[USB_ERR_MAX];
-	uint32_t got;
 
-	if (u->ops->control(u, &s, desc, sizeof(desc), &got, err, sizeof(err))) {
+	if (ndisks == STORAGE_DISKS_MAX || nusb == STORAGE_DISKS_MAX) {
+		kprintf("storage.note=%s: bareperf opens %u disks\n", u->where, STORAGE_DISKS_MAX);
+		return;
+	}
+	if (usb_find_storage(u, err, sizeof(err))) {
 		kprintf("storage.note=%s\n", err);
 		return;
 	}
-	kprintf("storage.note=%s: USB device %04x:%04x, address %u, %u bytes of device descriptor\n", u->where,
-		desc[8] | desc[9] << 8, desc[10] | desc[11] << 8, u->address, got);
+	struct usb_msc *m = &usb_sticks[nusb];
+	if (usb_msc_open(m, u, err, sizeof(err))) {
+		kprintf("storage.note=%s\n", err);
+		return;
+	}
+	nusb++;
+	disks[ndisks++] = &m->bd;
 }
 
 /* An EHCI controller: its registers (BAR0), taken from the firmware and reset; each port's
