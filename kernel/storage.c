@@ -25,7 +25,8 @@ static unsigned nide;
 static struct blockdev *disks[STORAGE_DISKS_MAX];
 static unsigned ndisks;
 static struct ehci_hc ehci_hcs[STORAGE_EHCI_MAX];
-static unsigned nehci, ehci_ports;
+static const struct pci_dev *ehci_pci[STORAGE_EHCI_MAX];
+static unsigned nehci;
 static struct usb_msc usb_sticks[STORAGE_DISKS_MAX];
 static unsigned nusb;
 static struct results_identity this_image;     /* from the loader: IDENTITY of the boot medium */
@@ -118,6 +119,35 @@ static const char *controller_kind(const struct pci_dev *d)
 	return NULL;
 }
 
+/* What was searched, per kind of controller the kernel opens, for the not saved: line. */
+enum { SEARCHED_AHCI, SEARCHED_IDE, SEARCHED_EHCI, SEARCHED_KINDS };
+static struct {
+	const char *label, *unit;
+	unsigned controllers, units;
+} searched[SEARCHED_KINDS] = {
+	[SEARCHED_AHCI] = { "AHCI", "port" },
+	[SEARCHED_IDE] = { "IDE", "channel" },
+	[SEARCHED_EHCI] = { "EHCI", "port" },
+};
+
+static void count_searched(unsigned kind, unsigned units)
+{
+	searched[kind].controllers++;
+	searched[kind].units += units;
+}
+
+/* An Intel EHCI beside an Intel xHCI: the chipset may route the EHCI's ports to the xHCI
+ * (XUSB2PR, in the xHCI's configuration space), and a stick there is the xHCI's. */
+static const struct pci_dev *intel_shared_xhci(const struct pci_dev *ehci)
+{
+	if (ehci->vendor != PCI_VENDOR_INTEL)
+		return NULL;
+	for (unsigned i = 0; i < pci.count; i++)
+		if (controller_kind(&pci.dev[i]) == controller_kinds[2].name && pci.dev[i].vendor == PCI_VENDOR_INTEL)
+			return &pci.dev[i];
+	return NULL;
+}
+
 /* MMIO the kernel's page tables reach: the identity map, and on i686 the MMIO window. */
 static bool mmio_mapped(uint64_t base, uint64_t len)
 {
@@ -148,6 +178,7 @@ static void open_ahci(const struct pci_dev *d)
 		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
 	volatile uint8_t *regs = (volatile uint8_t *)(uintptr_t)abar;
 	uint32_t ports = ahci_disk_ports(regs);
+	count_searched(SEARCHED_AHCI, ahci_port_count(regs));
 	for (unsigned p = 0; p < AHCI_PORTS && ndisks < STORAGE_DISKS_MAX; p++) {
 		if (!(ports & (1u << p)))
 			continue;
@@ -178,6 +209,7 @@ static void open_ide(const struct pci_dev *d)
 	for (unsigned i = 0; i < 4; i++)
 		bar[i] = pci_dev_read32(d, PCI_BAR(i));
 	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND, pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_IO);
+	count_searched(SEARCHED_IDE, 2);
 	for (unsigned ch = 0; ch < 2; ch++) {
 		uint16_t cmd, ctrl;
 		ide_channel_ports(ch, d->progif, bar, &cmd, &ctrl);
@@ -256,8 +288,8 @@ static void open_ehci(const struct pci_dev *d)
 		kprintf("storage.note=%s\n", err);
 		return;
 	}
-	nehci++;
-	ehci_ports += hc->nports;
+	ehci_pci[nehci++] = d;
+	count_searched(SEARCHED_EHCI, hc->nports);
 	for (unsigned p = 1; p <= hc->nports; p++) {
 		struct usb_dev *u;
 		switch (ehci_port_attach(hc, p, &u, err, sizeof(err))) {
@@ -282,6 +314,29 @@ static bool disk_read(void *ctx, uint64_t lba, uint32_t count, void *buf)
 /* ---- saving the run (docs/results-area.md) ---- */
 
 static uint8_t header_buf[RESULTS_HEADER_BYTES];
+
+/* "2 disks searched; AHCI: 1 controller, 6 ports; IDE: 0 controllers; EHCI: ...", and
+ * where an Intel EHCI's ports may have gone to an xHCI. */
+static const char *searched_text(void)
+{
+	static char text[240];
+	size_t n = bp_snprintf(text, sizeof(text), "%u disk%s searched", ndisks, ndisks == 1 ? "" : "s");
+
+	for (unsigned k = 0; k < SEARCHED_KINDS && n < sizeof(text); k++) {
+		n += bp_snprintf(text + n, sizeof(text) - n, "; %s: %u controller%s", searched[k].label,
+				 searched[k].controllers, searched[k].controllers == 1 ? "" : "s");
+		if (searched[k].controllers && n < sizeof(text))
+			n += bp_snprintf(text + n, sizeof(text) - n, ", %u %s%s", searched[k].units, searched[k].unit,
+					 searched[k].units == 1 ? "" : "s");
+	}
+	for (unsigned i = 0; i < nehci && n < sizeof(text); i++) {
+		const struct pci_dev *x = intel_shared_xhci(ehci_pci[i]);
+		if (x)
+			n += bp_snprintf(text + n, sizeof(text) - n, "; the ports of Intel %s may be routed to the "
+					 "xHCI %02x:%02x.%x", ehci_hcs[i].name, x->bus, x->dev, x->fn);
+	}
+	return text;
+}
 
 /* The one disk whose results area carries this image's identity, checked again now; NULL
  * with the reason in why. */
@@ -313,8 +368,8 @@ static struct blockdev *own_disk(struct results_area *area, char *why, size_t wh
 		bp_snprintf(why, whylen, "%u disks carry this image's identity; bareperf writes on none of them",
 			    matches);
 	else
-		bp_snprintf(why, whylen, "no disk carries this image's identity (%u disk%s searched on AHCI and IDE; "
-			    "USB is not searched yet%s)", ndisks, ndisks == 1 ? "" : "s", first_problem);
+		bp_snprintf(why, whylen, "no disk carries this image's identity (%s%s)", searched_text(),
+			    first_problem);
 	return NULL;
 }
 
@@ -413,7 +468,7 @@ static void report_torn(void)
 void storage_save_progress(void)
 {
 	uint32_t len, dropped;
-	char why[360];
+	char why[512];
 
 	if (save.failed || !kernel.cfg.save_auto)
 		return;
@@ -431,7 +486,7 @@ void storage_save_progress(void)
 void storage_save(void)
 {
 	uint32_t len, dropped;
-	char why[360];
+	char why[512];
 
 	if (save.failed && save.begun)
 		return;                 /* the torn run was reported when the write failed */
