@@ -57,3 +57,32 @@ CASES += [
                            "boot.image=unknown (the loader found no /bareperf/results/IDENTITY: runs are not saved)"],
          absent=NO_FAIL),
 ]
+
+# ---------------------------------------------------------------- EHCI stick (issue 17)
+# The image as a USB stick on QEMU's ICH9 EHCI (qemu-run --usb ehci: 00:01.0, the stick on
+# port 1): the controller taken from the firmware and reset, the stick addressed over EP0
+# and opened by bulk-only transport, its results area found and the run saved there
+# (snapshot=on: the writes are discarded). A full-speed device (the tablet) on an EHCI
+# with a UHCI companion is handed to the companion.
+EHCI = ["storage.controller=ehci 00:01.0 8086:293a",
+        "storage.disk=USB stick (EHCI 00:01.0, port 1): 131072 sectors of 512 bytes"]
+EHCI_WHERE = r"EHCI 00:01\.0, port 1"
+EHCI_SAVED = r"^saved: run \d+ in /bareperf/results/run0\d\.log on the USB stick \(%s\)$" % EHCI_WHERE
+
+CASES += [
+    dict(name="storage-usb-ehci", args=["--cpu", "qemu64", "--usb", "ehci"], config="mode=detect",
+         lines=BIOS + EHCI, match=[EHCI_SAVED], absent=NO_FAIL + [r"^storage\.note="],
+         check=results_area_found("build/bareperf.img", EHCI_WHERE)),
+    dict(name="storage-usb-ehci-uefi", uefi=True, args=["--cpu", "qemu64", "--usb", "ehci"], config="mode=detect",
+         lines=["boot.firmware=uefi"] + EHCI, match=[EHCI_SAVED], absent=NO_FAIL + [r"^storage\.note="],
+         check=results_area_found("build/bareperf.img", EHCI_WHERE)),
+    dict(name="storage-usb-ehci-i686", args=["--bios", "--cpu", "pentium3", "--usb", "ehci"], config="mode=detect",
+         lines=BIOS32 + EHCI, match=[EHCI_SAVED], absent=NO_FAIL + [r"^storage\.note="],
+         check=results_area_found("build/bareperf.img", EHCI_WHERE)),
+    dict(name="storage-usb-ehci-companion",
+         args=["--cpu", "qemu64", "--usb", "ehci", "--config", "mode=detect", "--",
+               "-device", "ich9-usb-uhci1,masterbus=usb.0,firstport=0", "-device", "usb-wacom-tablet,bus=usb.0,port=2"],
+         lines=EHCI + ["storage.note=EHCI 00:01.0, port 2: a full-speed device, left to the companion controller "
+                       "(bareperf serves only high-speed devices on EHCI)"],
+         match=[EHCI_SAVED], absent=NO_FAIL),
+]
