@@ -4,8 +4,9 @@
 #include "drivers/ehci.h"
 #include "drivers/ide.h"
 #include "drivers/pci.h"
-#include "drivers/usb-msc.h"
 #include "drivers/rtc.h"
+#include "drivers/usb-msc.h"
+#include "drivers/xhci.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
 #include "kernel/mem.h"
@@ -17,18 +18,21 @@
 #define ECAM_BUS_BYTES (1ull << 20)
 #define STORAGE_DISKS_MAX 4     /* disks opened; each keeps AHCI_PORT_DMA_BYTES of DMA memory */
 #define STORAGE_EHCI_MAX 4      /* EHCI controllers opened; each keeps EHCI_DMA_BYTES */
+#define STORAGE_XHCI_MAX  2     /* xHCI controllers opened */
 
 static struct pci_found pci;
 static struct ahci_port ahci_ports[STORAGE_DISKS_MAX];
 static struct ide_drive ide_drives[STORAGE_DISKS_MAX];
 static unsigned nide;
+static struct xhci xhcis[STORAGE_XHCI_MAX];
+static unsigned nxhci;
+static struct usb_msc sticks[STORAGE_DISKS_MAX];
+static unsigned nsticks;
 static struct blockdev *disks[STORAGE_DISKS_MAX];
 static unsigned ndisks;
 static struct ehci_hc ehci_hcs[STORAGE_EHCI_MAX];
 static const struct pci_dev *ehci_pci[STORAGE_EHCI_MAX];
 static unsigned nehci;
-static struct usb_msc usb_sticks[STORAGE_DISKS_MAX];
-static unsigned nusb;
 static struct results_identity this_image;     /* from the loader: IDENTITY of the boot medium */
 static bool this_image_known;
 
@@ -97,8 +101,7 @@ static void choose_config_access(void)
 	kprintf("pci.config=legacy (the MCFG has no region for segment 0 from bus 0)\n");
 }
 
-/* The storage controllers bareperf knows or will know (AHCI, IDE; USB hosts for mass
- * storage), named as the saved: line names them. */
+/* The storage controllers bareperf opens (AHCI, IDE; USB hosts for mass storage). */
 static const struct {
 	uint8_t class_code, subclass;
 	int progif;                 /* -1: any */
@@ -120,13 +123,14 @@ static const char *controller_kind(const struct pci_dev *d)
 }
 
 /* What was searched, per kind of controller the kernel opens, for the not saved: line. */
-enum { SEARCHED_AHCI, SEARCHED_IDE, SEARCHED_EHCI, SEARCHED_KINDS };
+enum { SEARCHED_AHCI, SEARCHED_IDE, SEARCHED_XHCI, SEARCHED_EHCI, SEARCHED_KINDS };
 static struct {
 	const char *label, *unit;
 	unsigned controllers, units;
 } searched[SEARCHED_KINDS] = {
 	[SEARCHED_AHCI] = { "AHCI", "port" },
 	[SEARCHED_IDE] = { "IDE", "channel" },
+	[SEARCHED_XHCI] = { "xHCI", "port" },
 	[SEARCHED_EHCI] = { "EHCI", "port" },
 };
 
@@ -228,27 +232,99 @@ static void open_ide(const struct pci_dev *d)
 	}
 }
 
-/* A USB device a host controller found: its bulk-only storage interface configured
- * (drivers/usb.c) and the stick opened as a block device (drivers/usb-msc.c). */
-static void open_usb_device(struct usb_dev *u)
+static int dma_alloc(uint64_t size, uint64_t align, struct dma_region *out)
 {
-	char err[USB_ERR_MAX];
+	out->phys = mem_alloc_phys(size, align);
+	out->virt = (void *)(uintptr_t)out->phys;
+	out->size = size;
+	return out->phys ? 0 : -1;
+}
 
-	if (ndisks == STORAGE_DISKS_MAX || nusb == STORAGE_DISKS_MAX) {
-		kprintf("storage.note=%s: bareperf opens %u disks\n", u->where, STORAGE_DISKS_MAX);
-		return;
-	}
-	if (usb_find_storage(u, err, sizeof(err))) {
+/* A memory BAR's size (PCI Local Bus 3.0, 6.2.5.1): all ones written, the size read back,
+ * with memory decoding off meanwhile. */
+static uint64_t bar_bytes(const struct pci_dev *d, unsigned n)
+{
+	uint32_t cmd = pci_dev_read32(d, PCI_COMMAND), bar = pci_dev_read32(d, PCI_BAR(n));
+
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND, cmd & ~PCI_COMMAND_MEMORY);
+	pci_write32(d->bus, d->dev, d->fn, PCI_BAR(n), 0xFFFFFFFFu);
+	uint32_t mask = pci_dev_read32(d, PCI_BAR(n)) & PCI_BAR_MEM_MASK;
+	pci_write32(d->bus, d->dev, d->fn, PCI_BAR(n), bar);
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND, cmd);
+	return mask ? (uint64_t)(~mask) + 1 : 0;
+}
+
+/* A USB device a host controller addressed: a bulk-only stick becomes a disk (drivers/usb.c
+ * configures it, drivers/usb-msc.c opens it); anything else is noted. */
+static void open_stick(struct usb_dev *ud)
+{
+	char err[BLOCKDEV_ERR_MAX];
+
+	if (usb_find_storage(ud, err, sizeof(err))) {
 		kprintf("storage.note=%s\n", err);
 		return;
 	}
-	struct usb_msc *m = &usb_sticks[nusb];
-	if (usb_msc_open(m, u, err, sizeof(err))) {
+	if (ndisks == STORAGE_DISKS_MAX || nsticks == STORAGE_DISKS_MAX) {
+		kprintf("storage.note=%s: a stick past the %u disks bareperf searches\n", ud->where, STORAGE_DISKS_MAX);
+		return;
+	}
+	if (usb_msc_open(&sticks[nsticks], ud, err, sizeof(err))) {
 		kprintf("storage.note=%s\n", err);
 		return;
 	}
-	nusb++;
-	disks[ndisks++] = &m->bd;
+	disks[ndisks++] = &sticks[nsticks++].bd;
+}
+
+/* The device on one xHCI port. */
+static void open_usb_port(struct xhci *x, unsigned port)
+{
+	char err[BLOCKDEV_ERR_MAX];
+	struct usb_dev *ud;
+
+	int r = xhci_attach_port(x, port, &ud, err, sizeof(err));
+	if (r <= 0) {
+		if (r < 0)
+			kprintf("storage.note=%s\n", err);
+		return;
+	}
+	open_stick(ud);
+}
+
+/* Each mass-storage device on an xHCI controller's root ports. */
+static void open_xhci(const struct pci_dev *d)
+{
+	uint32_t bar = pci_dev_read32(d, PCI_BAR(0));
+	uint64_t base = bar & PCI_BAR_MEM_MASK, len = bar_bytes(d, 0);
+	char err[BLOCKDEV_ERR_MAX], note[BLOCKDEV_ERR_MAX];
+
+	if (bar & PCI_BAR_MEM_TYPE_64)
+		base |= (uint64_t)pci_dev_read32(d, PCI_BAR(0) + 4) << 32;
+	volatile uint8_t *regs = base && !(bar & PCI_BAR_IO) ? paging_map_mmio(base, len) : NULL;
+	if (!regs || len < XHCI_MMIO_MIN) {
+		kprintf("storage.note=xHCI %02x:%02x.%x: its registers (BAR0 at 0x%llx, %llu bytes) are not "
+			"reachable\n", d->bus, d->dev, d->fn, (unsigned long long)base, (unsigned long long)len);
+		return;
+	}
+	if (nxhci == STORAGE_XHCI_MAX) {
+		kprintf("storage.note=xHCI %02x:%02x.%x: past the %u xHCI controllers bareperf opens\n", d->bus, d->dev,
+			d->fn, STORAGE_XHCI_MAX);
+		return;
+	}
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
+		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+	struct xhci *x = &xhcis[nxhci];
+	int r = xhci_open(x, regs, len, d, dma_alloc, note, sizeof(note), err,
+			  sizeof(err));
+	if (note[0])
+		kprintf("storage.note=%s\n", note);
+	if (r) {
+		kprintf("storage.note=%s\n", err);
+		return;
+	}
+	nxhci++;
+	count_searched(SEARCHED_XHCI, x->ports);
+	for (unsigned p = 1; p <= x->ports; p++)
+		open_usb_port(x, p);
 }
 
 /* An EHCI controller: its registers (BAR0), taken from the firmware and reset; each port's
@@ -258,30 +334,30 @@ static void open_ehci(const struct pci_dev *d)
 	uint32_t bar = pci_dev_read32(d, PCI_BAR(0));
 	uint64_t base = bar & PCI_BAR_MEM_MASK;
 	char note[USB_ERR_MAX], err[USB_ERR_MAX];
+	struct dma_region dma;
 
 	if (nehci == STORAGE_EHCI_MAX) {
-		kprintf("storage.note=EHCI %02x:%02x.%x: bareperf opens %u EHCI controllers\n", d->bus, d->dev, d->fn,
-			STORAGE_EHCI_MAX);
+		kprintf("storage.note=EHCI %02x:%02x.%x: past the %u EHCI controllers bareperf opens\n", d->bus, d->dev,
+			d->fn, STORAGE_EHCI_MAX);
 		return;
 	}
 	struct ehci_hc *hc = &ehci_hcs[nehci];
 	bp_snprintf(hc->name, sizeof(hc->name), "EHCI %02x:%02x.%x", d->bus, d->dev, d->fn);
-	if ((bar & PCI_BAR_MEM_TYPE_64) && pci_dev_read32(d, PCI_BAR(1)))
-		base = 0;   /* above 4 GiB: not mapped */
-	if (bar & PCI_BAR_IO || base == 0 || !mmio_mapped(base, EHCI_MMIO_BYTES)) {
-		kprintf("storage.note=%s: its registers (BAR0 0x%08x) are not reachable\n", hc->name, bar);
+	if (bar & PCI_BAR_MEM_TYPE_64)
+		base |= (uint64_t)pci_dev_read32(d, PCI_BAR(0) + 4) << 32;
+	volatile uint8_t *regs = base && !(bar & PCI_BAR_IO) ? paging_map_mmio(base, EHCI_MMIO_BYTES) : NULL;
+	if (!regs) {
+		kprintf("storage.note=%s: its registers (BAR0 at 0x%llx) are not reachable\n", hc->name,
+			(unsigned long long)base);
 		return;
 	}
-	struct dma_region dma = { .size = EHCI_DMA_BYTES };
-	dma.phys = mem_alloc_phys(dma.size, PAGE_SIZE);
-	dma.virt = (void *)(uintptr_t)dma.phys;
-	if (dma.phys == 0) {
+	if (dma_alloc(EHCI_DMA_BYTES, PAGE_SIZE, &dma)) {
 		kprintf("storage.note=%s: no memory for DMA\n", hc->name);
 		return;
 	}
 	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
 		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
-	int r = ehci_open(hc, d, (volatile uint8_t *)(uintptr_t)base, &dma, note, sizeof(note), err, sizeof(err));
+	int r = ehci_open(hc, d, regs, &dma, note, sizeof(note), err, sizeof(err));
 	if (note[0])
 		kprintf("storage.note=%s\n", note);
 	if (r) {
@@ -291,10 +367,10 @@ static void open_ehci(const struct pci_dev *d)
 	ehci_pci[nehci++] = d;
 	count_searched(SEARCHED_EHCI, hc->nports);
 	for (unsigned p = 1; p <= hc->nports; p++) {
-		struct usb_dev *u;
-		switch (ehci_port_attach(hc, p, &u, err, sizeof(err))) {
+		struct usb_dev *ud;
+		switch (ehci_port_attach(hc, p, &ud, err, sizeof(err))) {
 		case EHCI_PORT_DEVICE:
-			open_usb_device(u);
+			open_stick(ud);
 			break;
 		case EHCI_PORT_SKIPPED:
 		case EHCI_PORT_FAILED:
@@ -555,7 +631,11 @@ void storage_detect(void)
 			open_ahci(&pci.dev[i]);
 		else if (controller_kind(&pci.dev[i]) == controller_kinds[1].name)
 			open_ide(&pci.dev[i]);
-		else if (controller_kind(&pci.dev[i]) == controller_kinds[3].name)
+		else if (controller_kind(&pci.dev[i]) == controller_kinds[2].name)
+			open_xhci(&pci.dev[i]);
+	/* EHCI last: an Intel xHCI may take the EHCI's ports when it opens (XUSB2PR). */
+	for (unsigned i = 0; i < pci.count; i++)
+		if (controller_kind(&pci.dev[i]) == controller_kinds[3].name)
 			open_ehci(&pci.dev[i]);
 	report_disks();
 }

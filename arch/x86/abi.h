@@ -37,6 +37,8 @@
 #define PTE_P               (1ull << 0)
 #define PTE_W               (1ull << 1)
 #define PTE_U               (1ull << 2)
+#define PTE_PWT             (1ull << 3)
+#define PTE_PCD             (1ull << 4)
 #define PTE_PS              (1ull << 7)
 #define PTE_NX              (1ull << 63)
 #define PTE_ADDR            0x000ffffffffff000ull

@@ -17,6 +17,8 @@ uint64_t paging_leaf_flags(unsigned flags)
 		f |= PTE_W;
 	if (flags & MAP_USER)
 		f |= PTE_U;
+	if (flags & MAP_UNCACHED)
+		f |= PTE_PCD | PTE_PWT;
 	if (!(flags & MAP_EXEC) && paging.nx)
 		f |= PTE_NX;
 	return f;

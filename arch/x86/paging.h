@@ -27,6 +27,7 @@
 #define MAP_WRITE  0x1u
 #define MAP_EXEC   0x2u
 #define MAP_USER   0x4u
+#define MAP_UNCACHED 0x8u   /* PCD and PWT: UC under the power-on PAT (SDM Vol. 3A 11.12.3), for MMIO */
 
 struct paging_state {
 	bool nx, smep, smap, umip;
@@ -46,6 +47,9 @@ unsigned paging_tables_in_use(void);
 /* Whether [pa, pa+len) is mapped identity, writable, for the kernel (MMIO such as a
  * framebuffer is reached so). */
 bool paging_identity_reaches(uint64_t pa, uint64_t len);
+/* Where the kernel reaches the MMIO at [pa, pa+len): the identity map, or (x86-64) a new
+ * uncached mapping in the kernel's MMIO window; NULL where neither can. */
+volatile void *paging_map_mmio(uint64_t pa, uint64_t len);
 /* Physical address of a kernel-image virtual address. */
 uint64_t kernel_virt_to_phys(uint64_t va);
 /* User-region address of a payload-section address, or 0 if not in .payload. */

@@ -15,5 +15,9 @@
 #define USER_BENCH_CODE   (USER_BASE + 0x20000000ull)     /* 512 MiB in */
 #define KERNEL_BENCH_CODE 0xffffffff40000000ull           /* 1 GiB below KERNEL_VBASE */
 #define BENCH_CODE_MAX    (16ull << 20)
+/* MMIO above the identity map (a 64-bit BAR the firmware put high: OVMF places xHCI's
+ * there), mapped uncached by paging_map_mmio: PML4 slot 510. */
+#define KERNEL_MMIO_BASE  0xffffff0000000000ull
+#define KERNEL_MMIO_MAX   (1ull << 30)
 
 #endif
