@@ -58,6 +58,34 @@ CASES += [
          absent=NO_FAIL),
 ]
 
+# The image on a USB stick behind xHCI (qemu-run --usb): QEMU's qemu-xhci (1b36:000d) and
+# NEC's uPD720200 model (1033:0194), each put at 00:01.0; QEMU attaches usb-storage to root
+# port 1 (a SuperSpeed port). Under OVMF the xHCI BAR lies above 4 GiB (0xe000000000 here),
+# which the x86-64 kernel maps for itself. The stick's results area is found with the
+# image's identity; a tablet and a hub on the same controller are named and passed over.
+XHCI_STICK = "storage.disk=USB stick (xHCI 00:01.0, port 1): 131072 sectors of 512 bytes"
+QEMU_XHCI = "storage.controller=xhci 00:01.0 1b36:000d"
+NEC_XHCI = "storage.controller=xhci 00:01.0 1033:0194"
+ON_STICK = r"xHCI 00:01\.0, port 1"
+
+CASES += [
+    dict(name="storage-xhci-stick", args=["--cpu", "qemu64", "--usb", "xhci", "--config", "mode=detect", "--",
+                                          "-device", "usb-tablet,bus=usb.0", "-device", "usb-hub,bus=usb.0"],
+         lines=BIOS + [QEMU_XHCI, XHCI_STICK],
+         match=[r"^storage\.note=xHCI 00:01\.0, port \d \(0627:0001\): no bulk-only mass-storage interface ",
+                r"^storage\.note=xHCI 00:01\.0, port \d: a hub \(0409:55aa\); devices behind hubs are not searched$"],
+         absent=NO_FAIL, check=results_area_found("build/bareperf.img", ON_STICK)),
+    dict(name="storage-xhci-stick-uefi", uefi=True, args=["--cpu", "qemu64", "--usb", "xhci"], config="mode=detect",
+         lines=["boot.firmware=uefi", QEMU_XHCI, XHCI_STICK], absent=NO_FAIL,
+         check=results_area_found("build/bareperf.img", ON_STICK)),
+    dict(name="storage-nec-xhci-stick-i686", args=["--bios", "--cpu", "pentium3", "--usb", "nec-xhci"],
+         config="mode=detect", lines=BIOS32 + [NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
+         check=results_area_found("build/bareperf.img", ON_STICK)),
+    dict(name="storage-nec-xhci-stick-uefi", uefi=True, args=["--cpu", "qemu64", "--usb", "nec-xhci"],
+         config="mode=detect", lines=["boot.firmware=uefi", NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
+         check=results_area_found("build/bareperf.img", ON_STICK)),
+]
+
 # ---------------------------------------------------------------- EHCI stick (issue 17)
 # The image as a USB stick on QEMU's ICH9 EHCI (qemu-run --usb ehci: 00:01.0, the stick on
 # port 1): the controller taken from the firmware and reset, the stick addressed over EP0
