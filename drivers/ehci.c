@@ -3,8 +3,8 @@
 #include "lib/format.h"
 #include "lib/str.h"
 
-/* Waits count polls, each after a read of port 0x80 (about 1 us on PC hardware, the classic
- * I/O delay, as drivers/ahci.c does). The times are USB 2.0's (7.1.7.3, 7.1.7.5, 9.2.6.3)
+/* Waits are counted in polls, each after a read of port 0x80 (about 1 us on PC hardware,
+ * the classic I/O delay, as drivers/ahci.c does). The times are USB 2.0's (7.1.7.3, 7.1.7.5, 9.2.6.3)
  * and EHCI's (2.3.1, 4.1) with a margin. */
 #define POLL_DELAY_PORT         0x80
 #define POLLS_PER_MS            1000u
@@ -24,16 +24,20 @@
 #define HS_EP0_MAX_PACKET       64                      /* USB 2.0 5.5.3: high-speed control */
 #define QTD_CERR_RETRIES        3
 #define ADDRESS_MAX             127
+#define ITC_ONE_MS              8       /* interrupt threshold, micro-frames: the default (2.3.1) */
+
+/* The queue heads: the head, then EP0, bulk IN and bulk OUT of each device slot. */
+enum { QH_EP0, QH_BULK_IN, QH_BULK_OUT, QH_PER_DEV };
 
 /* The page of queue heads and qTDs at the start of the DMA memory, then the bounce buffer. */
 #define DMA_QH_POOL             0
-#define DMA_QHS                 (1 + 3 * EHCI_DEVS_MAX)   /* the head, then EP0, IN, OUT per device */
+#define DMA_QHS                 (1 + QH_PER_DEV * EHCI_DEVS_MAX)
 #define DMA_QTDS                2048
 #define DMA_SETUP               (DMA_QTDS + EHCI_QTDS * sizeof(struct ehci_qtd))
 #define DMA_BOUNCE              EHCI_PAGE
 _Static_assert(DMA_QHS * sizeof(struct ehci_qh) <= DMA_QTDS, "queue heads overlap the qTDs");
 _Static_assert(DMA_SETUP + sizeof(struct usb_setup) <= EHCI_PAGE, "the first page overflows");
-_Static_assert(EHCI_BOUNCE_BYTES <= (EHCI_QTD_BUFFERS - 1) * EHCI_PAGE, "one qTD per transfer");
+_Static_assert(EHCI_BOUNCE_BYTES <= EHCI_QTD_BUFFERS * EHCI_PAGE, "one qTD reaches the whole bounce buffer");
 
 static uint32_t cap_rd(const struct ehci_hc *hc, uint32_t off)
 {
@@ -118,9 +122,6 @@ static int hc_reset(struct ehci_hc *hc, char *err, size_t errlen)
 	return 0;
 }
 
-/* The queue heads: the head, then EP0, bulk IN and bulk OUT of each device slot. */
-enum { QH_EP0, QH_BULK_IN, QH_BULK_OUT, QH_PER_DEV };
-
 static struct ehci_qh *qh_of(struct ehci_hc *hc, unsigned slot, unsigned which)
 {
 	return &hc->qh_pool[1 + QH_PER_DEV * slot + which];
@@ -157,7 +158,7 @@ static int schedule_start(struct ehci_hc *hc, char *err, size_t errlen)
 	op_wr(hc, EHCI_USBINTR, 0);
 	op_wr(hc, EHCI_USBSTS, EHCI_STS_RWC_ALL);
 	op_wr(hc, EHCI_ASYNCLISTADDR, phys_of(hc, hc->head));
-	op_wr(hc, EHCI_USBCMD, EHCI_CMD_ITC(8) | EHCI_CMD_RS | EHCI_CMD_ASE);
+	op_wr(hc, EHCI_USBCMD, EHCI_CMD_ITC(ITC_ONE_MS) | EHCI_CMD_RS | EHCI_CMD_ASE);
 	if (!wait_op(hc, EHCI_USBSTS, EHCI_STS_HCHALTED, 0, HALT_POLLS))
 		return fmt_error(err, errlen, "%s: the controller does not start (USBSTS 0x%08x)", hc->name,
 				 op_rd(hc, EHCI_USBSTS));
