@@ -138,8 +138,29 @@ static void qh_init(struct ehci_qh *qh, uint32_t chars)
 	qh->overlay.token = 0;
 }
 
-/* The asynchronous schedule (4.8): a head queue head linked to itself, never active, and
- * the controller running with it. */
+/* Start or stop the asynchronous schedule (4.8: ASE, followed by ASS; ASE changes only once
+ * ASS has followed the last change). */
+static int schedule_run(struct ehci_hc *hc, bool on)
+{
+	uint32_t cmd = op_rd(hc, EHCI_USBCMD), want = on ? EHCI_STS_ASS : 0;
+
+	if (!wait_op(hc, EHCI_USBSTS, EHCI_STS_ASS, (cmd & EHCI_CMD_ASE) ? EHCI_STS_ASS : 0, SCHEDULE_POLLS))
+		return -1;
+	if ((op_rd(hc, EHCI_USBSTS) & EHCI_STS_ASS) == want)
+		return 0;
+	op_wr(hc, EHCI_USBCMD, on ? cmd | EHCI_CMD_ASE : cmd & ~EHCI_CMD_ASE);
+	return wait_op(hc, EHCI_USBSTS, EHCI_STS_ASS, want, SCHEDULE_POLLS) ? 0 : -1;
+}
+
+int ehci_idle(struct ehci_hc *hc, char *err, size_t errlen)
+{
+	if (schedule_run(hc, false))
+		return fmt_error(err, errlen, "%s: the asynchronous schedule does not stop", hc->name);
+	return 0;
+}
+
+/* The asynchronous schedule (4.8): a head queue head linked to itself, never active, with
+ * the controller running; the schedule itself is checked to start and stop. */
 static int schedule_start(struct ehci_hc *hc, char *err, size_t errlen)
 {
 	uint8_t *base = hc->dma.virt;
@@ -158,12 +179,12 @@ static int schedule_start(struct ehci_hc *hc, char *err, size_t errlen)
 	op_wr(hc, EHCI_USBINTR, 0);
 	op_wr(hc, EHCI_USBSTS, EHCI_STS_RWC_ALL);
 	op_wr(hc, EHCI_ASYNCLISTADDR, phys_of(hc, hc->head));
-	op_wr(hc, EHCI_USBCMD, EHCI_CMD_ITC(ITC_ONE_MS) | EHCI_CMD_RS | EHCI_CMD_ASE);
+	op_wr(hc, EHCI_USBCMD, EHCI_CMD_ITC(ITC_ONE_MS) | EHCI_CMD_RS);
 	if (!wait_op(hc, EHCI_USBSTS, EHCI_STS_HCHALTED, 0, HALT_POLLS))
 		return fmt_error(err, errlen, "%s: the controller does not start (USBSTS 0x%08x)", hc->name,
 				 op_rd(hc, EHCI_USBSTS));
-	if (!wait_op(hc, EHCI_USBSTS, EHCI_STS_ASS, EHCI_STS_ASS, SCHEDULE_POLLS))
-		return fmt_error(err, errlen, "%s: the asynchronous schedule does not start", hc->name);
+	if (schedule_run(hc, true) || schedule_run(hc, false))
+		return fmt_error(err, errlen, "%s: the asynchronous schedule does not start and stop", hc->name);
 	op_wr(hc, EHCI_CONFIGFLAG, EHCI_CONFIGFLAG_CF);
 	return 0;
 }
@@ -208,7 +229,7 @@ int ehci_open(struct ehci_hc *hc, const struct pci_dev *pci, volatile uint8_t *r
 
 /* ---- queue heads in the schedule ---- */
 
-/* Insert qh after the head (4.8.1: safe while the schedule runs). */
+/* Insert qh after the head (4.8.1: safe even while the schedule runs). */
 static void qh_link(struct ehci_hc *hc, struct ehci_qh *qh)
 {
 	qh->link = hc->head->link;
@@ -227,8 +248,8 @@ static struct ehci_qh *qh_at(struct ehci_hc *hc, uint32_t link)
 	return &hc->qh_pool[(addr - pool) / sizeof(struct ehci_qh)];
 }
 
-/* Take qh out of the schedule and wait until the controller holds no copy of it (4.8.2:
- * the async advance doorbell). */
+/* Take qh out of the schedule and, while the schedule runs, wait until the controller holds
+ * no copy of it (4.8.2: the async advance doorbell). */
 static int qh_unlink(struct ehci_hc *hc, struct ehci_qh *qh)
 {
 	struct ehci_qh *prev = hc->head;
@@ -238,6 +259,8 @@ static int qh_unlink(struct ehci_hc *hc, struct ehci_qh *qh)
 	if (!prev || qh_at(hc, prev->link) != qh)
 		return -1;
 	prev->link = qh->link;
+	if (!(op_rd(hc, EHCI_USBSTS) & EHCI_STS_ASS))
+		return 0;       /* the controller is not walking the list */
 	op_wr(hc, EHCI_USBSTS, EHCI_STS_IAA);
 	op_wr(hc, EHCI_USBCMD, op_rd(hc, EHCI_USBCMD) | EHCI_CMD_IAAD);
 	if (!wait_op(hc, EHCI_USBSTS, EHCI_STS_IAA, EHCI_STS_IAA, SCHEDULE_POLLS))
@@ -304,18 +327,10 @@ static void dev_kill(struct ehci_dev *ed)
 			qh_unlink(ed->hc, qhs[i]);
 }
 
-/* Hand the chain q[0..n-1] to qh, whose overlay is idle, and wait until the last qTD is
- * done or one halts. A halted queue head is made idle again, its data toggle kept. */
-static int run_qtds(struct ehci_dev *ed, struct ehci_qh *qh, unsigned n, unsigned polls, const char *what,
-		    char *err, size_t errlen)
+/* Wait until the last of q[0..n-1] is done (0) or one halts (1, its token in *halted_token);
+ * -1 when the polls run out. */
+static int poll_qtds(const struct ehci_qtd *q, unsigned n, unsigned polls, uint32_t *halted_token)
 {
-	struct ehci_hc *hc = ed->hc;
-	struct ehci_qtd *q = hc->qtd;
-
-	if (ed->dead)
-		return fmt_error(err, errlen, "%s: the device stopped answering earlier", ed->usb.where);
-	__asm__ volatile("" ::: "memory");
-	qh->overlay.next = phys_of(hc, &q[0]);
 	for (unsigned i = 0; i < polls; i++) {
 		unsigned k = 0;
 		while (k < n && !(q[k].token & (EHCI_QTD_ACTIVE | EHCI_QTD_HALTED)))
@@ -324,18 +339,43 @@ static int run_qtds(struct ehci_dev *ed, struct ehci_qh *qh, unsigned n, unsigne
 			__asm__ volatile("" ::: "memory");
 			return 0;
 		}
-		uint32_t token = q[k].token;
-		if (token & EHCI_QTD_HALTED) {
-			qh->overlay.next = EHCI_LINK_TERMINATE;
-			qh->overlay.alt_next = EHCI_LINK_TERMINATE;
-			qh->overlay.token &= EHCI_QTD_TOGGLE;
-			return halted(ed, what, token, err, errlen);
+		if (q[k].token & EHCI_QTD_HALTED) {
+			*halted_token = q[k].token;
+			return 1;
 		}
 		(void)inb(POLL_DELAY_PORT);
 	}
-	dev_kill(ed);
-	return fmt_error(err, errlen, "%s: timeout: %s did not finish within %u ms", ed->usb.where, what,
-			 polls / POLLS_PER_MS);
+	return -1;
+}
+
+/* Hand the chain q[0..n-1] to qh, whose overlay is idle, with the schedule running (it runs
+ * on until ehci_idle), and wait until the last qTD is done or one halts. A halted queue head is made idle again, its data
+ * toggle kept. */
+static int run_qtds(struct ehci_dev *ed, struct ehci_qh *qh, unsigned n, unsigned polls, const char *what,
+		    char *err, size_t errlen)
+{
+	struct ehci_hc *hc = ed->hc;
+	uint32_t token = 0;
+
+	if (ed->dead)
+		return fmt_error(err, errlen, "%s: the device stopped answering earlier", ed->usb.where);
+	if (schedule_run(hc, true))
+		return fmt_error(err, errlen, "%s: the asynchronous schedule does not start", hc->name);
+	__asm__ volatile("" ::: "memory");
+	qh->overlay.next = phys_of(hc, &hc->qtd[0]);
+	int r = poll_qtds(hc->qtd, n, polls, &token);
+	if (r < 0) {
+		dev_kill(ed);
+		return fmt_error(err, errlen, "%s: timeout: %s did not finish within %u ms", ed->usb.where, what,
+				 polls / POLLS_PER_MS);
+	}
+	if (r > 0) {
+		qh->overlay.next = EHCI_LINK_TERMINATE;
+		qh->overlay.alt_next = EHCI_LINK_TERMINATE;
+		qh->overlay.token &= EHCI_QTD_TOGGLE;
+		return halted(ed, what, token, err, errlen);
+	}
+	return 0;
 }
 
 static const char *control_name(const struct usb_setup *s)

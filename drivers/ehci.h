@@ -170,6 +170,10 @@ struct ehci_hc {
 int ehci_open(struct ehci_hc *hc, const struct pci_dev *pci, volatile uint8_t *regs, const struct dma_region *dma,
 	      char *note, size_t notelen, char *err, size_t errlen);
 
+/* Stop the asynchronous schedule, which the next transfer starts again: the controller then
+ * reads no memory, and measurements run undisturbed by its DMA. 0, or -1 with the reason. */
+int ehci_idle(struct ehci_hc *hc, char *err, size_t errlen);
+
 enum ehci_port_state {
 	EHCI_PORT_EMPTY,            /* nothing connected */
 	EHCI_PORT_DEVICE,           /* a high-speed device, addressed: *out */

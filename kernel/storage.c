@@ -541,7 +541,7 @@ static void report_torn(void)
 		save.bd->err, save.choice.run, save.choice.slot + 1, save.saved_len);
 }
 
-void storage_save_progress(void)
+static void save_progress(void)
 {
 	uint32_t len, dropped;
 	char why[512];
@@ -559,7 +559,7 @@ void storage_save_progress(void)
 	}
 }
 
-void storage_save(void)
+static void save_end(void)
 {
 	uint32_t len, dropped;
 	char why[512];
@@ -582,6 +582,29 @@ void storage_save(void)
 	if (dropped)
 		kprintf("; the last %u bytes did not fit", dropped);
 	kprintf("\n");
+}
+
+/* Between storage operations the USB host controllers read no memory: EHCI's asynchronous
+ * schedule stops (xHCI is idle without a doorbell), so that no DMA disturbs a measurement. */
+static void usb_hosts_idle(void)
+{
+	char err[USB_ERR_MAX];
+
+	for (unsigned i = 0; i < nehci; i++)
+		if (ehci_idle(&ehci_hcs[i], err, sizeof(err)))
+			kprintf("storage.note=%s\n", err);
+}
+
+void storage_save_progress(void)
+{
+	save_progress();
+	usb_hosts_idle();
+}
+
+void storage_save(void)
+{
+	save_end();
+	usb_hosts_idle();
 }
 
 /* Each disk, and what the results area on it says. */
@@ -638,4 +661,5 @@ void storage_detect(void)
 		if (controller_kind(&pci.dev[i]) == controller_kinds[3].name)
 			open_ehci(&pci.dev[i]);
 	report_disks();
+	usb_hosts_idle();
 }
