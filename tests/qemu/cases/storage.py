@@ -114,3 +114,36 @@ CASES += [
                        "(bareperf serves only high-speed devices on EHCI)"],
          match=[EHCI_SAVED], absent=NO_FAIL),
 ]
+
+# Between storage operations the EHCI's asynchronous schedule is stopped, so that the
+# controller reads no memory while a payload is measured: QEMU's trace of the schedule's
+# state (usb_ehci_state, on the same stream as serial) says INACTIVE before every @result
+# line. The trace lines land anywhere in the serial text; without them the text is intact.
+EHCI_TRACE_LINE = re.compile(r"usb_ehci_state (async|periodic) schedule [A-Z ]+\n")
+
+
+def ehci_quiet_while_measuring(out):
+    serial = EHCI_TRACE_LINE.sub("", out)
+    problems = []
+    if not re.search(EHCI_SAVED, serial, re.M):
+        problems.append("the run was not saved on the EHCI stick")
+    state, active_seen, results = None, False, 0
+    for m in re.finditer(r"usb_ehci_state async schedule ([A-Z ]+)\n|^@result ", out, re.M):
+        if m.group(1):
+            state = m.group(1)
+            active_seen |= state == "ACTIVE"
+            continue
+        results += 1
+        if state != "INACTIVE":
+            problems.append("@result %d printed while the async schedule was %s" % (results, state))
+    if not active_seen or results < 2:
+        problems.append("no async schedule trace (%s) or fewer than 2 @result lines (%d)" % (active_seen, results))
+    return problems
+
+
+CASES += [
+    dict(name="storage-usb-ehci-quiet", args=["--cpu", "qemu64", "--usb", "ehci", "--config",
+                                              "payloads=empty,add_chain reps=2 warmup=0", "--",
+                                              "-trace", "usb_ehci_state"],
+         absent=NO_FAIL, check=ehci_quiet_while_measuring),
+]
