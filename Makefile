@@ -380,7 +380,7 @@ $(B)/test-noresults.img: $(B)/test-cfg-detect.img
 	cp $< $@.tmp && MTOOLS_SKIP_CHECK=1 mdeltree -i $@.tmp@@1M ::/bareperf && mv $@.tmp $@
 
 TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-noresults.img \
-	$(B)/test-cfg-nomenu.img
+	$(B)/test-cfg-nomenu.img $(RESULTS_IMG)/done
 
 .PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:

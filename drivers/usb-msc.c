@@ -47,7 +47,7 @@ static int clear_halt(struct usb_dev *d, int in, char *err, size_t errlen)
 }
 
 /* Reset recovery (BOT 5.3.4): Bulk-Only Mass Storage Reset, then both endpoints cleared.
- * Its own failure is added to the reason already in err. */
+ * Its own failure is added to the reason already in err. Not for a device that is gone. */
 static void reset_recovery(struct usb_dev *d, char *err, size_t errlen)
 {
 	struct usb_setup s = {
@@ -79,7 +79,7 @@ static int data_stage(struct usb_dev *d, int in, void *data, uint32_t len, uint3
 
 	if (r == USB_XFER_STALL)
 		return clear_halt(d, in, err, errlen) ? BOT_ERROR : BOT_OK;
-	if (r)
+	if (r && r != USB_XFER_GONE)
 		reset_recovery(d, err, errlen);
 	return r ? BOT_ERROR : BOT_OK;
 }
@@ -97,7 +97,8 @@ static int read_csw(struct usb_dev *d, uint8_t *csw, uint32_t *n, char *err, siz
 	if (r) {
 		if (r == USB_XFER_STALL)
 			bp_snprintf(err, errlen, "the device stalled the CSW twice");
-		reset_recovery(d, err, errlen);
+		if (r != USB_XFER_GONE)
+			reset_recovery(d, err, errlen);
 		return BOT_ERROR;
 	}
 	return 0;
@@ -122,8 +123,10 @@ static int bot_command(struct usb_msc *m, const uint8_t *cb, uint8_t cb_len, int
 	int r = d->ops->bulk(d, 0, cbw, BOT_CBW_BYTES, &n, err, errlen);
 	if (r == USB_XFER_STALL)
 		return transport_error(d, err, errlen, "the device stalled the CBW of command 0x%02x", cb[0], 0);
+	if (r && r != USB_XFER_GONE)
+		reset_recovery(d, err, errlen);
 	if (r)
-		return reset_recovery(d, err, errlen), BOT_ERROR;
+		return BOT_ERROR;
 	if (len && data_stage(d, in, data, len, &moved, err, errlen))
 		return BOT_ERROR;
 	if (read_csw(d, csw, &n, err, errlen))

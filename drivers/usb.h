@@ -74,9 +74,12 @@ struct usb_dev;
 
 /*
  * A host controller's transfers. Each returns 0, or -1 with the reason in err; a stalled
- * endpoint is reported as such (USB_XFER_STALL), so that the caller can clear it.
+ * endpoint is reported as such (USB_XFER_STALL), so that the caller can clear it, and a
+ * device that is gone (its port disconnected) as USB_XFER_GONE, so that the caller does
+ * not try to recover it. The reason does not name the device: the caller adds d->where.
  */
 #define USB_XFER_STALL  (-2)
+#define USB_XFER_GONE   (-3)
 
 struct usb_hc_ops {
 	/* A control transfer on endpoint 0; the data stage (len bytes, may be 0) goes the way

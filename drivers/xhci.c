@@ -13,6 +13,8 @@
 #define PORT_POLLS              500000u         /* ~500 ms for a port reset or link training */
 #define COMMAND_POLLS           1000000u        /* ~1 s for a command */
 #define TRANSFER_POLLS          5000000u        /* ~5 s for a transfer: a stick writing its flash */
+#define RESET_RECOVERY_POLLS    10000u          /* 10 ms after a port reset (USB 2.0 7.1.7.5, TRSTRCY) */
+#define SET_ADDRESS_POLLS       2000u           /* 2 ms after SET_ADDRESS (USB 2.0 9.2.6.3) */
 #define XCAP_MAX                64              /* extended capabilities walked at most */
 
 /* The controller's DMA region: DCBAA, ERST, command ring, event ring. */
@@ -162,12 +164,12 @@ static int command(struct xhci *x, uint64_t param, uint32_t control, struct xhci
 				continue;
 			uint32_t code = XHCI_TRB_CODE_OF(ev->status);
 			if (code != XHCI_CC_SUCCESS)
-				return fmt_error(err, errlen, "%s: %s failed (%s %u)", x->where, what, cc_name(code), code);
+				return fmt_error(err, errlen, "%s failed (%s %u)", what, cc_name(code), code);
 			return 0;
 		}
 		(void)inb(POLL_DELAY_PORT);
 	}
-	return fmt_error(err, errlen, "%s: %s did not complete within about 1 s", x->where, what);
+	return fmt_error(err, errlen, "%s did not complete within about 1 s", what);
 }
 
 /* ---- taking the controller ---- */
@@ -367,6 +369,7 @@ static int port_enable(struct xhci *x, unsigned port, char *err, size_t errlen)
 		return fmt_error(err, errlen, "%s, port %u: the port reset does not finish within about 500 ms",
 				 x->where, port);
 	port_clear_changes(x, port);
+	delay_polls(RESET_RECOVERY_POLLS);
 	sc = rd32(x->op, off);
 	if (!(sc & XHCI_PORTSC_PED) || !(sc & XHCI_PORTSC_CCS))
 		return fmt_error(err, errlen, "%s, port %u: the port is not enabled after its reset (PORTSC 0x%08x)",
@@ -398,6 +401,16 @@ static void ring_doorbell(struct xhci_device *xd, unsigned dci)
 	wr32(xd->x->db, 4 * xd->slot, dci);
 }
 
+/* A device pulled out answers nothing: its transfers fail at once instead of timing out. */
+static int device_gone(struct xhci_device *xd, char *err, size_t errlen)
+{
+	uint32_t sc = rd32(xd->x->op, XHCI_PORTSC(xd->port));
+
+	if ((sc & XHCI_PORTSC_CCS) && (sc & XHCI_PORTSC_PED))
+		return 0;
+	return fmt_error(err, errlen, "the device is gone (PORTSC 0x%08x)", sc), USB_XFER_GONE;
+}
+
 static unsigned bulk_dci(const struct usb_dev *d, int in)
 {
 	return in ? 2u * d->ep_in + 1 : 2u * d->ep_out;
@@ -419,10 +432,10 @@ static int wait_transfer(struct xhci_device *xd, unsigned dci, uint64_t data, ui
 				continue;
 			uint32_t code = XHCI_TRB_CODE_OF(ev.status);
 			if (code == XHCI_CC_STALL)
-				return fmt_error(err, errlen, "%s: endpoint %u stalled", xd->usb.where, dci / 2), USB_XFER_STALL;
+				return fmt_error(err, errlen, "endpoint %u stalled", dci / 2), USB_XFER_STALL;
 			if (code != XHCI_CC_SUCCESS && code != XHCI_CC_SHORT_PACKET)
-				return fmt_error(err, errlen, "%s: a transfer on endpoint %u failed (%s %u)", xd->usb.where,
-						 dci / 2, cc_name(code), code);
+				return fmt_error(err, errlen, "a transfer on endpoint %u failed (%s %u)", dci / 2,
+						 cc_name(code), code);
 			if (event_ptr(&ev) == data)
 				*residual = XHCI_TRB_LEN_OF(ev.status);
 			if (event_ptr(&ev) == last)
@@ -431,8 +444,9 @@ static int wait_transfer(struct xhci_device *xd, unsigned dci, uint64_t data, ui
 		(void)inb(POLL_DELAY_PORT);
 	}
 	uint32_t sc = rd32(x->op, XHCI_PORTSC(xd->port));
-	return fmt_error(err, errlen, "%s: timeout, a transfer on endpoint %u did not finish within about 5 s%s",
-			 xd->usb.where, dci / 2, sc & XHCI_PORTSC_CCS ? "" : " (the device is gone)");
+	if (!(sc & XHCI_PORTSC_CCS))
+		return fmt_error(err, errlen, "the device is gone (PORTSC 0x%08x)", sc), USB_XFER_GONE;
+	return fmt_error(err, errlen, "timeout: a transfer on endpoint %u did not finish within about 5 s", dci / 2);
 }
 
 /* A control transfer: Setup, Data (through the bounce buffer), Status stages (4.11.2.2). */
@@ -444,6 +458,8 @@ static int xhci_control(struct usb_dev *d, const struct usb_setup *s, void *data
 	uint64_t setup, data_at = 0, status_at;
 	uint32_t residual;
 
+	if (device_gone(xd, err, errlen))
+		return USB_XFER_GONE;
 	/* len (16 bits) always fits the 64 KiB bounce buffer */
 	if (!in && len)
 		memcpy(xd->bounce, data, len);
@@ -476,6 +492,8 @@ static int xhci_bulk(struct usb_dev *d, int in, void *buf, uint32_t len, uint32_
 	uint32_t residual;
 
 	*done = 0;
+	if (device_gone(xd, err, errlen))
+		return USB_XFER_GONE;
 	while (len) {
 		uint32_t n = len < XHCI_BOUNCE_BYTES ? len : XHCI_BOUNCE_BYTES;
 		if (!in)
@@ -544,7 +562,7 @@ static int xhci_configure_bulk(struct usb_dev *d, char *err, size_t errlen)
 {
 	struct xhci_device *xd = d->hc_dev;
 	if (bulk_dci(d, 1) >= XHCI_CONTEXTS || bulk_dci(d, 0) >= XHCI_CONTEXTS)
-		return fmt_error(err, errlen, "%s: endpoint numbers out of range", d->where);
+		return fmt_error(err, errlen, "endpoint numbers out of range");
 	return configure_endpoints(xd, 0, 1u << bulk_dci(d, 1) | 1u << bulk_dci(d, 0), err, errlen);
 }
 
@@ -601,7 +619,7 @@ static int address_device(struct xhci_device *xd, uint32_t port_speed, char *err
 		return -1;
 	xd->slot = (uint8_t)XHCI_TRB_SLOT_OF(ev.control);
 	if (xd->slot == 0 || xd->slot > x->slots)
-		return fmt_error(err, errlen, "%s: Enable Slot gave slot %u", xd->usb.where, xd->slot);
+		return fmt_error(err, errlen, "Enable Slot gave slot %u", xd->slot);
 	x->dcbaa[xd->slot] = xd->out_ctx_phys;
 	memset(xd->in_ctx, 0, (size_t)(XHCI_CONTEXTS + 1) * x->ctx_bytes);
 	uint32_t *icc = ctx(xd->in_ctx, 0, x->ctx_bytes), *slot = ctx(xd->in_ctx, 1, x->ctx_bytes), *ep0 = in_ep(xd, 1);
@@ -615,6 +633,7 @@ static int address_device(struct xhci_device *xd, uint32_t port_speed, char *err
 		    "Address Device", err, errlen))
 		return -1;
 	xd->usb.address = (uint8_t)ctx(xd->out_ctx, 0, x->ctx_bytes)[3];
+	delay_polls(SET_ADDRESS_POLLS);
 	return 0;
 }
 
@@ -630,11 +649,11 @@ static int fix_ep0_packet(struct xhci_device *xd, char *err, size_t errlen)
 	if (usb_get_descriptor(&xd->usb, USB_DT_DEVICE, 0, desc, sizeof(desc), &done, err, errlen))
 		return -1;
 	if (done < sizeof(desc) || desc[1] != USB_DT_DEVICE)
-		return fmt_error(err, errlen, "%s: a device descriptor of %u bytes, type 0x%02x", xd->usb.where, done,
+		return fmt_error(err, errlen, "a device descriptor of %u bytes, type 0x%02x", done,
 				 desc[1]);
 	uint16_t mps = xd->usb.speed == USB_SPEED_SUPER ? (uint16_t)(desc[7] < 16 ? 1u << desc[7] : 0) : desc[7];
 	if (mps != 8 && mps != 16 && mps != 32 && mps != 64 && mps != 512)
-		return fmt_error(err, errlen, "%s: endpoint 0 max packet size %u", xd->usb.where, mps);
+		return fmt_error(err, errlen, "endpoint 0 max packet size %u", mps);
 	if (mps == xd->usb.ep0_max_packet)
 		return 0;
 	memset(xd->in_ctx, 0, (size_t)(XHCI_CONTEXTS + 1) * x->ctx_bytes);
@@ -679,6 +698,8 @@ static int device_memory(struct xhci *x, struct xhci_device *xd)
 
 int xhci_attach_port(struct xhci *x, unsigned port, struct usb_dev **out, char *err, size_t errlen)
 {
+	char why[USB_ERR_MAX];
+
 	if (port < 1 || port > x->ports || !(rd32(x->op, XHCI_PORTSC(port)) & XHCI_PORTSC_CCS))
 		return 0;
 	if (x->ndev == XHCI_DEVICES_MAX)
@@ -699,8 +720,8 @@ int xhci_attach_port(struct xhci *x, unsigned port, struct usb_dev **out, char *
 	uint32_t port_speed = XHCI_PORTSC_SPEED(rd32(x->op, XHCI_PORTSC(port)));
 	xd->usb.speed = usb_speed_of(port_speed);
 	xd->usb.ep0_max_packet = default_ep0_packet(xd->usb.speed);
-	if (address_device(xd, port_speed, err, errlen) || fix_ep0_packet(xd, err, errlen))
-		return -1;
+	if (address_device(xd, port_speed, why, sizeof(why)) || fix_ep0_packet(xd, why, sizeof(why)))
+		return fmt_error(err, errlen, "%s: %s", xd->usb.where, why);
 	x->ndev++;
 	*out = &xd->usb;
 	return 1;

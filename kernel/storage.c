@@ -422,13 +422,16 @@ static struct blockdev *own_disk(struct results_area *area, char *why, size_t wh
 	static struct results_area found;
 	struct blockdev *own = NULL;
 	unsigned matches = 0;
-	char err[160], first_problem[200] = "";
+	char err[160], first_problem[360] = "";
 
 	for (unsigned i = 0; i < ndisks; i++) {
+		disks[i]->err[0] = 0;
 		if (results_area_find(disk_read, disks[i], disks[i]->sector_size, disks[i]->sectors, scratch, &found,
 				      err, sizeof(err))) {
+			/* a device error (a stick pulled out) says more than the sector it hit */
 			if (!first_problem[0])
-				bp_snprintf(first_problem, sizeof(first_problem), "; %s: %s", disks[i]->where, err);
+				bp_snprintf(first_problem, sizeof(first_problem), "; %s: %s%s%s", disks[i]->where, err,
+					    disks[i]->err[0] ? ": " : "", disks[i]->err);
 			continue;
 		}
 		if (memcmp(found.id, this_image.id, RESULTS_ID_BYTES) != 0)
@@ -544,7 +547,7 @@ static void report_torn(void)
 static void save_progress(void)
 {
 	uint32_t len, dropped;
-	char why[512];
+	char why[640];
 
 	if (save.failed || !kernel.cfg.save_auto)
 		return;
@@ -562,7 +565,7 @@ static void save_progress(void)
 static void save_end(void)
 {
 	uint32_t len, dropped;
-	char why[512];
+	char why[640];
 
 	if (save.failed && save.begun)
 		return;                 /* the torn run was reported when the write failed */

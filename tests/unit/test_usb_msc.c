@@ -35,6 +35,7 @@ static struct fake {
 	uint32_t short_read;            /* bytes a READ(10) data stage leaves out */
 	unsigned not_ready;             /* TEST UNIT READY fails so many times */
 	bool rc16_needed;
+	bool gone;                      /* pulled out: every transfer says so */
 	/* what the host did */
 	unsigned resets, clears_in, clears_out, reset_bulks, delays, commands[256], writes;
 } fk;
@@ -126,6 +127,10 @@ static int fake_bulk(struct usb_dev *d, int in, void *buf, uint32_t len, uint32_
 {
 	(void)d;
 	*done = 0;
+	if (fk.gone) {
+		snprintf(err, errlen, "the device is gone");
+		return USB_XFER_GONE;
+	}
 	if (in ? fk.halted_in : fk.halted_out) {
 		snprintf(err, errlen, "stall");
 		return USB_XFER_STALL;
@@ -201,6 +206,10 @@ static int fake_control(struct usb_dev *d, const struct usb_setup *s, void *data
 			char *err, size_t errlen)
 {
 	(void)data; (void)len; (void)done;
+	if (fk.gone) {
+		snprintf(err, errlen, "the device is gone");
+		return USB_XFER_GONE;
+	}
 	if (s->request_type == (USB_TYPE_CLASS | USB_RECIP_INTERFACE) && s->request == BOT_REQ_RESET) {
 		assert_int_equal(s->index, d->interface);
 		fk.resets++;
@@ -404,6 +413,19 @@ static void test_short_read(void **state)
 			    "(fake 00:04.0, port 3)");
 }
 
+/* A stick pulled out: the error says so at once, and no reset recovery is tried on it. */
+static void test_gone(void **state)
+{
+	uint8_t buf[512];
+	(void)state;
+	open_ok();
+	fk.gone = true;
+	assert_int_equal(blockdev_write(&msc.bd, 3, 1, buf), -1);
+	assert_string_equal(msc.bd.err, "WRITE(10): the device is gone at sector 3 (fake 00:04.0, port 3)");
+	assert_int_equal(fk.resets, 0);
+	assert_int_equal(fk.clears_in + fk.clears_out, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +437,7 @@ int main(void)
 		cmocka_unit_test_setup(test_wrong_tag, setup),
 		cmocka_unit_test_setup(test_stall, setup),
 		cmocka_unit_test_setup(test_short_read, setup),
+		cmocka_unit_test_setup(test_gone, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -86,6 +86,23 @@ CASES += [
          check=results_area_found("build/bareperf.img", ON_STICK)),
 ]
 
+# A stick with 4096-byte sectors (usb-bot with a scsi-hd of logical_block_size=4096; QEMU's
+# usb-storage reports 512 whatever it is told) beside the SATA boot disk: READ CAPACITY's
+# sector size is taken, and the results area of test_results_area's 4k.img (identity
+# 0011...eeff) is read through it.
+STICK_4K = ["-device", "qemu-xhci,id=usb", "-drive", "if=none,id=s4k,format=raw,snapshot=on,"
+            "file=build/host/results-img/4k.img", "-device", "usb-bot,id=bot,bus=usb.0",
+            "-device", "scsi-hd,bus=bot.0,scsi-id=0,lun=0,drive=s4k,logical_block_size=4096,physical_block_size=4096"]
+CASES += [
+    dict(name="storage-xhci-4k-stick", args=["--cpu", "qemu64", "--config", "mode=detect", "--"] + STICK_4K,
+         lines=BIOS + [QEMU_XHCI, "storage.disk=USB stick (xHCI 00:01.0, port 1): 81920 sectors of 4096 bytes",
+                       "storage.disk=SATA disk (AHCI 00:1f.2, port 0): 131072 sectors of 512 bytes"],
+         match=[r"^storage\.results=00112233445566778899aabbccddeeff on xHCI 00:01\.0, port 1: 8 slots from "
+                r"sector \d+ \(another image\)$",
+                r"^saved: run \d+ in /bareperf/results/run0\d\.log on the SATA disk \(AHCI 00:1f\.2, port 0\)$"],
+         absent=NO_FAIL),
+]
+
 # ---------------------------------------------------------------- EHCI stick (issue 17)
 # The image as a USB stick on QEMU's ICH9 EHCI (qemu-run --usb ehci: 00:01.0, the stick on
 # port 1): the controller taken from the firmware and reset, the stick addressed over EP0
