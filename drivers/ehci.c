@@ -20,6 +20,7 @@
 #define SET_ADDRESS_POLLS       (2 * POLLS_PER_MS)      /* TDSETADDR */
 #define CONTROL_POLLS           (1000 * POLLS_PER_MS)
 #define BULK_POLLS              (5000 * POLLS_PER_MS)   /* a stick may take seconds to write */
+#define PORT_CHECK_POLLS        1024                    /* a transfer looks at its port */
 #define EXTCAPS_MAX             16                      /* links followed in the list */
 #define HS_EP0_MAX_PACKET       64                      /* USB 2.0 5.5.3: high-speed control */
 #define QTD_CERR_RETRIES        3
@@ -302,17 +303,17 @@ static const struct {
 	{ EHCI_QTD_XACT_ERR, "transaction errors (no answer, a bad CRC or a timeout, 3 times)" },
 };
 
-static int halted(struct ehci_dev *ed, const char *what, uint32_t token, char *err, size_t errlen)
+static int halted(const char *what, uint32_t token, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < sizeof(halt_reasons) / sizeof(halt_reasons[0]); i++)
 		if (token & halt_reasons[i].bit)
-			return fmt_error(err, errlen, "%s: %s on %s (qTD token 0x%08x)", ed->usb.where,
-					 halt_reasons[i].what, what, token);
+			return fmt_error(err, errlen, "%s on %s (qTD token 0x%08x)", halt_reasons[i].what, what,
+					 token);
 	if (token >> EHCI_QTD_CERR_SHIFT & EHCI_QTD_CERR_MASK) {
-		fmt_error(err, errlen, "%s: %s stalled", ed->usb.where, what);
+		fmt_error(err, errlen, "%s stalled", what);
 		return USB_XFER_STALL;
 	}
-	return fmt_error(err, errlen, "%s: %s halted (qTD token 0x%08x)", ed->usb.where, what, token);
+	return fmt_error(err, errlen, "%s halted (qTD token 0x%08x)", what, token);
 }
 
 /* The device stopped answering: its queue heads leave the schedule, and every later
@@ -327,9 +328,20 @@ static void dev_kill(struct ehci_dev *ed)
 			qh_unlink(ed->hc, qhs[i]);
 }
 
-/* Wait until the last of q[0..n-1] is done (0) or one halts (1, its token in *halted_token);
- * -1 when the polls run out. */
-static int poll_qtds(const struct ehci_qtd *q, unsigned n, unsigned polls, uint32_t *halted_token)
+/* The device's port still connected and enabled; a stick pulled out answers nothing, and
+ * its transfers end at once rather than at the timeout. */
+static bool dev_present(const struct ehci_dev *ed, uint32_t *portsc)
+{
+	*portsc = op_rd(ed->hc, EHCI_PORTSC(ed->port - 1));
+	return (*portsc & (EHCI_PORT_CCS | EHCI_PORT_PE)) == (EHCI_PORT_CCS | EHCI_PORT_PE);
+}
+
+enum { QTDS_DONE, QTDS_HALTED, QTDS_GONE, QTDS_TIMEOUT };
+
+/* Wait until the last of q[0..n-1] is done or one halts (its token in *halted_token), the
+ * port being looked at every PORT_CHECK_POLLS polls. */
+static int poll_qtds(const struct ehci_dev *ed, const struct ehci_qtd *q, unsigned n, unsigned polls,
+		     uint32_t *halted_token, uint32_t *portsc)
 {
 	for (unsigned i = 0; i < polls; i++) {
 		unsigned k = 0;
@@ -337,15 +349,24 @@ static int poll_qtds(const struct ehci_qtd *q, unsigned n, unsigned polls, uint3
 			k++;
 		if (k == n) {
 			__asm__ volatile("" ::: "memory");
-			return 0;
+			return QTDS_DONE;
 		}
 		if (q[k].token & EHCI_QTD_HALTED) {
 			*halted_token = q[k].token;
-			return 1;
+			return QTDS_HALTED;
 		}
+		if (i % PORT_CHECK_POLLS == PORT_CHECK_POLLS - 1 && !dev_present(ed, portsc))
+			return QTDS_GONE;
 		(void)inb(POLL_DELAY_PORT);
 	}
-	return -1;
+	return QTDS_TIMEOUT;
+}
+
+static int dev_gone(struct ehci_dev *ed, uint32_t portsc, char *err, size_t errlen)
+{
+	dev_kill(ed);
+	ed->gone = true;
+	return fmt_error(err, errlen, "the device is gone (PORTSC 0x%08x)", portsc), USB_XFER_GONE;
 }
 
 /* Hand the chain q[0..n-1] to qh, whose overlay is idle, with the schedule running (it runs
@@ -355,27 +376,32 @@ static int run_qtds(struct ehci_dev *ed, struct ehci_qh *qh, unsigned n, unsigne
 		    char *err, size_t errlen)
 {
 	struct ehci_hc *hc = ed->hc;
-	uint32_t token = 0;
+	uint32_t token = 0, portsc;
 
+	if (ed->gone)
+		return fmt_error(err, errlen, "the device is gone"), USB_XFER_GONE;
 	if (ed->dead)
-		return fmt_error(err, errlen, "%s: the device stopped answering earlier", ed->usb.where);
+		return fmt_error(err, errlen, "the device stopped answering earlier");
+	if (!dev_present(ed, &portsc))
+		return dev_gone(ed, portsc, err, errlen);
 	if (schedule_run(hc, true))
-		return fmt_error(err, errlen, "%s: the asynchronous schedule does not start", hc->name);
+		return fmt_error(err, errlen, "the controller's asynchronous schedule does not start");
 	__asm__ volatile("" ::: "memory");
 	qh->overlay.next = phys_of(hc, &hc->qtd[0]);
-	int r = poll_qtds(hc->qtd, n, polls, &token);
-	if (r < 0) {
-		dev_kill(ed);
-		return fmt_error(err, errlen, "%s: timeout: %s did not finish within %u ms", ed->usb.where, what,
-				 polls / POLLS_PER_MS);
-	}
-	if (r > 0) {
+	switch (poll_qtds(ed, hc->qtd, n, polls, &token, &portsc)) {
+	case QTDS_DONE:
+		return 0;
+	case QTDS_HALTED:
 		qh->overlay.next = EHCI_LINK_TERMINATE;
 		qh->overlay.alt_next = EHCI_LINK_TERMINATE;
 		qh->overlay.token &= EHCI_QTD_TOGGLE;
-		return halted(ed, what, token, err, errlen);
+		return halted(what, token, err, errlen);
+	case QTDS_GONE:
+		return dev_gone(ed, portsc, err, errlen);
+	default:
+		dev_kill(ed);
+		return fmt_error(err, errlen, "timeout: %s did not finish within %u ms", what, polls / POLLS_PER_MS);
 	}
-	return 0;
 }
 
 static const char *control_name(const struct usb_setup *s)
@@ -404,7 +430,7 @@ static int ehci_control(struct usb_dev *d, const struct usb_setup *setup, void *
 	if (done)
 		*done = 0;
 	if (len > EHCI_BOUNCE_BYTES)
-		return fmt_error(err, errlen, "%s: a control transfer of %u bytes (at most %u)", d->where, len,
+		return fmt_error(err, errlen, "a control transfer of %u bytes (at most %u)", len,
 				 EHCI_BOUNCE_BYTES);
 	memcpy(hc->setup, setup, sizeof(*setup));
 	if (len && !in)
@@ -437,7 +463,7 @@ static int ehci_bulk(struct usb_dev *d, int in, void *buf, uint32_t len, uint32_
 
 	*done = 0;
 	if (!qh)
-		return fmt_error(err, errlen, "%s: bulk transfer before the endpoints were configured", d->where);
+		return fmt_error(err, errlen, "a bulk transfer before the endpoints were configured");
 	bp_snprintf(what, sizeof(what), "bulk endpoint %u %s", in ? d->ep_in : d->ep_out, in ? "IN" : "OUT");
 	while (total < len) {
 		uint32_t n = len - total < EHCI_BOUNCE_BYTES ? len - total : EHCI_BOUNCE_BYTES;
@@ -473,10 +499,9 @@ static int ehci_configure_bulk(struct usb_dev *d, char *err, size_t errlen)
 	unsigned slot = (unsigned)(ed - hc->devs);
 
 	if (ed->dead)
-		return fmt_error(err, errlen, "%s: the device stopped answering earlier", d->where);
+		return fmt_error(err, errlen, "the device stopped answering earlier");
 	if (ed->bulk_in && (qh_unlink(hc, ed->bulk_in) || qh_unlink(hc, ed->bulk_out)))
-		return fmt_error(err, errlen, "%s: the controller does not answer the async advance doorbell",
-				 d->where);
+		return fmt_error(err, errlen, "the controller does not answer the async advance doorbell");
 	ed->bulk_in = qh_of(hc, slot, QH_BULK_IN);
 	ed->bulk_out = qh_of(hc, slot, QH_BULK_OUT);
 	bulk_qh_init(ed, ed->bulk_in, d->ep_in, d->ep_in_max_packet);
@@ -494,7 +519,7 @@ static int ehci_reset_bulk(struct usb_dev *d, int in, char *err, size_t errlen)
 	struct ehci_qh *qh = in ? ed->bulk_in : ed->bulk_out;
 
 	if (!qh)
-		return fmt_error(err, errlen, "%s: endpoint reset before the endpoints were configured", d->where);
+		return fmt_error(err, errlen, "an endpoint reset before the endpoints were configured");
 	qh->overlay.next = EHCI_LINK_TERMINATE;
 	qh->overlay.alt_next = EHCI_LINK_TERMINATE;
 	qh->overlay.token = 0;
@@ -559,11 +584,11 @@ static int get_descriptor8(struct ehci_dev *ed, uint8_t desc[8], char *err, size
 	if (ehci_control(&ed->usb, &s, desc, 8, &got, err, errlen))
 		return -1;
 	if (got < 8 || desc[1] != USB_DT_DEVICE)
-		return fmt_error(err, errlen, "%s: the device descriptor's first 8 bytes came back as %u bytes "
-				 "of type 0x%02x", ed->usb.where, got, desc[1]);
+		return fmt_error(err, errlen, "the device descriptor's first 8 bytes came back as %u bytes of "
+				 "type 0x%02x", got, desc[1]);
 	if (desc[7] != HS_EP0_MAX_PACKET)
-		return fmt_error(err, errlen, "%s: a high-speed device with a control packet size of %u (USB 2.0 "
-				 "5.5.3: 64)", ed->usb.where, desc[7]);
+		return fmt_error(err, errlen, "a high-speed device with a control packet size of %u (USB 2.0 "
+				 "5.5.3: 64)", desc[7]);
 	return 0;
 }
 
@@ -580,8 +605,7 @@ static int dev_address(struct ehci_dev *ed, char *err, size_t errlen)
 		return -1;
 	delay_polls(SET_ADDRESS_POLLS);
 	if (qh_unlink(hc, ed->ep0))
-		return fmt_error(err, errlen, "%s: the controller does not answer the async advance doorbell",
-				 ed->usb.where);
+		return fmt_error(err, errlen, "the controller does not answer the async advance doorbell");
 	ed->usb.address = hc->next_address++;
 	ed->ep0->chars = (ed->ep0->chars & ~EHCI_QH_ADDR_MASK) | EHCI_QH_ADDR(ed->usb.address);
 	qh_link(hc, ed->ep0);
@@ -622,9 +646,11 @@ enum ehci_port_state ehci_port_attach(struct ehci_hc *hc, unsigned port, struct 
 	qh_init(ed->ep0, EHCI_QH_ADDR(0) | EHCI_QH_ENDPT(0) | EHCI_QH_EPS_HIGH | EHCI_QH_DTC |
 		EHCI_QH_MAXPKT(HS_EP0_MAX_PACKET));
 	qh_link(hc, ed->ep0);
-	if (dev_address(ed, msg, msglen)) {
+	char why[USB_ERR_MAX];
+	if (dev_address(ed, why, sizeof(why))) {
 		if (!ed->dead)
 			qh_unlink(hc, ed->ep0);
+		bp_snprintf(msg, msglen, "%s: %s", ed->usb.where, why);
 		return EHCI_PORT_FAILED;
 	}
 	hc->ndevs++;

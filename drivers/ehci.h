@@ -147,6 +147,7 @@ struct ehci_dev {
 	unsigned port;              /* 1-based, as a hub numbers its ports */
 	struct ehci_qh *ep0, *bulk_in, *bulk_out;
 	bool dead;                  /* a transfer timed out: the queue heads are unlinked */
+	bool gone;                  /* and the port said the device was disconnected */
 };
 
 struct ehci_hc {
