@@ -186,13 +186,14 @@ static int schedule_start(struct ehci_hc *hc, char *err, size_t errlen)
 				 op_rd(hc, EHCI_USBSTS));
 	if (schedule_run(hc, true) || schedule_run(hc, false))
 		return fmt_error(err, errlen, "%s: the asynchronous schedule does not start and stop", hc->name);
-	op_wr(hc, EHCI_CONFIGFLAG, EHCI_CONFIGFLAG_CF);
 	return 0;
 }
 
-/* Power the ports where software switches it, and let connections settle. */
-static void ports_power(struct ehci_hc *hc)
+/* Route every port to this controller (CONFIGFLAG; a reset gave them to the companions),
+ * power them where software switches power, and let connections settle. */
+static void ports_route(struct ehci_hc *hc)
 {
+	op_wr(hc, EHCI_CONFIGFLAG, EHCI_CONFIGFLAG_CF);
 	if (cap_rd(hc, EHCI_HCSPARAMS) & EHCI_HCS_PPC) {
 		for (unsigned p = 0; p < hc->nports; p++) {
 			uint32_t sc = op_rd(hc, EHCI_PORTSC(p)) & ~EHCI_PORT_RWC;
@@ -224,7 +225,7 @@ int ehci_open(struct ehci_hc *hc, const struct pci_dev *pci, volatile uint8_t *r
 	legacy_handoff(hc, pci, note, notelen);
 	if (hc_reset(hc, err, errlen) || schedule_start(hc, err, errlen))
 		return -1;
-	ports_power(hc);
+	ports_route(hc);
 	return 0;
 }
 
@@ -362,6 +363,7 @@ static int poll_qtds(const struct ehci_dev *ed, const struct ehci_qtd *q, unsign
 	return QTDS_TIMEOUT;
 }
 
+/* A device whose port lost it: out of the schedule, and USB_XFER_GONE from now on. */
 static int dev_gone(struct ehci_dev *ed, uint32_t portsc, char *err, size_t errlen)
 {
 	dev_kill(ed);
@@ -370,8 +372,8 @@ static int dev_gone(struct ehci_dev *ed, uint32_t portsc, char *err, size_t errl
 }
 
 /* Hand the chain q[0..n-1] to qh, whose overlay is idle, with the schedule running (it runs
- * on until ehci_idle), and wait until the last qTD is done or one halts. A halted queue head is made idle again, its data
- * toggle kept. */
+ * on until ehci_idle), and wait until the last qTD is done or one halts. A halted queue head
+ * is made idle again, its data toggle kept. */
 static int run_qtds(struct ehci_dev *ed, struct ehci_qh *qh, unsigned n, unsigned polls, const char *what,
 		    char *err, size_t errlen)
 {
