@@ -520,8 +520,9 @@ static void report_disks(void)
 		struct blockdev *bd = disks[i];
 		kprintf("storage.disk=%s (%s): %llu sectors of %u bytes\n", bd->kind, bd->where,
 			(unsigned long long)bd->sectors, bd->sector_size);
+		bd->err[0] = 0;
 		if (results_area_find(disk_read, bd, bd->sector_size, bd->sectors, scratch, &area, err, sizeof(err))) {
-			kprintf("storage.results=none on %s (%s)\n", bd->where, err);
+			kprintf("storage.results=none on %s (%s%s%s)\n", bd->where, err, bd->err[0] ? ": " : "", bd->err);
 			continue;
 		}
 		bool ours = this_image_known && memcmp(area.id, this_image.id, RESULTS_ID_BYTES) == 0;
