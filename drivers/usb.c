@@ -23,6 +23,7 @@ int usb_parse_device_desc(const uint8_t *buf, uint32_t len, struct usb_device_in
 		return fmt_error(err, errlen, "not a device descriptor (length %u, type 0x%02x)", buf[0], buf[1]);
 	out->bcd_usb = le16(buf + 2);
 	out->dev_class = buf[4];
+	out->dev_protocol = buf[6];
 	out->max_packet0 = buf[7];
 	out->vendor = le16(buf + 8);
 	out->product = le16(buf + 10);
@@ -173,12 +174,15 @@ int usb_find_storage(struct usb_dev *d, char *err, size_t errlen)
 	if (usb_get_descriptor(d, USB_DT_DEVICE, 0, buf, USB_DEVICE_DESC_BYTES, &done, why, sizeof(why)) ||
 	    usb_parse_device_desc(buf, done, &info, why, sizeof(why)))
 		return fmt_error(err, errlen, "%s: %s", d->where, why);
-	if (info.dev_class == USB_CLASS_HUB)
-		return fmt_error(err, errlen, "%s: a hub (%04x:%04x); devices behind hubs are not searched", d->where,
-				 info.vendor, info.product), 1;
 	if (usb_get_descriptor(d, USB_DT_CONFIG, 0, buf, USB_CONFIG_DESC_BYTES, &done, why, sizeof(why)) ||
 	    config_header(buf, done, &total, why, sizeof(why)))
 		return fmt_error(err, errlen, "%s: %s", d->where, why);
+	if (info.dev_class == USB_CLASS_HUB) {
+		d->config_value = buf[5];
+		d->dev_protocol = info.dev_protocol;
+		return fmt_error(err, errlen, "%s: a hub (%04x:%04x)", d->where, info.vendor, info.product),
+		       USB_FOUND_HUB;
+	}
 	if (total > sizeof(buf))
 		return fmt_error(err, errlen, "%s: a configuration of %u bytes (at most %u are read)", d->where, total,
 				 (unsigned)sizeof(buf));

@@ -20,9 +20,12 @@
 #define USB_RECIP_DEVICE        0x00u
 #define USB_RECIP_INTERFACE     0x01u
 #define USB_RECIP_ENDPOINT      0x02u
+#define USB_RECIP_OTHER         0x03u   /* a hub's port */
 
 /* Standard requests (Table 9-4) */
+#define USB_REQ_GET_STATUS      0x00
 #define USB_REQ_CLEAR_FEATURE   0x01
+#define USB_REQ_SET_FEATURE     0x03
 #define USB_REQ_SET_ADDRESS     0x05
 #define USB_REQ_GET_DESCRIPTOR  0x06
 #define USB_REQ_SET_CONFIGURATION 0x09
@@ -98,6 +101,14 @@ struct usb_hc_ops {
 	int (*reset_bulk)(struct usb_dev *d, int in, char *err, size_t errlen);
 	/* Wait about us microseconds (between TEST UNIT READY tries). May be NULL. */
 	void (*delay)(struct usb_dev *d, uint32_t us);
+	/* Hubs (drivers/usb-hub.c), both may be NULL where the controller does not follow
+	 * them. configure_hub: tell the controller that d is a hub of nports ports (with a
+	 * multi-TT, think time ttt for a high-speed hub). attach_child: give the device on
+	 * the hub's port (its reset done, its speed read) an address and endpoint 0; *out is
+	 * then ready for usb_find_storage. */
+	int (*configure_hub)(struct usb_dev *hub, unsigned nports, int mtt, unsigned ttt, char *err, size_t errlen);
+	int (*attach_child)(struct usb_dev *hub, unsigned port, enum usb_speed speed, struct usb_dev **out, char *err,
+			    size_t errlen);
 };
 
 struct usb_dev {
@@ -107,6 +118,7 @@ struct usb_dev {
 	enum usb_speed speed;
 	uint8_t address;
 	uint16_t ep0_max_packet;
+	uint8_t dev_protocol;            /* bDeviceProtocol: a hub's TT kind */
 	/* the bulk-only storage interface, filled by usb_find_storage() */
 	uint8_t config_value;
 	uint8_t interface;
@@ -118,7 +130,7 @@ struct usb_dev {
 /* The device descriptor's fields that matter here (9.6.1). */
 struct usb_device_info {
 	uint16_t bcd_usb, vendor, product;
-	uint8_t dev_class, max_packet0, nconfigs;
+	uint8_t dev_class, dev_protocol, max_packet0, nconfigs;
 };
 
 /* Pure parsing, tested on the host: 0, or -1 with the reason in err. */
@@ -132,8 +144,10 @@ int usb_parse_config(const uint8_t *buf, uint32_t len, struct usb_dev *d, char *
 
 /* Over the wire, on an addressed device: GET_DESCRIPTOR(DEVICE), GET_DESCRIPTOR(CONFIG)
  * (first 9 bytes, then wTotalLength), the interface found, SET_CONFIGURATION and the
- * controller's configure_bulk. 0, -1 with the reason in err, or 1 when the device is
- * simply not a bulk-only mass-storage device (err says what it is). */
+ * controller's configure_bulk. 0, -1 with the reason in err, 1 when the device is simply
+ * not a bulk-only mass-storage device (err says what it is), USB_FOUND_HUB for a hub
+ * (err names it; d->config_value is its first configuration's, for usb_hub_open). */
+#define USB_FOUND_HUB   2
 int usb_find_storage(struct usb_dev *d, char *err, size_t errlen);
 
 /* GET_DESCRIPTOR of type and index, len bytes; *done gets the bytes read. */

@@ -34,6 +34,8 @@
 
 #define barrier()               __asm__ volatile("" ::: "memory")
 
+static const struct usb_hc_ops xhci_ops;
+
 static uint32_t rd32(volatile uint8_t *base, uint32_t off)
 {
 	return *(volatile uint32_t *)(base + off);
@@ -449,6 +451,26 @@ static int wait_transfer(struct xhci_device *xd, unsigned dci, uint64_t data, ui
 	return fmt_error(err, errlen, "timeout: a transfer on endpoint %u did not finish within about 5 s", dci / 2);
 }
 
+static uint32_t ep_state(struct xhci_device *xd, unsigned dci)
+{
+	return XHCI_EP_STATE_OF(ctx(xd->out_ctx, dci, xd->x->ctx_bytes)[0]);
+}
+
+/* A halted endpoint (a stall, or errors past CErr) made usable again: Reset Endpoint, which
+ * also resets its sequence, then Set TR Dequeue Pointer past the TD it halted on (4.6.8,
+ * 4.6.10, 4.8.3). */
+static int restart_halted(struct xhci_device *xd, unsigned dci, const struct xhci_ring *r, char *err, size_t errlen)
+{
+	uint32_t target = XHCI_TRB_SLOT(xd->slot) | XHCI_TRB_EP(dci);
+	struct xhci_trb ev;
+
+	if (command(xd->x, 0, XHCI_TRB_TYPE(XHCI_TRB_RESET_EP) | target, &ev, "Reset Endpoint", err, errlen) ||
+	    command(xd->x, ring_dequeue_ptr(r), XHCI_TRB_TYPE(XHCI_TRB_SET_TR_DEQUEUE) | target, &ev,
+		    "Set TR Dequeue Pointer", err, errlen))
+		return -1;
+	return 0;
+}
+
 /* A control transfer: Setup, Data (through the bounce buffer), Status stages (4.11.2.2). */
 static int xhci_control(struct usb_dev *d, const struct usb_setup *s, void *data, uint16_t len, uint32_t *done,
 			char *err, size_t errlen)
@@ -473,8 +495,17 @@ static int xhci_control(struct usb_dev *d, const struct usb_setup *s, void *data
 			      (len && in ? 0 : XHCI_TRB_DIR_IN));
 	ring_doorbell(xd, 1);
 	int r = wait_transfer(xd, 1, data_at, status_at, &residual, err, errlen);
-	if (r)
+	if (r) {
+		/* a stalled request halts endpoint 0 on the host side only: the device takes the
+		 * next SETUP (USB 2.0 8.5.3.4), the controller needs restarting */
+		char why[USB_ERR_MAX];
+		if (r != USB_XFER_GONE && ep_state(xd, 1) == XHCI_EP_STATE_HALTED &&
+		    restart_halted(xd, 1, &xd->ep0, why, sizeof(why))) {
+			size_t n = strlen(err);
+			bp_snprintf(err + n, errlen - n, "; endpoint 0 stays halted: %s", why);
+		}
 		return r;
+	}
 	if (residual > len)
 		residual = len;
 	if (in && len)
@@ -566,25 +597,21 @@ static int xhci_configure_bulk(struct usb_dev *d, char *err, size_t errlen)
 	return configure_endpoints(xd, 0, 1u << bulk_dci(d, 1) | 1u << bulk_dci(d, 0), err, errlen);
 }
 
-/* After CLEAR_FEATURE(ENDPOINT_HALT): a halted endpoint gets Reset Endpoint (which resets
- * the sequence) and Set TR Dequeue Pointer past what it stalled on (4.6.8, 4.6.10); one
- * that did not halt (reset recovery) is stopped, dropped and added again with a fresh ring,
- * which also resets its sequence. */
+/* After CLEAR_FEATURE(ENDPOINT_HALT): a halted endpoint is restarted; one that did not
+ * halt (reset recovery) is stopped, dropped and added again with a fresh ring, which also
+ * resets its sequence (4.6.6). */
 static int xhci_reset_bulk(struct usb_dev *d, int in, char *err, size_t errlen)
 {
 	struct xhci_device *xd = d->hc_dev;
-	struct xhci *x = xd->x;
 	unsigned dci = bulk_dci(d, in);
-	uint32_t state = XHCI_EP_STATE_OF(ctx(xd->out_ctx, dci, x->ctx_bytes)[0]);
-	uint32_t target = XHCI_TRB_SLOT(xd->slot) | XHCI_TRB_EP(dci);
+	uint32_t state = ep_state(xd, dci);
 	struct xhci_trb ev;
 
 	if (state == XHCI_EP_STATE_HALTED)
-		return command(x, 0, XHCI_TRB_TYPE(XHCI_TRB_RESET_EP) | target, &ev, "Reset Endpoint", err, errlen) ||
-		       command(x, ring_dequeue_ptr(&xd->bulk[in ? 1 : 0]), XHCI_TRB_TYPE(XHCI_TRB_SET_TR_DEQUEUE) |
-			       target, &ev, "Set TR Dequeue Pointer", err, errlen) ? -1 : 0;
+		return restart_halted(xd, dci, &xd->bulk[in ? 1 : 0], err, errlen);
 	if (state == XHCI_EP_STATE_RUNNING &&
-	    command(x, 0, XHCI_TRB_TYPE(XHCI_TRB_STOP_EP) | target, &ev, "Stop Endpoint", err, errlen))
+	    command(xd->x, 0, XHCI_TRB_TYPE(XHCI_TRB_STOP_EP) | XHCI_TRB_SLOT(xd->slot) | XHCI_TRB_EP(dci), &ev,
+		    "Stop Endpoint", err, errlen))
 		return -1;
 	return configure_endpoints(xd, 1u << dci, 1u << dci, err, errlen);
 }
@@ -595,13 +622,6 @@ static void xhci_delay(struct usb_dev *d, uint32_t us)
 	delay_polls(us);
 }
 
-static const struct usb_hc_ops xhci_ops = {
-	.control = xhci_control,
-	.configure_bulk = xhci_configure_bulk,
-	.bulk = xhci_bulk,
-	.reset_bulk = xhci_reset_bulk,
-	.delay = xhci_delay,
-};
 
 /* Endpoint 0's max packet size before the device says (4.3.3, USB 2.0 5.5.3). */
 static uint16_t default_ep0_packet(enum usb_speed speed)
@@ -624,8 +644,9 @@ static int address_device(struct xhci_device *xd, uint32_t port_speed, char *err
 	memset(xd->in_ctx, 0, (size_t)(XHCI_CONTEXTS + 1) * x->ctx_bytes);
 	uint32_t *icc = ctx(xd->in_ctx, 0, x->ctx_bytes), *slot = ctx(xd->in_ctx, 1, x->ctx_bytes), *ep0 = in_ep(xd, 1);
 	icc[XHCI_ICC_ADD] = 1u << 0 | 1u << 1;
-	slot[0] = XHCI_SLOT_ROUTE_SPEED(port_speed, 1);
+	slot[0] = XHCI_SLOT_ROUTE_SPEED(port_speed, 1) | xd->route | (xd->mtt ? XHCI_SLOT_MTT : 0);
 	slot[1] = XHCI_SLOT_ROOT_PORT(xd->port);
+	slot[2] = XHCI_SLOT_TT(xd->tt_slot, xd->tt_port, 0);
 	ep0[1] = XHCI_EP_CERR(3) | XHCI_EP_TYPE(XHCI_EP_TYPE_CONTROL) | XHCI_EP_MPS(xd->usb.ep0_max_packet);
 	ep_ring_ctx(ep0, &xd->ep0);
 	ep0[4] = XHCI_EP_AVG_TRB(8);
@@ -696,17 +717,24 @@ static int device_memory(struct xhci *x, struct xhci_device *xd)
 	return 0;
 }
 
-int xhci_attach_port(struct xhci *x, unsigned port, struct usb_dev **out, char *err, size_t errlen)
+static uint32_t port_speed_of(enum usb_speed speed)
 {
-	char why[USB_ERR_MAX];
+	switch (speed) {
+	case USB_SPEED_FULL: return XHCI_SPEED_FULL;
+	case USB_SPEED_LOW: return XHCI_SPEED_LOW;
+	case USB_SPEED_HIGH: return XHCI_SPEED_HIGH;
+	default: return XHCI_SPEED_SUPER;
+	}
+}
 
-	if (port < 1 || port > x->ports || !(rd32(x->op, XHCI_PORTSC(port)) & XHCI_PORTSC_CCS))
-		return 0;
-	if (x->ndev == XHCI_DEVICES_MAX)
-		return fmt_error(err, errlen, "%s, port %u: more devices than bareperf handles (%u)", x->where, port,
-				 XHCI_DEVICES_MAX);
-	if (port_enable(x, port, err, errlen))
-		return -1;
+/* The next device entry; its place (root port, route, TT) is the caller's to fill. */
+static struct xhci_device *new_device(struct xhci *x, unsigned port, char *err, size_t errlen)
+{
+	if (x->ndev == XHCI_DEVICES_MAX) {
+		fmt_error(err, errlen, "%s, port %u: more devices than bareperf handles (%u)", x->where, port,
+			  XHCI_DEVICES_MAX);
+		return NULL;
+	}
 	struct xhci_device *xd = &x->dev[x->ndev];
 	memset(xd, 0, sizeof(*xd));
 	xd->x = x;
@@ -714,15 +742,93 @@ int xhci_attach_port(struct xhci *x, unsigned port, struct usb_dev **out, char *
 	xd->usb.ops = &xhci_ops;
 	xd->usb.hc = x;
 	xd->usb.hc_dev = xd;
-	bp_snprintf(xd->usb.where, sizeof(xd->usb.where), "%s, port %u", x->where, port);
-	if (device_memory(x, xd))
-		return fmt_error(err, errlen, "%s: no memory for DMA", xd->usb.where);
-	uint32_t port_speed = XHCI_PORTSC_SPEED(rd32(x->op, XHCI_PORTSC(port)));
-	xd->usb.speed = usb_speed_of(port_speed);
-	xd->usb.ep0_max_packet = default_ep0_packet(xd->usb.speed);
-	if (address_device(xd, port_speed, why, sizeof(why)) || fix_ep0_packet(xd, why, sizeof(why)))
-		return fmt_error(err, errlen, "%s: %s", xd->usb.where, why);
-	x->ndev++;
-	*out = &xd->usb;
-	return 1;
+	return xd;
 }
+
+/* Slot, address and endpoint 0 for a device whose place is filled in. */
+static int attach_device(struct xhci_device *xd, enum usb_speed speed, struct usb_dev **out, char *err,
+			 size_t errlen)
+{
+	char why[USB_ERR_MAX];
+
+	if (device_memory(xd->x, xd))
+		return fmt_error(err, errlen, "%s: no memory for DMA", xd->usb.where);
+	xd->usb.speed = speed;
+	xd->usb.ep0_max_packet = default_ep0_packet(speed);
+	if (address_device(xd, port_speed_of(speed), why, sizeof(why)) || fix_ep0_packet(xd, why, sizeof(why)))
+		return fmt_error(err, errlen, "%s: %s", xd->usb.where, why);
+	xd->x->ndev++;
+	*out = &xd->usb;
+	return 0;
+}
+
+int xhci_attach_port(struct xhci *x, unsigned port, struct usb_dev **out, char *err, size_t errlen)
+{
+	if (port < 1 || port > x->ports || !(rd32(x->op, XHCI_PORTSC(port)) & XHCI_PORTSC_CCS))
+		return 0;
+	struct xhci_device *xd = new_device(x, port, err, errlen);
+	if (!xd || port_enable(x, port, err, errlen))
+		return -1;
+	bp_snprintf(xd->usb.where, sizeof(xd->usb.where), "%s, port %u", x->where, port);
+	enum usb_speed speed = usb_speed_of(XHCI_PORTSC_SPEED(rd32(x->op, XHCI_PORTSC(port))));
+	return attach_device(xd, speed, out, err, errlen) ? -1 : 1;
+}
+
+/* A device on a hub's port: its route string extends the hub's by one tier; a full- or
+ * low-speed device behind a high-speed hub talks through that hub's TT (4.3.3, 6.2.2). */
+static int xhci_attach_child(struct usb_dev *hub, unsigned port, enum usb_speed speed, struct usb_dev **out,
+			     char *err, size_t errlen)
+{
+	struct xhci_device *parent = hub->hc_dev;
+
+	if (parent->depth >= XHCI_ROUTE_TIERS || port > XHCI_ROUTE_PORT_MAX)
+		return fmt_error(err, errlen, "%s.%u: past the route string's 5 tiers of 15 ports", hub->where, port);
+	struct xhci_device *xd = new_device(parent->x, parent->port, err, errlen);
+	if (!xd)
+		return -1;
+	bp_snprintf(xd->usb.where, sizeof(xd->usb.where), "%s.%u", hub->where, port);
+	xd->depth = (uint8_t)(parent->depth + 1);
+	xd->route = parent->route | (uint32_t)port << (4 * parent->depth);
+	if (hub->speed == USB_SPEED_HIGH && (speed == USB_SPEED_FULL || speed == USB_SPEED_LOW)) {
+		xd->tt_slot = parent->slot;
+		xd->tt_port = (uint8_t)port;
+		xd->mtt = parent->mtt;
+	} else {
+		xd->tt_slot = parent->tt_slot;
+		xd->tt_port = parent->tt_port;
+	}
+	return attach_device(xd, speed, out, err, errlen);
+}
+
+/* Configure Endpoint with the slot context only (4.6.6): Hub, its ports, MTT and the TT
+ * think time, as a hub's slot context has them (6.2.2). */
+static int xhci_configure_hub(struct usb_dev *hub, unsigned nports, int mtt, unsigned ttt, char *err,
+			      size_t errlen)
+{
+	struct xhci_device *xd = hub->hc_dev;
+	struct xhci *x = xd->x;
+	bool high = hub->speed == USB_SPEED_HIGH;
+	struct xhci_trb ev;
+
+	memset(xd->in_ctx, 0, (size_t)(XHCI_CONTEXTS + 1) * x->ctx_bytes);
+	uint32_t *icc = ctx(xd->in_ctx, 0, x->ctx_bytes), *slot = ctx(xd->in_ctx, 1, x->ctx_bytes);
+	const uint32_t *out_slot = ctx(xd->out_ctx, 0, x->ctx_bytes);
+	icc[XHCI_ICC_ADD] = 1u;
+	xd->is_hub = true;
+	xd->mtt = mtt && high;
+	slot[0] = out_slot[0] | XHCI_SLOT_HUB | (xd->mtt ? XHCI_SLOT_MTT : 0);
+	slot[1] = (out_slot[1] & 0x00FFFFFFu) | XHCI_SLOT_PORTS(nports);
+	slot[2] = out_slot[2] | (high ? XHCI_SLOT_TT(0, 0, ttt) : 0);
+	return command(x, xd->in_ctx_phys, XHCI_TRB_TYPE(XHCI_TRB_CONFIGURE_EP) | XHCI_TRB_SLOT(xd->slot), &ev,
+		       "Configure Endpoint (hub)", err, errlen);
+}
+
+static const struct usb_hc_ops xhci_ops = {
+	.control = xhci_control,
+	.configure_bulk = xhci_configure_bulk,
+	.bulk = xhci_bulk,
+	.reset_bulk = xhci_reset_bulk,
+	.delay = xhci_delay,
+	.configure_hub = xhci_configure_hub,
+	.attach_child = xhci_attach_child,
+};

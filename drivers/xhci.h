@@ -153,6 +153,12 @@ struct xhci_trb {
 #define XHCI_ICC_ADD            1
 #define XHCI_SLOT_ROUTE_SPEED(speed, entries) ((uint32_t)(speed) << 20 | (uint32_t)(entries) << 27)
 #define XHCI_SLOT_ROOT_PORT(p)  ((uint32_t)(p) << 16)
+#define XHCI_SLOT_MTT           (1u << 25)
+#define XHCI_SLOT_HUB           (1u << 26)
+#define XHCI_SLOT_PORTS(n)      ((uint32_t)(n) << 24)   /* dword 1: a hub's ports */
+#define XHCI_SLOT_TT(slot, port, ttt) ((uint32_t)(slot) | (uint32_t)(port) << 8 | (uint32_t)(ttt) << 16)
+#define XHCI_ROUTE_TIERS        5
+#define XHCI_ROUTE_PORT_MAX     15
 #define XHCI_EP_STATE_OF(v)     ((v) & 0x7u)
 #define XHCI_EP_STATE_RUNNING   1
 #define XHCI_EP_STATE_HALTED    2
@@ -168,7 +174,7 @@ struct xhci_trb {
 /* Sizes of what bareperf gives the controller */
 #define XHCI_SLOTS_USED         16
 #define XHCI_PORTS_MAX          32
-#define XHCI_DEVICES_MAX        4
+#define XHCI_DEVICES_MAX        8
 #define XHCI_CMD_TRBS           64
 #define XHCI_EVENT_TRBS         256
 #define XHCI_XFER_TRBS          64
@@ -187,7 +193,11 @@ struct xhci;
 struct xhci_device {
 	struct usb_dev usb;
 	struct xhci *x;
-	uint8_t slot, port;
+	uint8_t slot, port;                     /* port: the root port, behind hubs too */
+	uint8_t depth;                          /* hubs between it and the root port */
+	uint32_t route;                         /* route string (8.9): a hub port per tier */
+	uint8_t tt_slot, tt_port;               /* a FS/LS device's transaction translator */
+	bool mtt, is_hub;
 	struct xhci_ring ep0, bulk[2];          /* [0] OUT, [1] IN */
 	uint8_t *dma, *in_ctx, *out_ctx, *bounce;      /* dma: the device's region, holding the rest */
 	uint64_t dma_phys, in_ctx_phys, out_ctx_phys, bounce_phys;

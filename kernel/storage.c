@@ -5,6 +5,7 @@
 #include "drivers/ide.h"
 #include "drivers/pci.h"
 #include "drivers/rtc.h"
+#include "drivers/usb-hub.h"
 #include "drivers/usb-msc.h"
 #include "drivers/xhci.h"
 #include "kernel/console.h"
@@ -122,21 +123,24 @@ static const char *controller_kind(const struct pci_dev *d)
 	return NULL;
 }
 
-/* What was searched, per kind of controller the kernel opens, for the not saved: line. */
-enum { SEARCHED_AHCI, SEARCHED_IDE, SEARCHED_XHCI, SEARCHED_EHCI, SEARCHED_KINDS };
+/* What was searched, per kind of controller the kernel opens (and the USB hubs it follows),
+ * for the not saved: line. */
+enum { SEARCHED_AHCI, SEARCHED_IDE, SEARCHED_XHCI, SEARCHED_EHCI, SEARCHED_HUB, SEARCHED_KINDS };
 static struct {
-	const char *label, *unit;
-	unsigned controllers, units;
+	const char *label, *holder, *unit;
+	bool named_when_none;
+	unsigned holders, units;
 } searched[SEARCHED_KINDS] = {
-	[SEARCHED_AHCI] = { "AHCI", "port" },
-	[SEARCHED_IDE] = { "IDE", "channel" },
-	[SEARCHED_XHCI] = { "xHCI", "port" },
-	[SEARCHED_EHCI] = { "EHCI", "port" },
+	[SEARCHED_AHCI] = { "AHCI", "controller", "port", true },
+	[SEARCHED_IDE] = { "IDE", "controller", "channel", true },
+	[SEARCHED_XHCI] = { "xHCI", "controller", "port", true },
+	[SEARCHED_EHCI] = { "EHCI", "controller", "port", true },
+	[SEARCHED_HUB] = { "USB hubs", "hub", "port", false },
 };
 
 static void count_searched(unsigned kind, unsigned units)
 {
-	searched[kind].controllers++;
+	searched[kind].holders++;
 	searched[kind].units += units;
 }
 
@@ -254,40 +258,64 @@ static uint64_t bar_bytes(const struct pci_dev *d, unsigned n)
 	return mask ? (uint64_t)(~mask) + 1 : 0;
 }
 
-/* A USB device a host controller addressed: a bulk-only stick becomes a disk (drivers/usb.c
- * configures it, drivers/usb-msc.c opens it); anything else is noted. */
-static void open_stick(struct usb_dev *ud)
+/* An addressed USB device: a bulk-only stick becomes a disk (drivers/usb.c configures it,
+ * drivers/usb-msc.c opens it); anything else is noted. 1 for a hub (usb_hub_open is then
+ * the caller's), else 0. */
+static int open_usb_device(struct usb_dev *ud)
 {
 	char err[BLOCKDEV_ERR_MAX];
 
-	if (usb_find_storage(ud, err, sizeof(err))) {
+	int r = usb_find_storage(ud, err, sizeof(err));
+	if (r == USB_FOUND_HUB)
+		return 1;
+	if (r) {
 		kprintf("storage.note=%s\n", err);
-		return;
+		return 0;
 	}
 	if (ndisks == STORAGE_DISKS_MAX || nsticks == STORAGE_DISKS_MAX) {
 		kprintf("storage.note=%s: a stick past the %u disks bareperf searches\n", ud->where, STORAGE_DISKS_MAX);
-		return;
+		return 0;
 	}
 	if (usb_msc_open(&sticks[nsticks], ud, err, sizeof(err))) {
 		kprintf("storage.note=%s\n", err);
-		return;
+		return 0;
 	}
 	disks[ndisks++] = &sticks[nsticks++].bd;
+	return 0;
 }
 
-/* The device on one xHCI port. */
+/* The devices on a hub's ports (one tier: a hub behind it is named, not followed). */
+static void open_usb_hub(struct usb_dev *hub)
+{
+	static struct usb_hub h;
+	char err[BLOCKDEV_ERR_MAX];
+	struct usb_dev *ud;
+
+	if (usb_hub_open(&h, hub, err, sizeof(err))) {
+		kprintf("storage.note=%s\n", err);
+		return;
+	}
+	count_searched(SEARCHED_HUB, h.nports);
+	for (unsigned p = 1; p <= h.nports; p++) {
+		int r = usb_hub_attach_port(&h, p, &ud, err, sizeof(err));
+		if (r < 0)
+			kprintf("storage.note=%s\n", err);
+		if (r > 0 && open_usb_device(ud))
+			kprintf("storage.note=%s: a hub behind a hub; devices behind it are not searched\n", ud->where);
+	}
+}
+
+/* The device on one xHCI root port, and behind it when it is a hub. */
 static void open_usb_port(struct xhci *x, unsigned port)
 {
 	char err[BLOCKDEV_ERR_MAX];
 	struct usb_dev *ud;
 
 	int r = xhci_attach_port(x, port, &ud, err, sizeof(err));
-	if (r <= 0) {
-		if (r < 0)
-			kprintf("storage.note=%s\n", err);
-		return;
-	}
-	open_stick(ud);
+	if (r < 0)
+		kprintf("storage.note=%s\n", err);
+	if (r > 0 && open_usb_device(ud))
+		open_usb_hub(ud);
 }
 
 /* Each mass-storage device on an xHCI controller's root ports. */
@@ -370,7 +398,8 @@ static void open_ehci(const struct pci_dev *d)
 		struct usb_dev *ud;
 		switch (ehci_port_attach(hc, p, &ud, err, sizeof(err))) {
 		case EHCI_PORT_DEVICE:
-			open_stick(ud);
+			if (open_usb_device(ud))
+				open_usb_hub(ud);
 			break;
 		case EHCI_PORT_SKIPPED:
 		case EHCI_PORT_FAILED:
@@ -391,17 +420,19 @@ static bool disk_read(void *ctx, uint64_t lba, uint32_t count, void *buf)
 
 static uint8_t header_buf[RESULTS_HEADER_BYTES];
 
-/* "2 disks searched; AHCI: 1 controller, 6 ports; IDE: 0 controllers; EHCI: ...", and
- * where an Intel EHCI's ports may have gone to an xHCI. */
+/* "2 disks searched; AHCI: 1 controller, 6 ports; IDE: 0 controllers; ...; USB hubs: 1 hub,
+ * 8 ports", and where an Intel EHCI's ports may have gone to an xHCI. */
 static const char *searched_text(void)
 {
 	static char text[240];
 	size_t n = bp_snprintf(text, sizeof(text), "%u disk%s searched", ndisks, ndisks == 1 ? "" : "s");
 
 	for (unsigned k = 0; k < SEARCHED_KINDS && n < sizeof(text); k++) {
-		n += bp_snprintf(text + n, sizeof(text) - n, "; %s: %u controller%s", searched[k].label,
-				 searched[k].controllers, searched[k].controllers == 1 ? "" : "s");
-		if (searched[k].controllers && n < sizeof(text))
+		if (!searched[k].holders && !searched[k].named_when_none)
+			continue;
+		n += bp_snprintf(text + n, sizeof(text) - n, "; %s: %u %s%s", searched[k].label, searched[k].holders,
+				 searched[k].holder, searched[k].holders == 1 ? "" : "s");
+		if (searched[k].holders && n < sizeof(text))
 			n += bp_snprintf(text + n, sizeof(text) - n, ", %u %s%s", searched[k].units, searched[k].unit,
 					 searched[k].units == 1 ? "" : "s");
 	}
@@ -621,8 +652,9 @@ static void report_disks(void)
 		struct blockdev *bd = disks[i];
 		kprintf("storage.disk=%s (%s): %llu sectors of %u bytes\n", bd->kind, bd->where,
 			(unsigned long long)bd->sectors, bd->sector_size);
+		bd->err[0] = 0;
 		if (results_area_find(disk_read, bd, bd->sector_size, bd->sectors, scratch, &area, err, sizeof(err))) {
-			kprintf("storage.results=none on %s (%s)\n", bd->where, err);
+			kprintf("storage.results=none on %s (%s%s%s)\n", bd->where, err, bd->err[0] ? ": " : "", bd->err);
 			continue;
 		}
 		bool ours = this_image_known && memcmp(area.id, this_image.id, RESULTS_ID_BYTES) == 0;

@@ -187,6 +187,10 @@ static void test_wrong_endpoints(void **state)
 }
 
 /* usb_find_storage over a fake endpoint 0 that answers from the tables above. */
+static const uint8_t hub_device[USB_DEVICE_DESC_BYTES] = {
+	18, USB_DT_DEVICE, 0x00, 0x02, USB_CLASS_HUB, 0, 2, 64, 0x09, 0x04, 0xaa, 0x55, 0x00, 0x01, 0, 0, 0, 1,
+};
+static const uint8_t *fake_device = stick_device;
 static const uint8_t *fake_config;
 static uint16_t fake_config_len;
 static unsigned fake_set_config = 0xFFFF, fake_configured;
@@ -205,8 +209,8 @@ static int fake_control(struct usb_dev *d, const struct usb_setup *s, void *data
 	assert_int_equal(s->request_type, USB_DIR_IN);
 	assert_int_equal(s->length, len);
 	if (s->value >> 8 == USB_DT_DEVICE) {
-		src = stick_device;
-		n = sizeof(stick_device);
+		src = fake_device;
+		n = USB_DEVICE_DESC_BYTES;
 	} else if (s->value >> 8 == USB_DT_CONFIG) {
 		src = fake_config;
 		n = fake_config_len;
@@ -258,6 +262,29 @@ static void test_find_storage(void **state)
 	assert_int_equal(usb_find_storage(&d, err, sizeof(err)), 1);
 }
 
+/* A hub: found as such, with its configuration value and protocol for usb_hub_open. */
+static void test_find_hub(void **state)
+{
+	struct usb_dev d = { .ops = &fake_ops, .where = "fake, port 2" };
+	static const uint8_t hub_config[] = {
+		9, USB_DT_CONFIG, 25, 0, 1, 3, 0, 0xE0, 0,
+		9, USB_DT_INTERFACE, 0, 0, 1, 0x09, 0, 0, 0,
+		7, USB_DT_ENDPOINT, 0x81, 0x03, 0x01, 0x00, 12,
+	};
+	(void)state;
+
+	fake_device = hub_device;
+	fake_config = hub_config;
+	fake_config_len = sizeof(hub_config);
+	fake_configured = 0;
+	assert_int_equal(usb_find_storage(&d, err, sizeof(err)), USB_FOUND_HUB);
+	assert_string_equal(err, "fake, port 2: a hub (0409:55aa)");
+	assert_int_equal(d.config_value, 3);
+	assert_int_equal(d.dev_protocol, 2);
+	assert_int_equal(fake_configured, 0);
+	fake_device = stick_device;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_wrong_endpoints),
 		cmocka_unit_test(test_find_storage),
+		cmocka_unit_test(test_find_hub),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -62,7 +62,7 @@ CASES += [
 # NEC's uPD720200 model (1033:0194), each put at 00:01.0; QEMU attaches usb-storage to root
 # port 1 (a SuperSpeed port). Under OVMF the xHCI BAR lies above 4 GiB (0xe000000000 here),
 # which the x86-64 kernel maps for itself. The stick's results area is found with the
-# image's identity; a tablet and a hub on the same controller are named and passed over.
+# image's identity; a tablet on the same controller is named and passed over.
 XHCI_STICK = "storage.disk=USB stick (xHCI 00:01.0, port 1): 131072 sectors of 512 bytes"
 QEMU_XHCI = "storage.controller=xhci 00:01.0 1b36:000d"
 NEC_XHCI = "storage.controller=xhci 00:01.0 1033:0194"
@@ -70,10 +70,9 @@ ON_STICK = r"xHCI 00:01\.0, port 1"
 
 CASES += [
     dict(name="storage-xhci-stick", args=["--cpu", "qemu64", "--usb", "xhci", "--config", "mode=detect", "--",
-                                          "-device", "usb-tablet,bus=usb.0", "-device", "usb-hub,bus=usb.0"],
+                                          "-device", "usb-tablet,bus=usb.0"],
          lines=BIOS + [QEMU_XHCI, XHCI_STICK],
-         match=[r"^storage\.note=xHCI 00:01\.0, port \d \(0627:0001\): no bulk-only mass-storage interface ",
-                r"^storage\.note=xHCI 00:01\.0, port \d: a hub \(0409:55aa\); devices behind hubs are not searched$"],
+         match=[r"^storage\.note=xHCI 00:01\.0, port \d \(0627:0001\): no bulk-only mass-storage interface "],
          absent=NO_FAIL, check=results_area_found("build/bareperf.img", ON_STICK)),
     dict(name="storage-xhci-stick-uefi", uefi=True, args=["--cpu", "qemu64", "--usb", "xhci"], config="mode=detect",
          lines=["boot.firmware=uefi", QEMU_XHCI, XHCI_STICK], absent=NO_FAIL,
@@ -101,6 +100,26 @@ CASES += [
                 r"sector \d+ \(another image\)$",
                 r"^saved: run \d+ in /bareperf/results/run0\d\.log on the SATA disk \(AHCI 00:1f\.2, port 0\)$"],
          absent=NO_FAIL),
+]
+
+# The stick behind a hub (qemu-run --usb-hub: QEMU's usb-hub, a full-speed hub, on the
+# controller's port 1, which is xHCI's USB 2 port 5; the stick on the hub's port 1): the
+# hub's ports are powered and reset, the stick addressed with a route string and saved on.
+# A tablet beside it is named; a second hub behind the first is named, not followed.
+HUB_STICK = r"xHCI 00:01\.0, port 5\.1"
+CASES += [
+    dict(name="storage-xhci-hub-stick", args=["--cpu", "qemu64", "--usb", "xhci", "--usb-hub", "--config", "mode=detect",
+                                              "--", "-device", "usb-tablet,bus=usb.0,port=1.2",
+                                              "-device", "usb-hub,bus=usb.0,port=1.3"],
+         lines=BIOS + [QEMU_XHCI, "storage.disk=USB stick (xHCI 00:01.0, port 5.1): 131072 sectors of 512 bytes",
+                       "storage.note=xHCI 00:01.0, port 5.3: a hub behind a hub; devices behind it are not searched"],
+         match=[r"^storage\.note=xHCI 00:01\.0, port 5\.2 \(0627:0001\): no bulk-only mass-storage interface ",
+                r"^saved: run \d+ in /bareperf/results/run0\d\.log on the USB stick \(xHCI 00:01\.0, port 5\.1\)$"],
+         absent=NO_FAIL, check=results_area_found("build/bareperf.img", HUB_STICK)),
+    dict(name="storage-xhci-hub-stick-uefi", uefi=True, args=["--cpu", "qemu64", "--usb", "xhci", "--usb-hub"],
+         config="mode=detect",
+         lines=["boot.firmware=uefi", QEMU_XHCI, "storage.disk=USB stick (xHCI 00:01.0, port 5.1): 131072 sectors of 512 bytes"],
+         absent=NO_FAIL, check=results_area_found("build/bareperf.img", HUB_STICK)),
 ]
 
 # ---------------------------------------------------------------- EHCI stick (issue 17)
