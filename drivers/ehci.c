@@ -534,12 +534,16 @@ static void ehci_delay(struct usb_dev *d, uint32_t us)
 	delay_polls(us * POLLS_PER_MS / 1000);
 }
 
+static int ehci_attach_child(struct usb_dev *hub, unsigned port, enum usb_speed speed, struct usb_dev **out,
+			     char *err, size_t errlen);
+
 static const struct usb_hc_ops ehci_ops = {
 	.control = ehci_control,
 	.configure_bulk = ehci_configure_bulk,
 	.bulk = ehci_bulk,
 	.reset_bulk = ehci_reset_bulk,
 	.delay = ehci_delay,
+	.attach_child = ehci_attach_child,
 };
 
 /* ---- ports and devices ---- */
@@ -614,11 +618,47 @@ static int dev_address(struct ehci_dev *ed, char *err, size_t errlen)
 	return 0;
 }
 
+/* A high-speed device just reset on root port port (or behind a hub there): the next
+ * device slot, EP0 at address 0, then its address. 0 with *out ready, or -1 with the
+ * reason (naming where) in msg. */
+static int dev_attach(struct ehci_hc *hc, unsigned port, const char *where, struct usb_dev **out, char *msg,
+		      size_t msglen)
+{
+	unsigned slot = hc->ndevs;
+	char why[USB_ERR_MAX];
+
+	if (slot == EHCI_DEVS_MAX || hc->next_address > ADDRESS_MAX)
+		return fmt_error(msg, msglen, "%s: bareperf serves %u devices per controller", where, EHCI_DEVS_MAX);
+	struct ehci_dev *ed = &hc->devs[slot];
+	memset(ed, 0, sizeof(*ed));
+	ed->hc = hc;
+	ed->port = port;
+	ed->usb.ops = &ehci_ops;
+	ed->usb.hc = hc;
+	ed->usb.hc_dev = ed;
+	ed->usb.speed = USB_SPEED_HIGH;
+	ed->usb.ep0_max_packet = HS_EP0_MAX_PACKET;
+	str_copy(ed->usb.where, where, sizeof(ed->usb.where));
+	ed->ep0 = qh_of(hc, slot, QH_EP0);
+	qh_init(ed->ep0, EHCI_QH_ADDR(0) | EHCI_QH_ENDPT(0) | EHCI_QH_EPS_HIGH | EHCI_QH_DTC |
+		EHCI_QH_MAXPKT(HS_EP0_MAX_PACKET));
+	qh_link(hc, ed->ep0);
+	if (dev_address(ed, why, sizeof(why))) {
+		if (!ed->dead)
+			qh_unlink(hc, ed->ep0);
+		return fmt_error(msg, msglen, "%s: %s", where, why);
+	}
+	hc->ndevs++;
+	*out = &ed->usb;
+	return 0;
+}
+
 enum ehci_port_state ehci_port_attach(struct ehci_hc *hc, unsigned port, struct usb_dev **out, char *msg,
 				      size_t msglen)
 {
-	unsigned p = port - 1, slot = hc->ndevs;
+	unsigned p = port - 1;
 	uint32_t sc = op_rd(hc, EHCI_PORTSC(p));
+	char where[USB_WHERE_MAX];
 
 	if (!(sc & EHCI_PORT_CCS) || (sc & EHCI_PORT_OWNER))
 		return EHCI_PORT_EMPTY;
@@ -631,31 +671,24 @@ enum ehci_port_state ehci_port_attach(struct ehci_hc *hc, unsigned port, struct 
 					   hc->name, port), EHCI_PORT_FAILED;
 		return port_release(hc, port, "full-speed", msg, msglen);
 	}
-	if (slot == EHCI_DEVS_MAX || hc->next_address > ADDRESS_MAX)
-		return bp_snprintf(msg, msglen, "%s, port %u: bareperf serves %u devices per controller", hc->name,
-				   port, EHCI_DEVS_MAX), EHCI_PORT_SKIPPED;
-	struct ehci_dev *ed = &hc->devs[slot];
-	memset(ed, 0, sizeof(*ed));
-	ed->hc = hc;
-	ed->port = port;
-	ed->usb.ops = &ehci_ops;
-	ed->usb.hc = hc;
-	ed->usb.hc_dev = ed;
-	ed->usb.speed = USB_SPEED_HIGH;
-	ed->usb.ep0_max_packet = HS_EP0_MAX_PACKET;
-	bp_snprintf(ed->usb.where, sizeof(ed->usb.where), "%s, port %u", hc->name, port);
-	ed->ep0 = qh_of(hc, slot, QH_EP0);
-	qh_init(ed->ep0, EHCI_QH_ADDR(0) | EHCI_QH_ENDPT(0) | EHCI_QH_EPS_HIGH | EHCI_QH_DTC |
-		EHCI_QH_MAXPKT(HS_EP0_MAX_PACKET));
-	qh_link(hc, ed->ep0);
-	char why[USB_ERR_MAX];
-	if (dev_address(ed, why, sizeof(why))) {
-		if (!ed->dead)
-			qh_unlink(hc, ed->ep0);
-		bp_snprintf(msg, msglen, "%s: %s", ed->usb.where, why);
-		return EHCI_PORT_FAILED;
-	}
-	hc->ndevs++;
-	*out = &ed->usb;
-	return EHCI_PORT_DEVICE;
+	bp_snprintf(where, sizeof(where), "%s, port %u", hc->name, port);
+	return dev_attach(hc, port, where, out, msg, msglen) ? EHCI_PORT_FAILED : EHCI_PORT_DEVICE;
+}
+
+/* A device behind a hub on a root port (drivers/usb-hub.c reset the hub's port): a
+ * high-speed one is addressed as on a root port, and is then reached through the hub
+ * without the controller knowing it (4.12: only full- and low-speed devices need the hub's
+ * transaction translator, in split transactions, which bareperf does not drive). Intel's
+ * EHCIs from the 5 Series on have such a hub on every root port (the rate-matching hub). */
+static int ehci_attach_child(struct usb_dev *hub, unsigned port, enum usb_speed speed, struct usb_dev **out,
+			     char *err, size_t errlen)
+{
+	struct ehci_dev *hd = hub->hc_dev;
+	char where[USB_WHERE_MAX];
+
+	bp_snprintf(where, sizeof(where), "%s.%u", hub->where, port);
+	if (speed != USB_SPEED_HIGH)
+		return fmt_error(err, errlen, "%s: a %s device behind a hub, which bareperf does not serve on EHCI "
+				 "(split transactions)", where, speed == USB_SPEED_LOW ? "low-speed" : "full-speed");
+	return dev_attach(hd->hc, hd->port, where, out, err, errlen);
 }
