@@ -165,7 +165,7 @@ HCFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -I$(B)/gen -DBAREPERF_VER
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined -MMD -MP
 HOST_ONLY_KERNEL := lib/string.c
 HOST_KERNEL_PURE := kernel/plan.c kernel/result-json.c kernel/sample-hist.c payloads/userbench-64.c
-HOST_KERNEL_PURE += drivers/usb.c drivers/usb-msc.c
+HOST_KERNEL_PURE += drivers/usb.c drivers/usb-msc.c drivers/usb-hub.c
 HOST_LIB_C   := $(filter-out $(HOST_ONLY_KERNEL),$(wildcard lib/*.c)) $(wildcard arch/x86/pmu/*.c) \
 	$(HOST_KERNEL_PURE)
 HOST_LIB_OBJ := $(HOST_LIB_C:%.c=$(B)/host/obj/%.o) $(GEN_C:%=$(B)/host/obj/gen/%.o)
