@@ -31,6 +31,15 @@ static bool wait_reg(volatile uint8_t *abar, uint32_t off, uint32_t mask, uint32
 	return false;
 }
 
+unsigned ahci_port_count(volatile uint8_t *abar)
+{
+	unsigned n = 0;
+
+	for (uint32_t pi = rd(abar, AHCI_PI); pi; pi &= pi - 1)
+		n++;
+	return n;
+}
+
 uint32_t ahci_disk_ports(volatile uint8_t *abar)
 {
 	uint32_t pi = rd(abar, AHCI_PI), disks = 0;

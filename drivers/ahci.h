@@ -72,6 +72,9 @@ struct ahci_port {
 	struct blockdev bd;
 };
 
+/* How many ports the HBA implements (PI). */
+unsigned ahci_port_count(volatile uint8_t *abar);
+
 /* Bitmap of implemented ports with a SATA disk attached (PxSSTS.DET = 3, PxSIG = ATA). */
 uint32_t ahci_disk_ports(volatile uint8_t *abar);
 

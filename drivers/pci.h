@@ -31,6 +31,7 @@
 #define PCI_BAR_MEM_MASK        0xFFFFFFF0u
 #define PCI_BRIDGE_BUSES        0x18    /* primary 7:0, secondary 15:8, subordinate 23:16 */
 #define PCI_VENDOR_NONE         0xFFFFu
+#define PCI_VENDOR_INTEL        0x8086u
 
 #define PCI_CLASS_STORAGE       0x01
 #define PCI_SUBCLASS_IDE        0x01

@@ -99,7 +99,6 @@
 /* Intel PCH port routing, PCI configuration space of the xHCI function (Intel 7 Series /
  * C216 Chipset Family PCH datasheet, the xHCI registers XUSB2PR, XUSB2PRM, USB3_PSSEN and
  * USB3PRM) */
-#define PCI_VENDOR_INTEL        0x8086
 #define INTEL_XUSB2PR           0xD0    /* USB 2.0 ports routed to xHCI */
 #define INTEL_XUSB2PRM          0xD4    /* which of them may be */
 #define INTEL_USB3_PSSEN        0xD8    /* SuperSpeed enabled on the shared ports */

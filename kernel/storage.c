@@ -1,6 +1,7 @@
 #include "kernel/storage.h"
 #include "arch/x86/paging.h"
 #include "drivers/ahci.h"
+#include "drivers/ehci.h"
 #include "drivers/ide.h"
 #include "drivers/pci.h"
 #include "drivers/rtc.h"
@@ -17,6 +18,7 @@
 
 #define ECAM_BUS_BYTES (1ull << 20)
 #define STORAGE_DISKS_MAX 4     /* disks opened; each keeps AHCI_PORT_DMA_BYTES of DMA memory */
+#define STORAGE_EHCI_MAX 4      /* EHCI controllers opened; each keeps EHCI_DMA_BYTES */
 #define STORAGE_XHCI_MAX  2     /* xHCI controllers opened */
 
 static struct pci_found pci;
@@ -29,10 +31,9 @@ static struct usb_msc sticks[STORAGE_DISKS_MAX];
 static unsigned nsticks;
 static struct blockdev *disks[STORAGE_DISKS_MAX];
 static unsigned ndisks;
-/* What was searched, for the not saved: line. */
-static struct {
-	unsigned ahci_ports, ide_controllers, xhci_controllers, xhci_ports, hub_ports;
-} searched;
+static struct ehci_hc ehci_hcs[STORAGE_EHCI_MAX];
+static const struct pci_dev *ehci_pci[STORAGE_EHCI_MAX];
+static unsigned nehci;
 static struct results_identity this_image;     /* from the loader: IDENTITY of the boot medium */
 static bool this_image_known;
 
@@ -101,8 +102,7 @@ static void choose_config_access(void)
 	kprintf("pci.config=legacy (the MCFG has no region for segment 0 from bus 0)\n");
 }
 
-/* The storage controllers bareperf knows or will know (AHCI, IDE; USB hosts for mass
- * storage), named as the saved: line names them. */
+/* The storage controllers bareperf opens (AHCI, IDE; USB hosts for mass storage). */
 static const struct {
 	uint8_t class_code, subclass;
 	int progif;                 /* -1: any */
@@ -120,6 +120,39 @@ static const char *controller_kind(const struct pci_dev *d)
 		if (d->class_code == controller_kinds[i].class_code && d->subclass == controller_kinds[i].subclass &&
 		    (controller_kinds[i].progif < 0 || d->progif == controller_kinds[i].progif))
 			return controller_kinds[i].name;
+	return NULL;
+}
+
+/* What was searched, per kind of controller the kernel opens (and the USB hubs it follows),
+ * for the not saved: line. */
+enum { SEARCHED_AHCI, SEARCHED_IDE, SEARCHED_XHCI, SEARCHED_EHCI, SEARCHED_HUB, SEARCHED_KINDS };
+static struct {
+	const char *label, *holder, *unit;
+	bool named_when_none;
+	unsigned holders, units;
+} searched[SEARCHED_KINDS] = {
+	[SEARCHED_AHCI] = { "AHCI", "controller", "port", true },
+	[SEARCHED_IDE] = { "IDE", "controller", "channel", true },
+	[SEARCHED_XHCI] = { "xHCI", "controller", "port", true },
+	[SEARCHED_EHCI] = { "EHCI", "controller", "port", true },
+	[SEARCHED_HUB] = { "USB hubs", "hub", "port", false },
+};
+
+static void count_searched(unsigned kind, unsigned units)
+{
+	searched[kind].holders++;
+	searched[kind].units += units;
+}
+
+/* An Intel EHCI beside an Intel xHCI: the chipset may route the EHCI's ports to the xHCI
+ * (XUSB2PR, in the xHCI's configuration space), and a stick there is the xHCI's. */
+static const struct pci_dev *intel_shared_xhci(const struct pci_dev *ehci)
+{
+	if (ehci->vendor != PCI_VENDOR_INTEL)
+		return NULL;
+	for (unsigned i = 0; i < pci.count; i++)
+		if (controller_kind(&pci.dev[i]) == controller_kinds[2].name && pci.dev[i].vendor == PCI_VENDOR_INTEL)
+			return &pci.dev[i];
 	return NULL;
 }
 
@@ -153,8 +186,7 @@ static void open_ahci(const struct pci_dev *d)
 		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
 	volatile uint8_t *regs = (volatile uint8_t *)(uintptr_t)abar;
 	uint32_t ports = ahci_disk_ports(regs);
-	for (uint32_t pi = *(volatile uint32_t *)(regs + AHCI_PI); pi; pi &= pi - 1)
-		searched.ahci_ports++;
+	count_searched(SEARCHED_AHCI, ahci_port_count(regs));
 	for (unsigned p = 0; p < AHCI_PORTS && ndisks < STORAGE_DISKS_MAX; p++) {
 		if (!(ports & (1u << p)))
 			continue;
@@ -182,10 +214,10 @@ static void open_ide(const struct pci_dev *d)
 	uint32_t bar[4];
 	char err[BLOCKDEV_ERR_MAX];
 
-	searched.ide_controllers++;
 	for (unsigned i = 0; i < 4; i++)
 		bar[i] = pci_dev_read32(d, PCI_BAR(i));
 	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND, pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_IO);
+	count_searched(SEARCHED_IDE, 2);
 	for (unsigned ch = 0; ch < 2; ch++) {
 		uint16_t cmd, ctrl;
 		ide_channel_ports(ch, d->progif, bar, &cmd, &ctrl);
@@ -226,8 +258,9 @@ static uint64_t bar_bytes(const struct pci_dev *d, unsigned n)
 	return mask ? (uint64_t)(~mask) + 1 : 0;
 }
 
-/* An addressed USB device: a bulk-only stick becomes a disk; anything else is noted. 1
- * for a hub (usb_hub_open is then the caller's), else 0. */
+/* An addressed USB device: a bulk-only stick becomes a disk (drivers/usb.c configures it,
+ * drivers/usb-msc.c opens it); anything else is noted. 1 for a hub (usb_hub_open is then
+ * the caller's), else 0. */
 static int open_usb_device(struct usb_dev *ud)
 {
 	char err[BLOCKDEV_ERR_MAX];
@@ -262,7 +295,7 @@ static void open_usb_hub(struct usb_dev *hub)
 		kprintf("storage.note=%s\n", err);
 		return;
 	}
-	searched.hub_ports += h.nports;
+	count_searched(SEARCHED_HUB, h.nports);
 	for (unsigned p = 1; p <= h.nports; p++) {
 		int r = usb_hub_attach_port(&h, p, &ud, err, sizeof(err));
 		if (r < 0)
@@ -292,7 +325,6 @@ static void open_xhci(const struct pci_dev *d)
 	uint64_t base = bar & PCI_BAR_MEM_MASK, len = bar_bytes(d, 0);
 	char err[BLOCKDEV_ERR_MAX], note[BLOCKDEV_ERR_MAX];
 
-	searched.xhci_controllers++;
 	if (bar & PCI_BAR_MEM_TYPE_64)
 		base |= (uint64_t)pci_dev_read32(d, PCI_BAR(0) + 4) << 32;
 	volatile uint8_t *regs = base && !(bar & PCI_BAR_IO) ? paging_map_mmio(base, len) : NULL;
@@ -318,9 +350,65 @@ static void open_xhci(const struct pci_dev *d)
 		return;
 	}
 	nxhci++;
-	searched.xhci_ports += x->ports;
+	count_searched(SEARCHED_XHCI, x->ports);
 	for (unsigned p = 1; p <= x->ports; p++)
 		open_usb_port(x, p);
+}
+
+/* An EHCI controller: its registers (BAR0), taken from the firmware and reset; each port's
+ * high-speed device. */
+static void open_ehci(const struct pci_dev *d)
+{
+	uint32_t bar = pci_dev_read32(d, PCI_BAR(0));
+	uint64_t base = bar & PCI_BAR_MEM_MASK;
+	char note[USB_ERR_MAX], err[USB_ERR_MAX];
+	struct dma_region dma;
+
+	if (nehci == STORAGE_EHCI_MAX) {
+		kprintf("storage.note=EHCI %02x:%02x.%x: past the %u EHCI controllers bareperf opens\n", d->bus, d->dev,
+			d->fn, STORAGE_EHCI_MAX);
+		return;
+	}
+	struct ehci_hc *hc = &ehci_hcs[nehci];
+	bp_snprintf(hc->name, sizeof(hc->name), "EHCI %02x:%02x.%x", d->bus, d->dev, d->fn);
+	if (bar & PCI_BAR_MEM_TYPE_64)
+		base |= (uint64_t)pci_dev_read32(d, PCI_BAR(0) + 4) << 32;
+	volatile uint8_t *regs = base && !(bar & PCI_BAR_IO) ? paging_map_mmio(base, EHCI_MMIO_BYTES) : NULL;
+	if (!regs) {
+		kprintf("storage.note=%s: its registers (BAR0 at 0x%llx) are not reachable\n", hc->name,
+			(unsigned long long)base);
+		return;
+	}
+	if (dma_alloc(EHCI_DMA_BYTES, PAGE_SIZE, &dma)) {
+		kprintf("storage.note=%s: no memory for DMA\n", hc->name);
+		return;
+	}
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
+		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+	int r = ehci_open(hc, d, regs, &dma, note, sizeof(note), err, sizeof(err));
+	if (note[0])
+		kprintf("storage.note=%s\n", note);
+	if (r) {
+		kprintf("storage.note=%s\n", err);
+		return;
+	}
+	ehci_pci[nehci++] = d;
+	count_searched(SEARCHED_EHCI, hc->nports);
+	for (unsigned p = 1; p <= hc->nports; p++) {
+		struct usb_dev *ud;
+		switch (ehci_port_attach(hc, p, &ud, err, sizeof(err))) {
+		case EHCI_PORT_DEVICE:
+			if (open_usb_device(ud))
+				open_usb_hub(ud);
+			break;
+		case EHCI_PORT_SKIPPED:
+		case EHCI_PORT_FAILED:
+			kprintf("storage.note=%s\n", err);
+			break;
+		case EHCI_PORT_EMPTY:
+			break;
+		}
+	}
 }
 
 static bool disk_read(void *ctx, uint64_t lba, uint32_t count, void *buf)
@@ -331,6 +419,31 @@ static bool disk_read(void *ctx, uint64_t lba, uint32_t count, void *buf)
 /* ---- saving the run (docs/results-area.md) ---- */
 
 static uint8_t header_buf[RESULTS_HEADER_BYTES];
+
+/* "2 disks searched; AHCI: 1 controller, 6 ports; IDE: 0 controllers; ...; USB hubs: 1 hub,
+ * 8 ports", and where an Intel EHCI's ports may have gone to an xHCI. */
+static const char *searched_text(void)
+{
+	static char text[240];
+	size_t n = bp_snprintf(text, sizeof(text), "%u disk%s searched", ndisks, ndisks == 1 ? "" : "s");
+
+	for (unsigned k = 0; k < SEARCHED_KINDS && n < sizeof(text); k++) {
+		if (!searched[k].holders && !searched[k].named_when_none)
+			continue;
+		n += bp_snprintf(text + n, sizeof(text) - n, "; %s: %u %s%s", searched[k].label, searched[k].holders,
+				 searched[k].holder, searched[k].holders == 1 ? "" : "s");
+		if (searched[k].holders && n < sizeof(text))
+			n += bp_snprintf(text + n, sizeof(text) - n, ", %u %s%s", searched[k].units, searched[k].unit,
+					 searched[k].units == 1 ? "" : "s");
+	}
+	for (unsigned i = 0; i < nehci && n < sizeof(text); i++) {
+		const struct pci_dev *x = intel_shared_xhci(ehci_pci[i]);
+		if (x)
+			n += bp_snprintf(text + n, sizeof(text) - n, "; the ports of Intel %s may be routed to the "
+					 "xHCI %02x:%02x.%x", ehci_hcs[i].name, x->bus, x->dev, x->fn);
+	}
+	return text;
+}
 
 /* The one disk whose results area carries this image's identity, checked again now; NULL
  * with the reason in why. */
@@ -365,11 +478,7 @@ static struct blockdev *own_disk(struct results_area *area, char *why, size_t wh
 		bp_snprintf(why, whylen, "%u disks carry this image's identity; bareperf writes on none of them",
 			    matches);
 	else
-		bp_snprintf(why, whylen, "no disk carries this image's identity (%u disk%s searched; AHCI: %u port%s, "
-			    "IDE: %u controller%s, xHCI: %u port%s, USB hubs: %u port%s%s)", ndisks,
-			    ndisks == 1 ? "" : "s", searched.ahci_ports, searched.ahci_ports == 1 ? "" : "s",
-			    searched.ide_controllers, searched.ide_controllers == 1 ? "" : "s", searched.xhci_ports,
-			    searched.xhci_ports == 1 ? "" : "s", searched.hub_ports, searched.hub_ports == 1 ? "" : "s",
+		bp_snprintf(why, whylen, "no disk carries this image's identity (%s%s)", searched_text(),
 			    first_problem);
 	return NULL;
 }
@@ -466,10 +575,10 @@ static void report_torn(void)
 		save.bd->err, save.choice.run, save.choice.slot + 1, save.saved_len);
 }
 
-void storage_save_progress(void)
+static void save_progress(void)
 {
 	uint32_t len, dropped;
-	char why[360];
+	char why[640];
 
 	if (save.failed || !kernel.cfg.save_auto)
 		return;
@@ -484,10 +593,10 @@ void storage_save_progress(void)
 	}
 }
 
-void storage_save(void)
+static void save_end(void)
 {
 	uint32_t len, dropped;
-	char why[360];
+	char why[640];
 
 	if (save.failed && save.begun)
 		return;                 /* the torn run was reported when the write failed */
@@ -507,6 +616,29 @@ void storage_save(void)
 	if (dropped)
 		kprintf("; the last %u bytes did not fit", dropped);
 	kprintf("\n");
+}
+
+/* Between storage operations the USB host controllers read no memory: EHCI's asynchronous
+ * schedule stops (xHCI is idle without a doorbell), so that no DMA disturbs a measurement. */
+static void usb_hosts_idle(void)
+{
+	char err[USB_ERR_MAX];
+
+	for (unsigned i = 0; i < nehci; i++)
+		if (ehci_idle(&ehci_hcs[i], err, sizeof(err)))
+			kprintf("storage.note=%s\n", err);
+}
+
+void storage_save_progress(void)
+{
+	save_progress();
+	usb_hosts_idle();
+}
+
+void storage_save(void)
+{
+	save_end();
+	usb_hosts_idle();
 }
 
 /* Each disk, and what the results area on it says. */
@@ -559,5 +691,10 @@ void storage_detect(void)
 			open_ide(&pci.dev[i]);
 		else if (controller_kind(&pci.dev[i]) == controller_kinds[2].name)
 			open_xhci(&pci.dev[i]);
+	/* EHCI last: an Intel xHCI may take the EHCI's ports when it opens (XUSB2PR). */
+	for (unsigned i = 0; i < pci.count; i++)
+		if (controller_kind(&pci.dev[i]) == controller_kinds[3].name)
+			open_ehci(&pci.dev[i]);
 	report_disks();
+	usb_hosts_idle();
 }

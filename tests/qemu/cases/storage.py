@@ -121,3 +121,65 @@ CASES += [
          lines=["boot.firmware=uefi", QEMU_XHCI, "storage.disk=USB stick (xHCI 00:01.0, port 5.1): 131072 sectors of 512 bytes"],
          absent=NO_FAIL, check=results_area_found("build/bareperf.img", HUB_STICK)),
 ]
+
+# ---------------------------------------------------------------- EHCI stick (issue 17)
+# The image as a USB stick on QEMU's ICH9 EHCI (qemu-run --usb ehci: 00:01.0, the stick on
+# port 1): the controller taken from the firmware and reset, the stick addressed over EP0
+# and opened by bulk-only transport, its results area found and the run saved there
+# (snapshot=on: the writes are discarded). A full-speed device (the tablet) on an EHCI
+# with a UHCI companion is handed to the companion.
+EHCI = ["storage.controller=ehci 00:01.0 8086:293a",
+        "storage.disk=USB stick (EHCI 00:01.0, port 1): 131072 sectors of 512 bytes"]
+EHCI_WHERE = r"EHCI 00:01\.0, port 1"
+EHCI_SAVED = r"^saved: run \d+ in /bareperf/results/run0\d\.log on the USB stick \(%s\)$" % EHCI_WHERE
+
+CASES += [
+    dict(name="storage-usb-ehci", args=["--cpu", "qemu64", "--usb", "ehci"], config="mode=detect",
+         lines=BIOS + EHCI, match=[EHCI_SAVED], absent=NO_FAIL + [r"^storage\.note="],
+         check=results_area_found("build/bareperf.img", EHCI_WHERE)),
+    dict(name="storage-usb-ehci-uefi", uefi=True, args=["--cpu", "qemu64", "--usb", "ehci"], config="mode=detect",
+         lines=["boot.firmware=uefi"] + EHCI, match=[EHCI_SAVED], absent=NO_FAIL + [r"^storage\.note="],
+         check=results_area_found("build/bareperf.img", EHCI_WHERE)),
+    dict(name="storage-usb-ehci-i686", args=["--bios", "--cpu", "pentium3", "--usb", "ehci"], config="mode=detect",
+         lines=BIOS32 + EHCI, match=[EHCI_SAVED], absent=NO_FAIL + [r"^storage\.note="],
+         check=results_area_found("build/bareperf.img", EHCI_WHERE)),
+    dict(name="storage-usb-ehci-companion",
+         args=["--cpu", "qemu64", "--usb", "ehci", "--config", "mode=detect", "--",
+               "-device", "ich9-usb-uhci1,masterbus=usb.0,firstport=0", "-device", "usb-wacom-tablet,bus=usb.0,port=2"],
+         lines=EHCI + ["storage.note=EHCI 00:01.0, port 2: a full-speed device, left to the companion controller "
+                       "(bareperf serves only high-speed devices on EHCI)"],
+         match=[EHCI_SAVED], absent=NO_FAIL),
+]
+
+# Between storage operations the EHCI's asynchronous schedule is stopped, so that the
+# controller reads no memory while a payload is measured: QEMU's trace of the schedule's
+# state (usb_ehci_state, on the same stream as serial) says INACTIVE before every @result
+# line. The trace lines land anywhere in the serial text; without them the text is intact.
+EHCI_TRACE_LINE = re.compile(r"usb_ehci_state (async|periodic) schedule [A-Z ]+\n")
+
+
+def ehci_quiet_while_measuring(out):
+    serial = EHCI_TRACE_LINE.sub("", out)
+    problems = []
+    if not re.search(EHCI_SAVED, serial, re.M):
+        problems.append("the run was not saved on the EHCI stick")
+    state, active_seen, results = None, False, 0
+    for m in re.finditer(r"usb_ehci_state async schedule ([A-Z ]+)\n|^@result ", out, re.M):
+        if m.group(1):
+            state = m.group(1)
+            active_seen |= state == "ACTIVE"
+            continue
+        results += 1
+        if state != "INACTIVE":
+            problems.append("@result %d printed while the async schedule was %s" % (results, state))
+    if not active_seen or results < 2:
+        problems.append("no async schedule trace (%s) or fewer than 2 @result lines (%d)" % (active_seen, results))
+    return problems
+
+
+CASES += [
+    dict(name="storage-usb-ehci-quiet", args=["--cpu", "qemu64", "--usb", "ehci", "--config",
+                                              "payloads=empty,add_chain reps=2 warmup=0", "--",
+                                              "-trace", "usb_ehci_state"],
+         absent=NO_FAIL, check=ehci_quiet_while_measuring),
+]
