@@ -5,9 +5,11 @@
 #include "lib/str.h"
 
 /* Polls of a register, each after a read of port 0x80 (about 1 us on PC hardware, the
- * classic I/O delay): about 1 s for a command, 0.5 s for a port to stop or start. */
+ * classic I/O delay): about 10 s for a command (a disk may take seconds to spin up; under
+ * QEMU TCG, where a port read takes far less, the host may be slow to complete the I/O),
+ * 0.5 s for a port to stop or start. */
 #define POLL_DELAY_PORT         0x80
-#define COMMAND_POLLS           1000000u
+#define COMMAND_POLLS           10000000u
 #define ENGINE_POLLS            500000u
 
 static uint32_t rd(volatile uint8_t *abar, uint32_t off)
@@ -116,7 +118,7 @@ static int issue(struct ahci_port *ap, uint8_t command, uint64_t lba, uint32_t c
 		}
 		(void)inb(POLL_DELAY_PORT);
 	}
-	return port_fail(ap, "timeout: the disk did not finish a command within about 1 s");
+	return port_fail(ap, "timeout: the disk did not finish a command within about 10 s");
 }
 
 static int ahci_rw(struct blockdev *bd, uint64_t lba, uint32_t count, void *buf, bool write)

@@ -4,8 +4,11 @@
 #include "lib/ata-identify.h"
 #include "lib/format.h"
 
-/* Status polls, each an I/O read (about 1 us on PC hardware): about 1 s for a command. */
-#define STATUS_POLLS            1000000u
+/* Status polls, each an I/O read: about 10 s for a command on PC hardware, where a read
+ * takes about 1 us (a disk may take seconds to spin up). Under QEMU TCG a read takes far
+ * less, while the host may be slow to complete the disk's I/O: 1 s of polls there was
+ * seen to run out on a loaded host. */
+#define STATUS_POLLS            10000000u
 #define SELECT_DELAY_READS      4       /* 400 ns after selecting a drive (ATA: 4 status reads) */
 #define FLOATING_BUS            0xFF    /* no drive on the channel pulls the bus down */
 
@@ -43,7 +46,7 @@ static int wait_ready(struct ide_drive *d, bool want_drq)
 		if (!want_drq || (s & ATA_STATUS_DRQ))
 			return 0;
 	}
-	return drive_fail(d, "timeout: the disk did not answer within about 1 s", s);
+	return drive_fail(d, "timeout: the disk did not answer within about 10 s", s);
 }
 
 static void select_drive(struct ide_drive *d, uint8_t lba_bits)
