@@ -1,10 +1,10 @@
-/* The storage path (issue 17, docs/results-area.md): PCI enumeration and the storage
- * controllers found, reported at boot. */
+/* The storage path (docs/results-area.md): the disks found at boot (kernel/storage-probe.c),
+ * and the run saved on the one that carries this image's identity (kernel/storage.c). */
 #ifndef KERNEL_STORAGE_H
 #define KERNEL_STORAGE_H
 
-/* Choose ECAM (MCFG) or configuration mechanism #1, enumerate PCI and report
- * pci.config, pci.functions and one storage.controller line per controller. */
+/* Learn this image's identity (boot.image), find the disks (storage_probe) and report
+ * each one and the results area on it (storage.disk, storage.results). */
 void storage_detect(void);
 
 /* At the end of a run (measurements done, other CPUs parked): write the console's copy of

@@ -1,0 +1,479 @@
+/*
+ * Finding the disks (kernel/storage-probe.h): PCI enumeration, by ECAM where ACPI's MCFG
+ * gives one, and the storage controllers on it, each disk and USB stick opened as a block
+ * device through its driver (drivers/ahci, ide, xhci, ehci; usb, usb-hub, usb-msc).
+ */
+#include "kernel/storage-probe.h"
+#include "arch/x86/paging.h"
+#include "drivers/ahci.h"
+#include "drivers/ehci.h"
+#include "drivers/ide.h"
+#include "drivers/pci.h"
+#include "drivers/usb-hub.h"
+#include "drivers/usb-msc.h"
+#include "drivers/xhci.h"
+#include "kernel/console.h"
+#include "kernel/kernel.h"
+#include "kernel/mem.h"
+#include "lib/acpi.h"
+#include "lib/format.h"
+#include "lib/str.h"
+
+#define ECAM_BUS_BYTES (1ull << 20)
+#define STORAGE_EHCI_MAX 4      /* EHCI controllers opened; each keeps EHCI_DMA_BYTES */
+#define STORAGE_XHCI_MAX  2     /* xHCI controllers opened */
+
+static struct pci_found pci;
+static struct ahci_port ahci_ports[STORAGE_DISKS_MAX];
+static struct ide_drive ide_drives[STORAGE_DISKS_MAX];
+static unsigned nide;
+static struct xhci xhcis[STORAGE_XHCI_MAX];
+static unsigned nxhci;
+static struct usb_msc sticks[STORAGE_DISKS_MAX];
+static unsigned nsticks;
+static struct blockdev *disks[STORAGE_DISKS_MAX];
+static unsigned ndisks;
+static struct ehci_hc ehci_hcs[STORAGE_EHCI_MAX];
+static const struct pci_dev *ehci_pci[STORAGE_EHCI_MAX];
+static unsigned nehci;
+
+static bool read_phys(void *ctx, uint64_t phys, void *buf, uint32_t len)
+{
+	(void)ctx;
+	/* Page 0 is unmapped; everything else below the identity limit is mapped. */
+	if (phys < PAGE_SIZE || phys + len < phys || phys + len > paging.identity_limit)
+		return false;
+	memcpy(buf, (const void *)(uintptr_t)phys, len);
+	return true;
+}
+
+/* ECAM where the MCFG has segment 0 with bus 0 and the window is identity-mapped; the
+ * reason for mechanism #1 otherwise. */
+static void choose_config_access(void)
+{
+	static struct acpi_mcfg_info mcfg;
+	char err[160];
+
+	if (acpi_read_mcfg(read_phys, 0, kernel.bi->rsdp, kernel.bi->rsdp_revision, &mcfg, err, sizeof(err))) {
+		kprintf("pci.config=legacy (%s)\n", err);
+		return;
+	}
+	for (unsigned i = 0; i < mcfg.nsegments; i++) {
+		const struct acpi_mcfg_segment *s = &mcfg.seg[i];
+		uint64_t end = s->base + ((uint64_t)s->bus_end + 1) * ECAM_BUS_BYTES;
+		if (s->segment != 0 || s->bus_start != 0)
+			continue;
+		if (end > paging.identity_limit) {
+			kprintf("pci.config=legacy (the MCFG's ECAM window 0x%llx..0x%llx is above the "
+				"identity-mapped 0x%llx)\n", (unsigned long long)s->base, (unsigned long long)end,
+				(unsigned long long)paging.identity_limit);
+			return;
+		}
+		pci_use_ecam((uintptr_t)s->base, s->bus_start, s->bus_end);
+		kprintf("pci.config=ecam (MCFG: segment 0, buses %u-%u at 0x%llx)\n", s->bus_start, s->bus_end,
+			(unsigned long long)s->base);
+		return;
+	}
+	kprintf("pci.config=legacy (the MCFG has no region for segment 0 from bus 0)\n");
+}
+
+/* The storage controllers bareperf opens (AHCI, IDE; USB hosts for mass storage). */
+enum controller { CTRL_NONE, CTRL_AHCI, CTRL_IDE, CTRL_XHCI, CTRL_EHCI };
+static const struct {
+	uint8_t class_code, subclass;
+	int progif;                 /* -1: any */
+	enum controller kind;
+	const char *name;
+} controller_kinds[] = {
+	{ PCI_CLASS_STORAGE, PCI_SUBCLASS_SATA, PCI_PROGIF_AHCI, CTRL_AHCI, "ahci" },
+	{ PCI_CLASS_STORAGE, PCI_SUBCLASS_IDE, -1, CTRL_IDE, "ide" },
+	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, PCI_PROGIF_XHCI, CTRL_XHCI, "xhci" },
+	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, PCI_PROGIF_EHCI, CTRL_EHCI, "ehci" },
+};
+
+/* The entry of controller_kinds that d is, or -1. */
+static int controller_entry(const struct pci_dev *d)
+{
+	for (unsigned i = 0; i < sizeof(controller_kinds) / sizeof(controller_kinds[0]); i++)
+		if (d->class_code == controller_kinds[i].class_code && d->subclass == controller_kinds[i].subclass &&
+		    (controller_kinds[i].progif < 0 || d->progif == controller_kinds[i].progif))
+			return (int)i;
+	return -1;
+}
+
+static enum controller controller_kind(const struct pci_dev *d)
+{
+	int e = controller_entry(d);
+	return e < 0 ? CTRL_NONE : controller_kinds[e].kind;
+}
+
+/* What was searched, per kind of controller the kernel opens (and the USB hubs it follows),
+ * for the not saved: line. */
+enum { SEARCHED_AHCI, SEARCHED_IDE, SEARCHED_XHCI, SEARCHED_EHCI, SEARCHED_HUB, SEARCHED_KINDS };
+static struct {
+	const char *label, *holder, *unit;
+	bool named_when_none;
+	unsigned holders, units;
+} searched[SEARCHED_KINDS] = {
+	[SEARCHED_AHCI] = { "AHCI", "controller", "port", true },
+	[SEARCHED_IDE] = { "IDE", "controller", "channel", true },
+	[SEARCHED_XHCI] = { "xHCI", "controller", "port", true },
+	[SEARCHED_EHCI] = { "EHCI", "controller", "port", true },
+	[SEARCHED_HUB] = { "USB hubs", "hub", "port", false },
+};
+
+static void count_searched(unsigned kind, unsigned units)
+{
+	searched[kind].holders++;
+	searched[kind].units += units;
+}
+
+/* An Intel EHCI beside an Intel xHCI: the chipset may route the EHCI's ports to the xHCI
+ * (XUSB2PR, in the xHCI's configuration space), and a stick there is the xHCI's. */
+static const struct pci_dev *intel_shared_xhci(const struct pci_dev *ehci)
+{
+	if (ehci->vendor != PCI_VENDOR_INTEL)
+		return NULL;
+	for (unsigned i = 0; i < pci.count; i++)
+		if (controller_kind(&pci.dev[i]) == CTRL_XHCI && pci.dev[i].vendor == PCI_VENDOR_INTEL)
+			return &pci.dev[i];
+	return NULL;
+}
+
+/* MMIO the kernel's page tables reach: the identity map, and on i686 the MMIO window. */
+static bool mmio_mapped(uint64_t base, uint64_t len)
+{
+	if (base + len <= paging.identity_limit)
+		return true;
+#ifdef MMIO_WINDOW_BASE
+	return base >= MMIO_WINDOW_BASE && base + len <= (1ull << 32);
+#else
+	return false;
+#endif
+}
+
+/* Open each SATA disk on an AHCI controller as a block device. */
+static void open_ahci(const struct pci_dev *d)
+{
+	uint32_t bar = pci_dev_read32(d, PCI_BAR(5));
+	uint64_t abar = bar & PCI_BAR_MEM_MASK;
+	char err[BLOCKDEV_ERR_MAX];
+
+	if ((bar & PCI_BAR_MEM_TYPE_64) && pci_dev_read32(d, PCI_BAR(5) + 4))
+		abar = 0;   /* above 4 GiB: not mapped */
+	if (bar & PCI_BAR_IO || abar == 0 || !mmio_mapped(abar, AHCI_ABAR_BYTES)) {
+		kprintf("storage.note=AHCI %02x:%02x.%x: its registers (BAR5 0x%08x) are not reachable\n", d->bus,
+			d->dev, d->fn, bar);
+		return;
+	}
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
+		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+	volatile uint8_t *regs = (volatile uint8_t *)(uintptr_t)abar;
+	uint32_t ports = ahci_disk_ports(regs);
+	count_searched(SEARCHED_AHCI, ahci_port_count(regs));
+	for (unsigned p = 0; p < AHCI_PORTS && ndisks < STORAGE_DISKS_MAX; p++) {
+		if (!(ports & (1u << p)))
+			continue;
+		struct ahci_port *ap = &ahci_ports[ndisks];
+		struct dma_region dma = { .size = AHCI_PORT_DMA_BYTES };
+		dma.phys = mem_alloc_phys(dma.size, PAGE_SIZE);
+		dma.virt = (void *)(uintptr_t)dma.phys;
+		bp_snprintf(ap->bd.where, sizeof(ap->bd.where), "AHCI %02x:%02x.%x, port %u", d->bus, d->dev, d->fn, p);
+		if (dma.phys == 0) {
+			kprintf("storage.note=%s: no memory for DMA\n", ap->bd.where);
+			return;
+		}
+		if (ahci_port_open(ap, regs, p, &dma, err, sizeof(err))) {
+			kprintf("storage.note=%s\n", err);
+			continue;
+		}
+		disks[ndisks++] = &ap->bd;
+	}
+}
+
+/* Each IDE disk on the controller's two channels, master and slave. */
+static void open_ide(const struct pci_dev *d)
+{
+	static const char *const channel_names[2] = { "primary", "secondary" };
+	uint32_t bar[4];
+	char err[BLOCKDEV_ERR_MAX];
+
+	for (unsigned i = 0; i < 4; i++)
+		bar[i] = pci_dev_read32(d, PCI_BAR(i));
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND, pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_IO);
+	count_searched(SEARCHED_IDE, 2);
+	for (unsigned ch = 0; ch < 2; ch++) {
+		uint16_t cmd, ctrl;
+		ide_channel_ports(ch, d->progif, bar, &cmd, &ctrl);
+		for (unsigned slave = 0; slave < 2 && ndisks < STORAGE_DISKS_MAX && nide < STORAGE_DISKS_MAX; slave++) {
+			struct ide_drive *dr = &ide_drives[nide];
+			bp_snprintf(dr->bd.where, sizeof(dr->bd.where), "IDE %02x:%02x.%x, %s %s", d->bus, d->dev, d->fn,
+				    channel_names[ch], slave ? "slave" : "master");
+			int r = ide_drive_open(dr, cmd, ctrl, slave, err, sizeof(err));
+			if (r < 0)
+				kprintf("storage.note=%s\n", err);
+			if (r == 1) {
+				nide++;
+				disks[ndisks++] = &dr->bd;
+			}
+		}
+	}
+}
+
+static int dma_alloc(uint64_t size, uint64_t align, struct dma_region *out)
+{
+	out->phys = mem_alloc_phys(size, align);
+	out->virt = (void *)(uintptr_t)out->phys;
+	out->size = size;
+	return out->phys ? 0 : -1;
+}
+
+/* A memory BAR's size (PCI Local Bus 3.0, 6.2.5.1): all ones written, the size read back,
+ * with memory decoding off meanwhile. */
+static uint64_t bar_bytes(const struct pci_dev *d, unsigned n)
+{
+	uint32_t cmd = pci_dev_read32(d, PCI_COMMAND), bar = pci_dev_read32(d, PCI_BAR(n));
+
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND, cmd & ~PCI_COMMAND_MEMORY);
+	pci_write32(d->bus, d->dev, d->fn, PCI_BAR(n), 0xFFFFFFFFu);
+	uint32_t mask = pci_dev_read32(d, PCI_BAR(n)) & PCI_BAR_MEM_MASK;
+	pci_write32(d->bus, d->dev, d->fn, PCI_BAR(n), bar);
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND, cmd);
+	return mask ? (uint64_t)(~mask) + 1 : 0;
+}
+
+/* An addressed USB device: a bulk-only stick becomes a disk (drivers/usb.c configures it,
+ * drivers/usb-msc.c opens it); anything else is noted. 1 for a hub (usb_hub_open is then
+ * the caller's), else 0. */
+static int open_usb_device(struct usb_dev *ud)
+{
+	char err[BLOCKDEV_ERR_MAX];
+
+	int r = usb_find_storage(ud, err, sizeof(err));
+	if (r == USB_FOUND_HUB)
+		return 1;
+	if (r) {
+		kprintf("storage.note=%s\n", err);
+		return 0;
+	}
+	if (ndisks == STORAGE_DISKS_MAX || nsticks == STORAGE_DISKS_MAX) {
+		kprintf("storage.note=%s: a stick past the %u disks bareperf searches\n", ud->where, STORAGE_DISKS_MAX);
+		return 0;
+	}
+	if (usb_msc_open(&sticks[nsticks], ud, err, sizeof(err))) {
+		kprintf("storage.note=%s\n", err);
+		return 0;
+	}
+	disks[ndisks++] = &sticks[nsticks++].bd;
+	return 0;
+}
+
+/* The devices on a hub's ports (one tier: a hub behind it is named, not followed). */
+static void open_usb_hub(struct usb_dev *hub)
+{
+	static struct usb_hub h;
+	char err[BLOCKDEV_ERR_MAX];
+	struct usb_dev *ud;
+
+	if (usb_hub_open(&h, hub, err, sizeof(err))) {
+		kprintf("storage.note=%s\n", err);
+		return;
+	}
+	count_searched(SEARCHED_HUB, h.nports);
+	for (unsigned p = 1; p <= h.nports; p++) {
+		int r = usb_hub_attach_port(&h, p, &ud, err, sizeof(err));
+		if (r < 0)
+			kprintf("storage.note=%s\n", err);
+		if (r > 0 && open_usb_device(ud))
+			kprintf("storage.note=%s: a hub behind a hub; devices behind it are not searched\n", ud->where);
+	}
+}
+
+/* The device on one xHCI root port, and behind it when it is a hub. */
+static void open_usb_port(struct xhci *x, unsigned port)
+{
+	char err[BLOCKDEV_ERR_MAX];
+	struct usb_dev *ud;
+
+	int r = xhci_attach_port(x, port, &ud, err, sizeof(err));
+	if (r < 0)
+		kprintf("storage.note=%s\n", err);
+	if (r > 0 && open_usb_device(ud))
+		open_usb_hub(ud);
+}
+
+/* Each mass-storage device on an xHCI controller's root ports. */
+static void open_xhci(const struct pci_dev *d)
+{
+	uint32_t bar = pci_dev_read32(d, PCI_BAR(0));
+	uint64_t base = bar & PCI_BAR_MEM_MASK, len = bar_bytes(d, 0);
+	char err[BLOCKDEV_ERR_MAX], note[BLOCKDEV_ERR_MAX];
+
+	if (bar & PCI_BAR_MEM_TYPE_64)
+		base |= (uint64_t)pci_dev_read32(d, PCI_BAR(0) + 4) << 32;
+	volatile uint8_t *regs = base && !(bar & PCI_BAR_IO) ? paging_map_mmio(base, len) : NULL;
+	if (!regs || len < XHCI_MMIO_MIN) {
+		kprintf("storage.note=xHCI %02x:%02x.%x: its registers (BAR0 at 0x%llx, %llu bytes) are not "
+			"reachable\n", d->bus, d->dev, d->fn, (unsigned long long)base, (unsigned long long)len);
+		return;
+	}
+	if (nxhci == STORAGE_XHCI_MAX) {
+		kprintf("storage.note=xHCI %02x:%02x.%x: past the %u xHCI controllers bareperf opens\n", d->bus, d->dev,
+			d->fn, STORAGE_XHCI_MAX);
+		return;
+	}
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
+		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+	struct xhci *x = &xhcis[nxhci];
+	int r = xhci_open(x, regs, len, d, dma_alloc, note, sizeof(note), err,
+			  sizeof(err));
+	if (note[0])
+		kprintf("storage.note=%s\n", note);
+	if (r) {
+		kprintf("storage.note=%s\n", err);
+		return;
+	}
+	nxhci++;
+	count_searched(SEARCHED_XHCI, x->ports);
+	for (unsigned p = 1; p <= x->ports; p++)
+		open_usb_port(x, p);
+}
+
+/* An EHCI controller: its registers (BAR0), taken from the firmware and reset; each port's
+ * high-speed device. */
+static void open_ehci(const struct pci_dev *d)
+{
+	uint32_t bar = pci_dev_read32(d, PCI_BAR(0));
+	uint64_t base = bar & PCI_BAR_MEM_MASK;
+	char note[USB_ERR_MAX], err[USB_ERR_MAX];
+	struct dma_region dma;
+
+	if (nehci == STORAGE_EHCI_MAX) {
+		kprintf("storage.note=EHCI %02x:%02x.%x: past the %u EHCI controllers bareperf opens\n", d->bus, d->dev,
+			d->fn, STORAGE_EHCI_MAX);
+		return;
+	}
+	struct ehci_hc *hc = &ehci_hcs[nehci];
+	bp_snprintf(hc->name, sizeof(hc->name), "EHCI %02x:%02x.%x", d->bus, d->dev, d->fn);
+	if (bar & PCI_BAR_MEM_TYPE_64)
+		base |= (uint64_t)pci_dev_read32(d, PCI_BAR(0) + 4) << 32;
+	volatile uint8_t *regs = base && !(bar & PCI_BAR_IO) ? paging_map_mmio(base, EHCI_MMIO_BYTES) : NULL;
+	if (!regs) {
+		kprintf("storage.note=%s: its registers (BAR0 at 0x%llx) are not reachable\n", hc->name,
+			(unsigned long long)base);
+		return;
+	}
+	if (dma_alloc(EHCI_DMA_BYTES, PAGE_SIZE, &dma)) {
+		kprintf("storage.note=%s: no memory for DMA\n", hc->name);
+		return;
+	}
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
+		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+	int r = ehci_open(hc, d, regs, &dma, note, sizeof(note), err, sizeof(err));
+	if (note[0])
+		kprintf("storage.note=%s\n", note);
+	if (r) {
+		kprintf("storage.note=%s\n", err);
+		return;
+	}
+	ehci_pci[nehci++] = d;
+	count_searched(SEARCHED_EHCI, hc->nports);
+	for (unsigned p = 1; p <= hc->nports; p++) {
+		struct usb_dev *ud;
+		switch (ehci_port_attach(hc, p, &ud, err, sizeof(err))) {
+		case EHCI_PORT_DEVICE:
+			if (open_usb_device(ud))
+				open_usb_hub(ud);
+			break;
+		case EHCI_PORT_SKIPPED:
+		case EHCI_PORT_FAILED:
+			kprintf("storage.note=%s\n", err);
+			break;
+		case EHCI_PORT_EMPTY:
+			break;
+		}
+	}
+}
+
+/* "2 disks searched; AHCI: 1 controller, 6 ports; IDE: 0 controllers; ...; USB hubs: 1 hub,
+ * 8 ports", and where an Intel EHCI's ports may have gone to an xHCI. */
+const char *storage_searched_text(void)
+{
+	static char text[240];
+	size_t n = bp_snprintf(text, sizeof(text), "%u disk%s searched", ndisks, ndisks == 1 ? "" : "s");
+
+	for (unsigned k = 0; k < SEARCHED_KINDS && n < sizeof(text); k++) {
+		if (!searched[k].holders && !searched[k].named_when_none)
+			continue;
+		n += bp_snprintf(text + n, sizeof(text) - n, "; %s: %u %s%s", searched[k].label, searched[k].holders,
+				 searched[k].holder, searched[k].holders == 1 ? "" : "s");
+		if (searched[k].holders && n < sizeof(text))
+			n += bp_snprintf(text + n, sizeof(text) - n, ", %u %s%s", searched[k].units, searched[k].unit,
+					 searched[k].units == 1 ? "" : "s");
+	}
+	for (unsigned i = 0; i < nehci && n < sizeof(text); i++) {
+		const struct pci_dev *x = intel_shared_xhci(ehci_pci[i]);
+		if (x)
+			n += bp_snprintf(text + n, sizeof(text) - n, "; the ports of Intel %s may be routed to the "
+					 "xHCI %02x:%02x.%x", ehci_hcs[i].name, x->bus, x->dev, x->fn);
+	}
+	return text;
+}
+
+/* Between storage operations the USB host controllers read no memory: EHCI's asynchronous
+ * schedule stops (xHCI is idle without a doorbell), so that no DMA disturbs a measurement. */
+void storage_usb_idle(void)
+{
+	char err[USB_ERR_MAX];
+
+	for (unsigned i = 0; i < nehci; i++)
+		if (ehci_idle(&ehci_hcs[i], err, sizeof(err)))
+			kprintf("storage.note=%s\n", err);
+}
+
+/* Enumerate PCI, report each storage controller, and open every disk and USB stick on
+ * them as a block device. */
+void storage_probe(void)
+{
+	unsigned controllers = 0;
+
+	choose_config_access();
+	pci_enumerate(&pci);
+	kprintf("pci.functions=%u%s\n", pci.count, pci.dropped ? " (more not kept)" : "");
+	for (unsigned i = 0; i < pci.count; i++) {
+		const struct pci_dev *d = &pci.dev[i];
+		int e = controller_entry(d);
+		if (e < 0)
+			continue;
+		controllers++;
+		kprintf("storage.controller=%s %02x:%02x.%x %04x:%04x\n", controller_kinds[e].name, d->bus, d->dev,
+			d->fn, d->vendor, d->device);
+	}
+	if (!controllers)
+		kprintf("storage.controller=none\n");
+	for (unsigned i = 0; i < pci.count; i++)
+		switch (controller_kind(&pci.dev[i])) {
+		case CTRL_AHCI:
+			open_ahci(&pci.dev[i]);
+			break;
+		case CTRL_IDE:
+			open_ide(&pci.dev[i]);
+			break;
+		case CTRL_XHCI:
+			open_xhci(&pci.dev[i]);
+			break;
+		case CTRL_EHCI:         /* below */
+		case CTRL_NONE:
+			break;
+		}
+	/* EHCI last: an Intel xHCI may take the EHCI's ports when it opens (XUSB2PR). */
+	for (unsigned i = 0; i < pci.count; i++)
+		if (controller_kind(&pci.dev[i]) == CTRL_EHCI)
+			open_ehci(&pci.dev[i]);
+}
+
+unsigned storage_disks(struct blockdev *const **list)
+{
+	*list = disks;
+	return ndisks;
+}
