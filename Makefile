@@ -19,8 +19,8 @@ CC      := gcc
 LD      := ld
 NASM    := nasm
 OBJCOPY := objcopy
-# scripts/mkimage and what it runs: a change to either rebuilds the images.
-MKIMAGE_DEPS := scripts/mkimage scripts/gen/grub-cfg
+# scripts/mkimage, what it runs and the headers they read: a change rebuilds the images.
+MKIMAGE_DEPS := scripts/mkimage scripts/gen/grub-cfg lib/bootmenu.h lib/results-area.h
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 # Plain make builds `all` (loader, kernel, host tools), not the first rule below.
@@ -370,13 +370,18 @@ $(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.s
 $(B)/test-cfg-nomenu.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) tests/qemu/nomenu.cfg
 	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/nomenu.cfg
 
+# An image whose bareperf.cfg shortens the boot menu's countdown to 1 s, for the tests
+# of the countdown (under TCG the firmware and GRUB wait by spinning).
+$(B)/test-cfg-menu1.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) tests/qemu/menu1.cfg
+	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/menu1.cfg
+
 # test-cfg-detect.img without its results area (removed with mtools, as a user could):
 # the kernel must say so and write nothing.
 $(B)/test-noresults.img: $(B)/test-cfg-detect.img
 	cp $< $@.tmp && MTOOLS_SKIP_CHECK=1 mdeltree -i $@.tmp@@1M ::/bareperf && mv $@.tmp $@
 
 TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-noresults.img \
-	$(B)/test-cfg-nomenu.img $(RESULTS_IMG)/done
+	$(B)/test-cfg-nomenu.img $(B)/test-cfg-menu1.img $(RESULTS_IMG)/done
 
 .PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:

@@ -295,7 +295,15 @@ static BOOLEAN smbios_unattended(void)
 /* boot.menu=off in bareperf.cfg, or an unattended virtual machine. */
 static BOOLEAN menu_switched_off(void)
 {
-	return bootmenu_cfg_setting(bi->config, bi->config_len) == 0 || smbios_unattended();
+	return bootmenu_cfg_setting(bi->config, bi->config_len) == 0 ||
+	       bootmenu_cfg_seconds(bi->config, bi->config_len) == 0 || smbios_unattended();
+}
+
+/* The countdown: boot.menu_timeout from bareperf.cfg, else BOOTMENU_SECONDS. */
+static UINTN menu_seconds(void)
+{
+	int s = bootmenu_cfg_seconds(bi->config, bi->config_len);
+	return s > 0 ? (UINTN)s : BOOTMENU_SECONDS;
 }
 
 /* The line below the entries: the countdown, or how to choose once it stopped. */
@@ -342,13 +350,14 @@ static enum bootmenu_input menu_input(const EFI_INPUT_KEY *key, unsigned *digit)
 }
 
 /* The same choices as GRUB's menu, on the firmware console: the default boots after
- * BOOTMENU_SECONDS unless a key stops the countdown. The choice's configuration text goes
- * to the kernel in boot_info's menu. An input device that fails boots the selection. */
+ * boot.menu_timeout seconds (BOOTMENU_SECONDS by default) unless a key stops the
+ * countdown. The choice's configuration text goes to the kernel in boot_info's menu. An
+ * input device that fails boots the selection. */
 static void boot_menu(void)
 {
 	SIMPLE_INPUT_INTERFACE *in = ST->ConIn;
 	struct bootmenu m = { 0, 0 };
-	UINTN polls = BOOTMENU_SECONDS * MENU_POLLS_PER_SECOND;
+	UINTN seconds = menu_seconds(), polls = seconds * MENU_POLLS_PER_SECOND;
 
 	if (!in || !ST->ConOut) {
 		note("no firmware console: boot menu skipped");
@@ -361,7 +370,7 @@ static void boot_menu(void)
 	for (unsigned i = 0; i <= bootmenu_count; i++)
 		Print(L"\n");          /* room below, scrolled now: the rows stay put */
 	UINTN row = ST->ConOut->Mode->CursorRow - (bootmenu_count + 1);
-	menu_draw(&m, row, BOOTMENU_SECONDS);
+	menu_draw(&m, row, seconds);
 	for (;;) {
 		EFI_INPUT_KEY key;
 		unsigned digit = 0;

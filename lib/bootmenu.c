@@ -115,15 +115,46 @@ static int refused_text(const char *text, size_t *len)
 	return 0;
 }
 
-/* Entries split as config_apply splits them: blanks, ';' and newlines separate, '#'
- * comments to the end of the line, blanks may surround '=', quotes group. */
-int bootmenu_cfg_setting(const char *text, size_t len)
+/* value as seconds for boot.menu_timeout: a decimal or 0x hexadecimal number from 0 to
+ * BOOTMENU_SECONDS_MAX (as the kernel's number keys read it), or -1. */
+static int seconds(const char *v, size_t vlen)
 {
-	static const char key_name[] = "boot.menu";
-	const size_t key_len = sizeof(key_name) - 1;
+	unsigned base = 10, n = 0;
+	size_t i = 0;
+
+	if (vlen > 2 && v[0] == '0' && lower(v[1]) == 'x') {
+		base = 16;
+		i = 2;
+	}
+	if (i == vlen)
+		return -1;
+	for (; i < vlen; i++) {
+		char c = lower(v[i]);
+		unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0') :
+			     base == 16 && c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10) : base;
+		if (d >= base)
+			return -1;
+		n = n * base + d;
+		if (n > BOOTMENU_SECONDS_MAX)
+			return -1;
+	}
+	return (int)n;
+}
+
+#define VALUE_MAX 8     /* longer values are none that on_off or seconds accept */
+
+/* The last value of key in text that value_of takes (0 or more), or -1. Entries split as
+ * config_apply splits them: blanks, ';' and newlines separate, '#' comments to the end of
+ * the line, blanks may surround '=', quotes group. */
+static int last_setting(const char *text, size_t len, const char *key_name,
+			int (*value_of)(const char *v, size_t vlen))
+{
+	size_t key_len = 0;
 	int setting = -1;
 	size_t i = 0;
 
+	while (key_name[key_len])
+		key_len++;
 	if (!text || refused_text(text, &len))
 		return -1;
 	if (len >= 3 && (unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb &&
@@ -151,7 +182,7 @@ int bootmenu_cfg_setting(const char *text, size_t len)
 		i = j + 1;
 		while (i < len && is_blank(text[i]))
 			i++;
-		char value[4];
+		char value[VALUE_MAX];
 		size_t vlen = 0;
 		int quoted = 0;
 		while (i < len && text[i] != '\n' && (quoted || !ends_entry(text[i]))) {
@@ -160,7 +191,7 @@ int bootmenu_cfg_setting(const char *text, size_t len)
 			else if (vlen < sizeof(value))
 				value[vlen++] = text[i];
 			else
-				vlen = sizeof(value) + 1;       /* too long for on/off */
+				vlen = sizeof(value) + 1;       /* too long for any value taken */
 			i++;
 		}
 		if (quoted || klen != key_len)
@@ -170,11 +201,21 @@ int bootmenu_cfg_setting(const char *text, size_t len)
 			k++;
 		if (k != key_len)
 			continue;
-		int v = vlen <= 3 ? on_off(value, vlen) : -1;
+		int v = vlen <= sizeof(value) ? value_of(value, vlen) : -1;
 		if (v >= 0)
 			setting = v;
 	}
 	return setting;
+}
+
+int bootmenu_cfg_setting(const char *text, size_t len)
+{
+	return last_setting(text, len, "boot.menu", on_off);
+}
+
+int bootmenu_cfg_seconds(const char *text, size_t len)
+{
+	return last_setting(text, len, "boot.menu_timeout", seconds);
 }
 
 /* ------------------------------------------------ SMBIOS OEM strings */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #define BOOTMENU_SECONDS   5            /* countdown before the default entry boots */
+#define BOOTMENU_SECONDS_MAX 60         /* boot.menu_timeout's largest */
 /* The SMBIOS OEM string (type 11) with which a virtual machine skips the menu. */
 #define BOOTMENU_OEM_OFF   "bareperf:boot.menu=off"
 
@@ -38,6 +39,10 @@ int bootmenu_key(struct bootmenu *m, enum bootmenu_input in, unsigned digit);
  * last valid boot.menu=on|off wins): 1 on, 0 off, -1 not set (or a source the kernel
  * refuses whole: too long, a NUL or another control character inside, not UTF-8). */
 int bootmenu_cfg_setting(const char *text, size_t len);
+
+/* What it says of boot.menu_timeout, by the same rules: the countdown's seconds (0 to
+ * BOOTMENU_SECONDS_MAX; 0 boots the default at once), or -1 not set. */
+int bootmenu_cfg_seconds(const char *text, size_t len);
 
 /* Entry point lengths (DSP0134 5.2.1, 5.2.2): what bootmenu_smbios_table needs to read. */
 #define BOOTMENU_SMBIOS2_EPS_LEN 0x1f

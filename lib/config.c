@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "lib/bench-config.h"
+#include "lib/bootmenu.h"
 #include "lib/config.h"
 #include "lib/format.h"
 #include "lib/pc-io.h"
@@ -755,6 +756,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ .name = "c2c.size",        FIELD(c2c_size),       .parse = parse_c2c_size,
 	  .show = show_c2c_size, .min = SIZE_MIN, .max = 256 * SIZE_M },
 	{ .name = "boot.menu",       FIELD(boot_menu),      WORDS(on_off_words) },
+	{ .name = "boot.menu_timeout", FIELD(boot_menu_timeout), NUMBER(0, BOOTMENU_SECONDS_MAX) },
 };
 #define CFG_NKEYS (ARRAY_SIZE(cfg_keys))
 
@@ -796,6 +798,7 @@ void config_defaults(struct bp_config *cfg)
 	cfg->c2c_increments = 1000000;
 	cfg->c2c_size = SIZE_M;
 	cfg->boot_menu = true;
+	cfg->boot_menu_timeout = BOOTMENU_SECONDS;
 }
 
 /* ------------------------------------------------------------ the parser */

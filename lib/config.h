@@ -123,6 +123,7 @@ struct bp_config {
 	uint64_t c2c_size;              /* c2c.size=1M shared_bw buffer bytes */
 	bool boot_menu;                 /* boot.menu=on|off: the boot menu (GRUB, UEFI loader); the
 	                                   loaders act on it, the kernel only reports it */
+	uint32_t boot_menu_timeout;     /* boot.menu_timeout=S: the menu's countdown; the loaders act on it */
 	bool payloads_set;              /* payloads= was given (else user benchmarks run alone) */
 	unsigned nbench;                /* bench.NAME.*: user benchmarks, in order of appearance */
 	struct cfg_bench bench[CFG_BENCH_MAX];

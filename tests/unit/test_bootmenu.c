@@ -88,6 +88,35 @@ static void test_cfg_setting(void **state)
 	assert_int_equal(bootmenu_cfg_setting(NULL, 0), -1);
 }
 
+static int secs(const char *text)
+{
+	return bootmenu_cfg_seconds(text, strlen(text));
+}
+
+static void test_cfg_seconds(void **state)
+{
+	(void)state;
+	assert_int_equal(secs(""), -1);
+	assert_int_equal(secs("boot.menu=off"), -1);                     /* another key */
+	assert_int_equal(secs("boot.menu_timeout=1"), 1);
+	assert_int_equal(secs("boot.menu_timeout = \"12\" # s"), 12);
+	assert_int_equal(secs("boot.menu_timeout=0"), 0);
+	assert_int_equal(secs("boot.menu_timeout=60"), 60);              /* BOOTMENU_SECONDS_MAX */
+	assert_int_equal(secs("boot.menu_timeout=61"), -1);
+	assert_int_equal(secs("boot.menu_timeout=0x0A"), 10);
+	assert_int_equal(secs("boot.menu_timeout=007"), 7);
+	assert_int_equal(secs("boot.menu_timeout=0x"), -1);
+	assert_int_equal(secs("boot.menu_timeout=-1"), -1);
+	assert_int_equal(secs("boot.menu_timeout=1s"), -1);
+	assert_int_equal(secs("boot.menu_timeout="), -1);
+	assert_int_equal(secs("boot.menu_timeout=99999999999999999999"), -1);
+	assert_int_equal(secs("boot.menu_timeout=3\nboot.menu_timeout=4"), 4);   /* the last wins */
+	assert_int_equal(secs("boot.menu_timeout=3 boot.menu_timeout=x"), 3);    /* a bad one is skipped */
+	assert_int_equal(secs("boot.menu_timeouts=3"), -1);
+	assert_int_equal(bootmenu_cfg_seconds("boot.menu_timeout=2\0x", 21), -1);  /* refused source */
+	assert_int_equal(BOOTMENU_SECONDS_MAX, 60);
+}
+
 /* The loader must read boot.menu as the kernel does, whatever else is wrong in the text
  * (a source the kernel refuses whole leaves the default, on). Sources are built from
  * fragments that exercise the syntax (separators, comments, quotes, near-miss keys and
@@ -99,6 +128,7 @@ static void test_cfg_agrees_with_kernel(void **state)
 		"boot.menu", "=", "off", "on", "OFF", " ", "\n", ";", "#", "\"", "reps=3",
 		"mode=detect", "boot.menu=off", "boot.menu=on", "\t", " = ", "boot.men",
 		"u", "x", "\r\n", "\xef\xbb\xbf", "\xc3\xa9", "\xe9", "\x01",
+		"boot.menu_timeout=", "1", "60", "61", "0x3", "_timeout",
 	};
 	const unsigned nfrag = sizeof(frag) / sizeof(frag[0]);
 	unsigned seed = 12345, compared = 0, set = 0;
@@ -120,6 +150,11 @@ static void test_cfg_agrees_with_kernel(void **state)
 			fail_msg("'%s': loader says %d, kernel %d", text, ours, cfg.boot_menu);
 		if (ours == -1 && !cfg.boot_menu)
 			fail_msg("'%s': loader sees no setting, kernel has off", text);
+		int seconds = bootmenu_cfg_seconds(text, strlen(text));
+		if (seconds != -1 && (uint32_t)seconds != cfg.boot_menu_timeout)
+			fail_msg("'%s': loader's countdown %d s, kernel's %u", text, seconds, cfg.boot_menu_timeout);
+		if (seconds == -1 && cfg.boot_menu_timeout != BOOTMENU_SECONDS)
+			fail_msg("'%s': loader sees no countdown, kernel has %u", text, cfg.boot_menu_timeout);
 	}
 	assert_true(compared > 1000);           /* texts the kernel takes without an error */
 	assert_true(set > 500);                 /* texts with a valid boot.menu */
@@ -227,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_entries),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_cfg_setting),
+		cmocka_unit_test(test_cfg_seconds),
 		cmocka_unit_test(test_cfg_agrees_with_kernel),
 		cmocka_unit_test(test_smbios),
 		cmocka_unit_test(test_smbios_entry_point),

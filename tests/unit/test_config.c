@@ -65,6 +65,7 @@ static void assert_configs_equal(const struct bp_config *a, const struct bp_conf
 	assert_int_equal(a->c2c_increments, b->c2c_increments);
 	assert_true(a->c2c_size == b->c2c_size);
 	assert_int_equal(a->boot_menu, b->boot_menu);
+	assert_int_equal(a->boot_menu_timeout, b->boot_menu_timeout);
 }
 
 struct report_lines {
@@ -112,7 +113,7 @@ static void test_defaults_and_report(void **state)
 	assert_true(cfg.save_auto);
 
 	config_report(&cfg, collect_line, &r);
-	assert_int_equal(r.count, 31);
+	assert_int_equal(r.count, 32);
 	assert_string_equal(r.text,
 		"mode=run\npayloads=*\nevents=cycles,instructions\ncpl=both\nreps=11\nwarmup=2\n"
 		"iters=1000\nsizes=4K,16K,64K,256K,1M,4M,16M,64M\nformat=both\nserial.port=0x3f8\n"
@@ -120,7 +121,7 @@ static void test_defaults_and_report(void **state)
 		"netburst.thread=auto\ncpu=0\npartner=auto\npartner.load=idle\nexit=yes\nsave=auto\npmu=auto\n"
 		"sample.event=none\nsample.period=100000\nsample.delivery=vector\n"
 		"c2c=all\nc2c.tests=c2c_latency,false_sharing,shared_bw\nc2c.rounds=1000\n"
-		"c2c.increments=1000000\nc2c.size=1M\nboot.menu=on\n");
+		"c2c.increments=1000000\nc2c.size=1M\nboot.menu=on\nboot.menu_timeout=5\n");
 }
 
 static void test_sample_keys(void **state)
@@ -199,6 +200,13 @@ static void test_boot_menu_key(void **state)
 	assert_int_equal(apply(&cfg, "boot.mneu=off", &m), 1);
 	assert_string_equal(m.text[0], "test.cfg line 1: unknown key 'boot.mneu' (did you mean "
 			    "'boot.menu'?)");
+	assert_int_equal(cfg.boot_menu_timeout, 5);
+	assert_int_equal(apply(&cfg, "boot.menu_timeout=1", &m), 0);
+	assert_int_equal(cfg.boot_menu_timeout, 1);
+	assert_int_equal(apply(&cfg, "boot.menu_timeout=61", &m), 1);
+	assert_int_equal(cfg.boot_menu_timeout, 1);
+	assert_int_equal(apply(&cfg, "boot.menu_timeout=0", &m), 0);
+	assert_int_equal(cfg.boot_menu_timeout, 0);
 }
 
 static void test_pmu_key(void **state)

@@ -11,6 +11,7 @@ MENU_RUN_SMALL = "payloads=add_chain reps=1 warmup=0 cpl=0"
 MENU_SHOWN = [r"bareperf boot menu"]
 GRUB_COUNTDOWN = [r"The highlighted entry will be executed automatically in 1s\."]
 UEFI_COUNTDOWN = [r"Entry 1 boots in 1 s; any key stops the countdown\."]
+MENU1_IMAGE = "build/test-cfg-menu1.img"      # tests/qemu/menu1.cfg: boot.menu_timeout=1
 
 
 def menu_choice(mode):
@@ -18,10 +19,13 @@ def menu_choice(mode):
 
 
 CASES += [
-    dict(name="menu-bios-timeout", args=["--menu", ""], config=MENU_RUN_SMALL, timeout=60,
-         lines=BIOS + ["cfg.mode=run", "cfg.boot.menu=on", "boot.config_sources=bareperf.cfg, --config",
-                       "bareperf: 2 results, 0 faults, 0 timeouts, 0 errors"],
-         match=MENU_SHOWN + GRUB_COUNTDOWN, absent=NO_FAIL),
+    # The countdown runs out and the default boots (1 s on this image: boot.menu_timeout;
+    # tests/tools/mkimage-boot-menu and test_bootmenu check the 5 s default).
+    dict(name="menu-bios-timeout", args=["--menu", "", "--image", MENU1_IMAGE], config=MENU_RUN_SMALL,
+         timeout=60, lines=BIOS + ["cfg.mode=run", "cfg.boot.menu=on", "cfg.boot.menu_timeout=1",
+                                   "boot.config_sources=bareperf.cfg, --config",
+                                   "bareperf: 2 results, 0 faults, 0 timeouts, 0 errors"],
+         match=MENU_SHOWN + GRUB_COUNTDOWN, absent=NO_FAIL + [r"executed automatically in [2-9]s"]),
     dict(name="menu-bios-run", args=["--menu", "down ret"], timeout=60, config=MENU_RUN_SMALL,
          lines=BIOS + ["cfg.mode=run", "boot.config_sources=bareperf.cfg, menu (mode=run), --config"],
          match=MENU_SHOWN, absent=NO_FAIL + [r"automatically in 1s"]),
@@ -49,11 +53,13 @@ CASES += [
     dict(name="menu-bios-cfg-off", args=["--menu", "", "--image", "build/test-cfg-nomenu.img"], timeout=60,
          lines=BIOS + ["cfg.mode=detect", "cfg.boot.menu=off", "boot.config_sources=bareperf.cfg"],
          absent=NO_FAIL + MENU_SHOWN + [r"executed automatically"]),
-    dict(name="menu-uefi-timeout", uefi=True, args=["--menu", ""], config=MENU_RUN_SMALL, timeout=90,
-         lines=["boot.firmware=uefi", "cfg.mode=run", "boot.config_sources=bareperf.cfg, --config",
+    dict(name="menu-uefi-timeout", uefi=True, args=["--menu", "", "--image", MENU1_IMAGE], config=MENU_RUN_SMALL,
+         timeout=90,
+         lines=["boot.firmware=uefi", "cfg.mode=run", "cfg.boot.menu_timeout=1",
+                "boot.config_sources=bareperf.cfg, --config",
                 "bareperf: run       (or the mode bareperf.cfg sets)",
                 "bareperf: 2 results, 0 faults, 0 timeouts, 0 errors"],
-         match=MENU_SHOWN + UEFI_COUNTDOWN, absent=NO_FAIL),
+         match=MENU_SHOWN + UEFI_COUNTDOWN, absent=NO_FAIL + [r"Entry 1 boots in [2-9] s"]),
     # digits select on the UEFI menu, arrows move; Enter boots
     dict(name="menu-uefi-detect", uefi=True, args=["--menu", "6 ret"], timeout=90,
          lines=["boot.firmware=uefi"] + menu_choice("detect"), match=MENU_SHOWN,
