@@ -1,36 +1,12 @@
 #include <stdbool.h>
 #include "drivers/usb-msc.h"
+#include "lib/bytes.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
 /* What bot_command says about a command: done, failed (the device's CHECK CONDITION:
  * REQUEST SENSE tells why), or the transport broke (the reason in err). */
 enum bot_result { BOT_OK = 0, BOT_FAILED = 1, BOT_ERROR = -1 };
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put_be(uint8_t *p, uint64_t v, unsigned bytes)
-{
-	for (unsigned i = 0; i < bytes; i++)
-		p[i] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
-}
-
-static uint64_t get_be(const uint8_t *p, unsigned bytes)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < bytes; i++)
-		v = v << 8 | p[i];
-	return v;
-}
 
 /* CLEAR_FEATURE(ENDPOINT_HALT) on a bulk endpoint, then the controller's side of it. */
 static int clear_halt(struct usb_dev *d, int in, char *err, size_t errlen)
@@ -114,9 +90,9 @@ static int bot_command(struct usb_msc *m, const uint8_t *cb, uint8_t cb_len, int
 	uint8_t cbw[BOT_CBW_BYTES] = { 0 }, csw[BOT_CSW_BYTES];
 	uint32_t n = 0, moved = 0, tag = ++m->tag;
 
-	put_le32(cbw, BOT_CBW_SIGNATURE);
-	put_le32(cbw + 4, tag);
-	put_le32(cbw + 8, len);
+	put_le(cbw, BOT_CBW_SIGNATURE, 4);
+	put_le(cbw + 4, tag, 4);
+	put_le(cbw + 8, len, 4);
 	cbw[12] = in && len ? BOT_CBW_FLAG_IN : 0;
 	cbw[14] = cb_len;
 	memcpy(cbw + 15, cb, cb_len);
@@ -133,15 +109,16 @@ static int bot_command(struct usb_msc *m, const uint8_t *cb, uint8_t cb_len, int
 		return BOT_ERROR;
 	if (n != BOT_CSW_BYTES)
 		return transport_error(d, err, errlen, "a CSW of %u bytes (13 expected; command 0x%02x)", n, cb[0]);
-	if (get_le32(csw) != BOT_CSW_SIGNATURE)
+	if ((uint32_t)get_le(csw, 4) != BOT_CSW_SIGNATURE)
 		return transport_error(d, err, errlen, "a CSW with the signature 0x%08x (command 0x%02x)",
-				       get_le32(csw), cb[0]);
-	if (get_le32(csw + 4) != tag)
-		return transport_error(d, err, errlen, "a CSW with the tag %u for the CBW's %u", get_le32(csw + 4), tag);
+				       (uint32_t)get_le(csw, 4), cb[0]);
+	uint32_t csw_tag = (uint32_t)get_le(csw + 4, 4);
+	if (csw_tag != tag)
+		return transport_error(d, err, errlen, "a CSW with the tag %u for the CBW's %u", csw_tag, tag);
 	if (csw[12] == BOT_CSW_PHASE_ERROR || csw[12] > BOT_CSW_PHASE_ERROR)
 		return transport_error(d, err, errlen, "a CSW with status %u (phase error or invalid; command 0x%02x)",
 				       csw[12], cb[0]);
-	uint32_t residue = get_le32(csw + 8);
+	uint32_t residue = (uint32_t)get_le(csw + 8, 4);
 	if (residue > len)
 		return transport_error(d, err, errlen, "a CSW with residue %u for %u bytes", residue, len);
 	if (done)

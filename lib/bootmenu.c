@@ -1,5 +1,6 @@
 /* The boot menu's entries and the decisions around it; see lib/bootmenu.h. */
 #include "lib/bootmenu.h"
+#include "lib/bytes.h"
 #include "lib/config.h"     /* CFG_SOURCE_MAX only: the loader links this file alone */
 
 /* SMBIOS (DMTF DSP0134 3.x): entry points 5.2.1 and 5.2.2, structure header 6.1.2,
@@ -220,14 +221,6 @@ int bootmenu_cfg_seconds(const char *text, size_t len)
 
 /* ------------------------------------------------ SMBIOS OEM strings */
 
-static uint32_t rd_le(const uint8_t *p, unsigned bytes)
-{
-	uint32_t v = 0;
-	for (unsigned i = bytes; i-- > 0;)
-		v = v << 8 | p[i];
-	return v;
-}
-
 static int same_bytes(const uint8_t *a, const char *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -240,14 +233,14 @@ int bootmenu_smbios_table(const void *eps, size_t len, uint64_t *table, uint32_t
 {
 	const uint8_t *p = eps;
 	if (len >= BOOTMENU_SMBIOS3_EPS_LEN && same_bytes(p, "_SM3_", 5)) {
-		*size = rd_le(p + SMBIOS3_TABLE_MAX, 4);
-		*table = (uint64_t)rd_le(p + SMBIOS3_TABLE_ADDR + 4, 4) << 32 |
-			 rd_le(p + SMBIOS3_TABLE_ADDR, 4);
+		*size = (uint32_t)get_le(p + SMBIOS3_TABLE_MAX, 4);
+		*table = (uint64_t)(uint32_t)get_le(p + SMBIOS3_TABLE_ADDR + 4, 4) << 32 |
+			 (uint32_t)get_le(p + SMBIOS3_TABLE_ADDR, 4);
 		return 0;
 	}
 	if (len >= BOOTMENU_SMBIOS2_EPS_LEN && same_bytes(p, "_SM_", 4)) {
-		*size = rd_le(p + SMBIOS2_TABLE_LEN, 2);
-		*table = rd_le(p + SMBIOS2_TABLE_ADDR, 4);
+		*size = (uint32_t)get_le(p + SMBIOS2_TABLE_LEN, 2);
+		*table = (uint32_t)get_le(p + SMBIOS2_TABLE_ADDR, 4);
 		return 0;
 	}
 	return -1;

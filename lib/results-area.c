@@ -5,6 +5,7 @@
  * on the host (tests/unit/test_results_area.c, tests/fuzz/fuzz_results.c).
  */
 #include "lib/results-area.h"
+#include "lib/bytes.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -53,11 +54,8 @@
 #define IDENTITY_MAGIC      "bareperf results area 1"
 #define HEADER_MAGIC        "bareperf run 1"
 
-static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
+static uint16_t le16(const uint8_t *p) { return (uint16_t)get_le(p, 2); }
+static uint32_t le32(const uint8_t *p) { return (uint32_t)get_le(p, 4); }
 
 /* The FAT32 volume, as the BPB describes it, in device sectors. */
 struct fat_vol {

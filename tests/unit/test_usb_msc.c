@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "drivers/usb-msc.h"
+#include "lib/bytes.h"
 
 #define FAKE_SECTORS_MAX  (256 * 1024 / 512)
 
@@ -39,20 +40,6 @@ static struct fake {
 	/* what the host did */
 	unsigned resets, clears_in, clears_out, reset_bulks, delays, commands[256], writes;
 } fk;
-
-static void put_be(uint8_t *p, uint64_t v, unsigned bytes)
-{
-	for (unsigned i = 0; i < bytes; i++)
-		p[i] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
-}
-
-static uint64_t get_be(const uint8_t *p, unsigned bytes)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < bytes; i++)
-		v = v << 8 | p[i];
-	return v;
-}
 
 static uint32_t get_le32(const uint8_t *p)
 {
