@@ -144,3 +144,12 @@ void user_reset(void)
 		have_snapshot = false;
 	}
 }
+
+bool mem_read_phys(void *ctx, uint64_t phys, void *buf, uint32_t len)
+{
+	(void)ctx;
+	if (phys < PAGE_SIZE || phys + len < phys || phys + len > paging.identity_limit)
+		return false;
+	memcpy(buf, (const void *)(uintptr_t)phys, len);
+	return true;
+}

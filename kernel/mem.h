@@ -11,6 +11,9 @@ void mem_init(const struct boot_info *bi);
 /* Zeroed, aligned physical block; 0 when none is left. */
 uint64_t mem_alloc_phys(uint64_t size, uint64_t align);
 uint64_t mem_free_bytes(void);
+/* Copy len bytes at physical address phys (identity-mapped, not page 0) into buf; false
+ * where they are not mapped. An acpi_read_fn (lib/acpi.h): ctx is unused. */
+bool mem_read_phys(void *ctx, uint64_t phys, void *buf, uint32_t len);
 /* A user-region block (user RW, NX), physically contiguous, above an unmapped guard
  * page; returns its user VA or 0. Blocks are placed upwards in the order asked for. */
 uintptr_t user_alloc(uint64_t size, uint64_t align);

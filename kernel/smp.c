@@ -26,6 +26,7 @@
 #include "kernel/console.h"
 #include "kernel/kernel.h"
 #include "kernel/kpmu.h"
+#include "kernel/mem.h"
 #include "lib/acpi.h"
 #include "lib/str.h"
 
@@ -225,16 +226,6 @@ void smp_ap_main(unsigned self)
 
 /* ---------------------------------------------------------------- the boot CPU starts them */
 
-static bool read_phys(void *ctx, uint64_t phys, void *buf, uint32_t len)
-{
-	(void)ctx;
-	/* Page 0 is unmapped; everything else below the identity limit is mapped. */
-	if (phys < PAGE_SIZE || phys + len < phys || phys + len > paging.identity_limit)
-		return false;
-	memcpy(buf, (const void *)(uintptr_t)phys, len);
-	return true;
-}
-
 /* A usable page below 1 MiB (never page 0) for the trampoline: the highest one, away
  * from what BIOS and loaders use low down. kernel/mem.c never allocates below 1 MiB
  * (LOW_MEMORY), so the page stays ours. 0 when there is none. */
@@ -367,7 +358,7 @@ void smp_init(void)
 	topology_position(&topo, boot_apic_id, &cpus[0].pos);
 	if (!kernel.lapic) {
 		why = "no usable local APIC";
-	} else if (acpi_read_madt(read_phys, 0, kernel.bi->rsdp, kernel.bi->rsdp_revision, &madt,
+	} else if (acpi_read_madt(mem_read_phys, 0, kernel.bi->rsdp, kernel.bi->rsdp_revision, &madt,
 				  err, sizeof(err))) {
 		why = err;
 	} else {

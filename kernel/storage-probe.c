@@ -37,16 +37,6 @@ static struct ehci_hc ehci_hcs[STORAGE_EHCI_MAX];
 static const struct pci_dev *ehci_pci[STORAGE_EHCI_MAX];
 static unsigned nehci;
 
-static bool read_phys(void *ctx, uint64_t phys, void *buf, uint32_t len)
-{
-	(void)ctx;
-	/* Page 0 is unmapped; everything else below the identity limit is mapped. */
-	if (phys < PAGE_SIZE || phys + len < phys || phys + len > paging.identity_limit)
-		return false;
-	memcpy(buf, (const void *)(uintptr_t)phys, len);
-	return true;
-}
-
 /* ECAM where the MCFG has segment 0 with bus 0 and the window is identity-mapped; the
  * reason for mechanism #1 otherwise. */
 static void choose_config_access(void)
@@ -54,7 +44,7 @@ static void choose_config_access(void)
 	static struct acpi_mcfg_info mcfg;
 	char err[160];
 
-	if (acpi_read_mcfg(read_phys, 0, kernel.bi->rsdp, kernel.bi->rsdp_revision, &mcfg, err, sizeof(err))) {
+	if (acpi_read_mcfg(mem_read_phys, 0, kernel.bi->rsdp, kernel.bi->rsdp_revision, &mcfg, err, sizeof(err))) {
 		kprintf("pci.config=legacy (%s)\n", err);
 		return;
 	}
