@@ -50,6 +50,13 @@ CASES += [
                 "storage.disk=IDE disk (IDE 00:01.1, primary master): 131072 sectors of 512 bytes"],
          match=[r"^pci\.config=legacy \(no MCFG \(\"MCFG\"\) among the \d+ entries of the RSDT at 0x[0-9a-f]+\)$"],
          absent=NO_FAIL + [r"^storage\.controller=ahci"], check=results_area_found("build/bareperf.img", "IDE 00:01\\.1, primary master")),
+    # The same IDE disk under OVMF (i440fx, no MCFG either).
+    dict(name="storage-pci-pc-ide-uefi", uefi=True, args=["--cpu", "qemu64", "--config", "mode=detect",
+                                                         "--", "-machine", "pc"],
+         lines=["boot.firmware=uefi", "storage.controller=ide 00:01.1 8086:7010",
+                "storage.disk=IDE disk (IDE 00:01.1, primary master): 131072 sectors of 512 bytes"],
+         match=[r"^saved: run 1 in /bareperf/results/run01\.log on the IDE disk \(IDE 00:01\.1, primary master\)$"],
+         absent=NO_FAIL + [r"^storage\.controller=ahci"], check=results_area_found("build/bareperf.img", "IDE 00:01\\.1, primary master")),
     # The results area deleted with mtools: found missing, with the check that failed.
     dict(name="storage-results-removed", args=["--cpu", "qemu64", "--image", "build/test-noresults.img"],
          config="mode=detect",
@@ -79,6 +86,9 @@ CASES += [
          check=results_area_found("build/bareperf.img", ON_STICK)),
     dict(name="storage-nec-xhci-stick-i686", args=["--bios", "--cpu", "pentium3", "--usb", "nec-xhci"],
          config="mode=detect", lines=BIOS32 + [NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
+         check=results_area_found("build/bareperf.img", ON_STICK)),
+    dict(name="storage-nec-xhci-stick", args=["--cpu", "qemu64", "--usb", "nec-xhci"],
+         config="mode=detect", lines=BIOS + [NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
          check=results_area_found("build/bareperf.img", ON_STICK)),
     dict(name="storage-nec-xhci-stick-uefi", uefi=True, args=["--cpu", "qemu64", "--usb", "nec-xhci"],
          config="mode=detect", lines=["boot.firmware=uefi", NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
