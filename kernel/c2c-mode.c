@@ -18,6 +18,7 @@
 #include "kernel/pmucheck.h"
 #include "kernel/screen-ui.h"
 #include "kernel/smp.h"
+#include "kernel/storage.h"
 #include "lib/c2c.h"
 #include "lib/format.h"
 #include "lib/str.h"
@@ -255,8 +256,10 @@ static void run_latency(void)
 				break;
 			}
 	c2c_matrix_init(&matrix, cpus, n);
-	for (unsigned i = 0; i < run.npairs; i++)
+	for (unsigned i = 0; i < run.npairs; i++) {
 		latency_pair(run.pair[i][0], run.pair[i][1]);
+		storage_save_progress();
+	}
 	if (!human())
 		return;
 	kprintf("\n c2c_latency: one way = round trip / 2, in TSC ticks; median of %u samples of "
@@ -359,14 +362,18 @@ static void shared_bw_pair(unsigned a, unsigned b)
 
 static void run_false_sharing(void)
 {
-	for (unsigned i = 0; i < run.npairs; i++)
+	for (unsigned i = 0; i < run.npairs; i++) {
 		false_sharing_pair(run.pair[i][0], run.pair[i][1]);
+		storage_save_progress();
+	}
 }
 
 static void run_shared_bw(void)
 {
-	for (unsigned i = 0; i < run.npairs; i++)
+	for (unsigned i = 0; i < run.npairs; i++) {
 		shared_bw_pair(run.pair[i][0], run.pair[i][1]);
+		storage_save_progress();
+	}
 }
 
 /* ------------------------------------------------------------ the mode */
