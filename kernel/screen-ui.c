@@ -398,6 +398,16 @@ void screen_results(unsigned results, unsigned faults, unsigned timeouts, unsign
 	screen_dev_flush();
 }
 
+void screen_saved(const char *line)
+{
+	if (!con || con->rows < 2)
+		return;
+	unsigned row = con->rows - 1;
+	fbcon_clear_rows(con, row, 1, ATTR_TEXT);
+	fbcon_text(con, 0, row, line, !strncmp(line, "saved:", 6) ? ATTR_GOOD : ATTR_BAD);
+	screen_dev_flush();
+}
+
 void screen_final(const char *how)
 {
 	if (!con)

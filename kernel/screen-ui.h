@@ -3,7 +3,8 @@
  * facts and the latest console lines, a status line and progress bar between
  * measurements, and at the end a results screen (mode=run) or the mode's own last lines.
  * Cells change as the kernel prints; the screen is drawn only at screen_start,
- * screen_progress, screen_results and screen_final, never while a measurement runs.
+ * screen_progress, screen_results, screen_saved and screen_final, never while a
+ * measurement runs.
  * Without a screen every call does nothing.
  */
 #ifndef KERNEL_SCREEN_UI_H
@@ -33,6 +34,9 @@ void screen_alert(bool note, uint8_t colour, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The results screen, ending in the totals line as serial has it. */
 void screen_results(unsigned results, unsigned faults, unsigned timeouts, unsigned errors);
+/* Where the run's log went (the saved: or not saved: line), on the bottom row, where the
+ * progress bar was: most machines have no serial cable. */
+void screen_saved(const char *line);
 /* The last drawing, at a stop or halt: the status line says how it ended. */
 void screen_final(const char *how);
 

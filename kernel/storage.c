@@ -8,6 +8,7 @@
 #include "drivers/rtc.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
+#include "kernel/screen-ui.h"
 #include "kernel/storage-probe.h"
 #include "lib/format.h"
 #include "lib/results-area.h"
@@ -175,10 +176,15 @@ static int save_append(const char *log, uint32_t len, enum results_state state)
 	return write_header();
 }
 
+/* How the save ended (the saved: or not saved: line), for serial at once and for the
+ * screen at the end. */
+static char outcome[720];
+
 static void report_torn(void)
 {
-	kprintf("not saved: %s; run %u in /bareperf/results/run%02u.log is torn (%u bytes saved)\n",
-		save.bd->err, save.choice.run, save.choice.slot + 1, save.saved_len);
+	bp_snprintf(outcome, sizeof(outcome), "not saved: %s; run %u in /bareperf/results/run%02u.log is torn "
+		    "(%u bytes saved)", save.bd->err, save.choice.run, save.choice.slot + 1, save.saved_len);
+	kprintf("%s\n", outcome);
 }
 
 static void save_progress(void)
@@ -207,7 +213,8 @@ static void save_end(void)
 	if (save.failed && save.begun)
 		return;                 /* the torn run was reported when the write failed */
 	if (!save.begun && save_begin(why, sizeof(why))) {
-		kprintf("not saved: %s\n", why);
+		bp_snprintf(outcome, sizeof(outcome), "not saved: %s", why);
+		kprintf("%s\n", outcome);
 		return;
 	}
 	const char *log = console_log(&len, &dropped);
@@ -215,13 +222,14 @@ static void save_end(void)
 		report_torn();
 		return;
 	}
-	kprintf("saved: run %u in /bareperf/results/run%02u.log on the %s (%s)", save.choice.run,
-		save.choice.slot + 1, save.bd->kind, save.bd->where);
-	if (save.choice.replaced_run)
-		kprintf(", replacing run %u, the oldest", save.choice.replaced_run);
-	if (dropped)
-		kprintf("; the last %u bytes did not fit", dropped);
-	kprintf("\n");
+	size_t n = bp_snprintf(outcome, sizeof(outcome), "saved: run %u in /bareperf/results/run%02u.log on the %s (%s)",
+			       save.choice.run, save.choice.slot + 1, save.bd->kind, save.bd->where);
+	if (save.choice.replaced_run && n < sizeof(outcome))
+		n += bp_snprintf(outcome + n, sizeof(outcome) - n, ", replacing run %u, the oldest",
+				 save.choice.replaced_run);
+	if (dropped && n < sizeof(outcome))
+		bp_snprintf(outcome + n, sizeof(outcome) - n, "; the last %u bytes did not fit", dropped);
+	kprintf("%s\n", outcome);
 }
 
 void storage_save_progress(void)
@@ -233,6 +241,7 @@ void storage_save_progress(void)
 void storage_save(void)
 {
 	save_end();
+	screen_saved(outcome);
 	storage_usb_idle();
 }
 

@@ -23,7 +23,7 @@ def screen_text(name):
     problems = ["screen-check: " + l for l in p.stderr.decode().splitlines() if l.strip()]
     if p.returncode != 0 and not problems:
         problems.append("screen-check exit status %d" % p.returncode)
-    return p.stdout.decode().split("\n"), problems
+    return p.stdout.decode().splitlines(), problems
 
 
 def result_rows(out):
@@ -47,6 +47,17 @@ def serial_first(out, prefix, rx=None):
                 None)
 
 
+def saved_on_screen(out, text):
+    """The bottom row says where the log went, as serial's saved: or not saved: line does
+    (cut at the screen's width)."""
+    saved = serial_first(out, "saved: ") or serial_first(out, "not saved: ")
+    if not saved:
+        return ["no saved: or not saved: line on serial"]
+    if not text or not saved.startswith(text[-1]) or len(text[-1]) < min(len(saved), 60):
+        return ["the screen's bottom row %r is not serial's %r" % (text[-1] if text else "", saved)]
+    return []
+
+
 def results_screen(name):
     def check(out, plain=None):
         text, problems = screen_text(name)
@@ -64,6 +75,7 @@ def results_screen(name):
             problems.append("results screen lacks the totals line %r" % totals)
         if " bareperf: stopped (exit code 0)" not in text:
             problems.append("no stop line on the screen")
+        problems += saved_on_screen(out, text)
         if plain is not None:
             if re.search(r"^screen:", plain, re.M):
                 problems.append("a boot without a display speaks of the screen on serial")
@@ -89,6 +101,7 @@ def start_screen(name):
                      " bareperf: stopped (exit code 0)"]:
             if want not in text:
                 problems.append("start screen lacks %r" % want)
+        problems += saved_on_screen(out, text)
         if not any(l.startswith(" PMU       ") and "not checked (mode=detect)" in l for l in text):
             problems.append("no PMU line on the start screen")
         return problems
