@@ -258,7 +258,7 @@ static int scratchpads(struct xhci *x, char *err, size_t errlen)
 {
 	uint32_t hcs2 = rd32(x->cap, XHCI_HCSPARAMS2);
 	uint32_t n = XHCI_HCS2_SPB_HI(hcs2) << 5 | XHCI_HCS2_SPB_LO(hcs2);
-	uint32_t ps = rd32(x->op, XHCI_PAGESIZE) & 0xFFFFu, page = 4096;
+	uint32_t ps = rd32(x->op, XHCI_PAGESIZE) & XHCI_PAGESIZE_MASK, page = 4096;
 	struct dma_region arr, pages;
 
 	if (n == 0)
@@ -325,8 +325,8 @@ int xhci_open(struct xhci *x, volatile uint8_t *mmio, uint64_t mmio_len, const s
 	x->ports = XHCI_HCS1_MAX_PORTS(hcs1);
 	x->slots = XHCI_HCS1_MAX_SLOTS(hcs1) < XHCI_SLOTS_USED ? XHCI_HCS1_MAX_SLOTS(hcs1) : XHCI_SLOTS_USED;
 	x->ctx_bytes = hcc1 & XHCI_HCC1_CSZ ? 64 : 32;
-	if (caplen < 0x20 || x->ports == 0 || x->slots == 0 || caplen + XHCI_PORTSC(x->ports) + 16 > mmio_len ||
-	    rtsoff + XHCI_IR0 + 0x20 > mmio_len || dboff + 4 * (x->slots + 1) > mmio_len)
+	if (caplen < XHCI_CAP_BYTES_MIN || x->ports == 0 || x->slots == 0 || caplen + XHCI_PORTSC(x->ports) + 16 > mmio_len ||
+	    rtsoff + XHCI_IR0 + XHCI_IR_BYTES > mmio_len || dboff + 4 * (x->slots + 1) > mmio_len)
 		return fmt_error(err, errlen, "%s: capability registers that make no sense (CAPLENGTH 0x%x, "
 				 "HCSPARAMS1 0x%08x, RTSOFF 0x%x, DBOFF 0x%x for %llu bytes of registers)", x->where,
 				 caplen, hcs1, rtsoff, dboff, (unsigned long long)mmio_len);
@@ -578,7 +578,7 @@ static int configure_endpoints(struct xhci_device *xd, uint32_t drop, uint32_t a
 	const uint32_t *out_slot = ctx(xd->out_ctx, 0, x->ctx_bytes);
 	icc[XHCI_ICC_DROP] = drop;
 	icc[XHCI_ICC_ADD] = add | 1u;
-	slot[0] = (out_slot[0] & 0x07FFFFFFu) | XHCI_SLOT_ROUTE_SPEED(0, last);
+	slot[0] = (out_slot[0] & XHCI_SLOT_ROUTE_SPEED_MASK) | XHCI_SLOT_ROUTE_SPEED(0, last);
 	slot[1] = out_slot[1];
 	slot[2] = out_slot[2];
 	if (add & (1u << in_dci))
@@ -817,7 +817,7 @@ static int xhci_configure_hub(struct usb_dev *hub, unsigned nports, int mtt, uns
 	xd->is_hub = true;
 	xd->mtt = mtt && high;
 	slot[0] = out_slot[0] | XHCI_SLOT_HUB | (xd->mtt ? XHCI_SLOT_MTT : 0);
-	slot[1] = (out_slot[1] & 0x00FFFFFFu) | XHCI_SLOT_PORTS(nports);
+	slot[1] = (out_slot[1] & ~XHCI_SLOT_PORTS_MASK) | XHCI_SLOT_PORTS(nports);
 	slot[2] = out_slot[2] | (high ? XHCI_SLOT_TT(0, 0, ttt) : 0);
 	return command(x, xd->in_ctx_phys, XHCI_TRB_TYPE(XHCI_TRB_CONFIGURE_EP) | XHCI_TRB_SLOT(xd->slot), &ev,
 		       "Configure Endpoint (hub)", err, errlen);

@@ -16,6 +16,7 @@
 
 /* Capability registers (5.3) */
 #define XHCI_CAPLENGTH          0x00    /* byte */
+#define XHCI_CAP_BYTES_MIN      0x20    /* CAPLENGTH covers at least the registers of 5.3 */
 #define XHCI_HCIVERSION         0x02    /* 16 bits */
 #define XHCI_HCSPARAMS1         0x04
 #define XHCI_HCS1_MAX_SLOTS(v)  ((v) & 0xFFu)
@@ -42,6 +43,7 @@
 #define XHCI_USBSTS_CNR         (1u << 11)
 #define XHCI_USBSTS_HCE         (1u << 12)
 #define XHCI_PAGESIZE           0x08
+#define XHCI_PAGESIZE_MASK      0xFFFFu /* bit n: pages of 2^(n+12) bytes (5.4.3) */
 #define XHCI_CRCR               0x18    /* 64 bits */
 #define XHCI_CRCR_RCS           (1u << 0)
 #define XHCI_DCBAAP             0x30    /* 64 bits */
@@ -75,6 +77,7 @@
 
 /* Runtime registers (5.5): interrupter 0 */
 #define XHCI_IR0                0x20
+#define XHCI_IR_BYTES           0x20    /* one interrupter's register set */
 #define XHCI_IMAN               0x00
 #define XHCI_ERSTSZ             0x08
 #define XHCI_ERSTBA             0x10    /* 64 bits */
@@ -156,7 +159,9 @@ struct xhci_trb {
 #define XHCI_SLOT_ROOT_PORT(p)  ((uint32_t)(p) << 16)
 #define XHCI_SLOT_MTT           (1u << 25)
 #define XHCI_SLOT_HUB           (1u << 26)
+#define XHCI_SLOT_ROUTE_SPEED_MASK 0x07FFFFFFu /* dword 0 less Context Entries (6.2.2) */
 #define XHCI_SLOT_PORTS(n)      ((uint32_t)(n) << 24)   /* dword 1: a hub's ports */
+#define XHCI_SLOT_PORTS_MASK    0xFF000000u
 #define XHCI_SLOT_TT(slot, port, ttt) ((uint32_t)(slot) | (uint32_t)(port) << 8 | (uint32_t)(ttt) << 16)
 #define XHCI_ROUTE_TIERS        5
 #define XHCI_ROUTE_PORT_MAX     15
