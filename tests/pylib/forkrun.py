@@ -1,5 +1,6 @@
 """Run one of scripts/'s Python tools many times without paying for a new interpreter each
-time (about 0.1 s of CPU: the tests run the tools some 200 times).
+time (a start and its imports cost about 0.05 s of CPU; the tests run the tools some 200
+times).
 
 The tool's file is compiled, and its top level (imports, constants, functions) executed
 once here, under another name than __main__, so its main() does not run. Each run is then
