@@ -112,3 +112,24 @@ def write_bytes(path, data, prefix):
         with open(tmp, "wb") as f:
             f.write(data)
     write_output(path, fill, prefix)
+
+
+# A shell's status for a process that SIGPIPE ended (128 + 13), as for any tool whose
+# reader went away (`| head`).
+BROKEN_PIPE_STATUS = 141
+
+
+def exit_status(main, *args):
+    """main(*args)'s exit status, with standard output flushed. When its reader has gone
+    away (a pipe closed early), the status is BROKEN_PIPE_STATUS and nothing more is said:
+    no traceback, and standard output points at /dev/null so that the interpreter's own
+    flush at exit cannot fail again."""
+    import sys
+    try:
+        status = main(*args)
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return BROKEN_PIPE_STATUS

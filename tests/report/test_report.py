@@ -428,6 +428,23 @@ class LoneSurrogates(unittest.TestCase):
             self.assertIn("\ufffdempty", out)
 
 
+class ReaderGone(unittest.TestCase):
+    """Standard output whose reader has gone (`| head` that stopped reading): before, the
+    summary ended in a BrokenPipeError traceback. Now nothing more is said and the status
+    is a shell's for SIGPIPE, 141."""
+
+    def test_closed_pipe(self):
+        r, w = os.pipe()
+        os.close(r)
+        try:
+            p = subprocess.run(["/usr/bin/python3", TOOL, SAMPLE, "--summary"], stdout=w,
+                               stderr=subprocess.PIPE, text=True, timeout=60)
+        finally:
+            os.close(w)
+        self.assertEqual(p.returncode, 141, p.stderr)
+        self.assertEqual(p.stderr, "")
+
+
 class OutputTargets(unittest.TestCase):
     """Outputs go where the user pointed: a regular file is replaced atomically (keeping its
     mode), a symlink is followed to its target, and anything else (FIFO, device, terminal,
