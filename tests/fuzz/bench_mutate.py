@@ -43,32 +43,13 @@ LIMITS = [("unroll", 1, asm.UNROLLED_MAX), ("loop", 0, asm.LOOP_MAX), ("align", 
           ("stride", 8, asm.BUFFER_MAX)]
 
 
+def value_span(rng, line):
+    m = VALUE.search(line)
+    return m.span(1) if m else None
+
+
 def mutate(rng, data):
-    lines = data.split(b"\n")
-    for _ in range(rng.randint(1, 4)):
-        op = rng.randrange(9)
-        i = rng.randrange(len(lines))
-        if op == 0 and len(lines) > 1:
-            del lines[i]
-        elif op == 1:
-            lines.insert(rng.randrange(len(lines) + 1), lines[i])
-        elif op == 2:
-            j = rng.randrange(len(lines))
-            lines[i], lines[j] = lines[j], lines[i]
-        elif op == 3 and lines[i]:
-            lines[i] = lines[i][:rng.randrange(len(lines[i]))]
-        elif op in (4, 5):
-            m = VALUE.search(lines[i])
-            if m:
-                lines[i] = lines[i][:m.start(1)] + rng.choice(AWKWARD_VALUES) + lines[i][m.end(1):]
-        elif op in (6, 7):
-            pos = rng.randrange(len(lines[i]) + 1)
-            lines[i] = lines[i][:pos] + rng.choice(NOISE) + lines[i][pos:]
-        elif lines[i]:
-            b = bytearray(lines[i])
-            b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
-            lines[i] = bytes(b)
-    return b"\n".join(lines)
+    return mutate_driver.mutate_lines(rng, data, value_span, AWKWARD_VALUES, NOISE)
 
 
 class Broken(Exception):

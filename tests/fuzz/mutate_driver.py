@@ -19,6 +19,37 @@ def save_crash(crash_dir, prefix, data, tb):
     return path
 
 
+def mutate_lines(rng, data, value_span, awkward, noise):
+    """One to four line-wise mutations of data: a line deleted, doubled, swapped, cut short,
+    a value (value_span(rng, line): the (start, end) of one, or None) replaced by one of
+    awkward, one of noise inserted, or a bit flipped."""
+    lines = data.split(b"\n")
+    for _ in range(rng.randint(1, 4)):
+        op = rng.randrange(9)
+        i = rng.randrange(len(lines))
+        if op == 0 and len(lines) > 1:
+            del lines[i]
+        elif op == 1:
+            lines.insert(rng.randrange(len(lines) + 1), lines[i])
+        elif op == 2:
+            j = rng.randrange(len(lines))
+            lines[i], lines[j] = lines[j], lines[i]
+        elif op == 3 and lines[i]:
+            lines[i] = lines[i][:rng.randrange(len(lines[i]))]
+        elif op in (4, 5):
+            span = value_span(rng, lines[i])
+            if span:
+                lines[i] = lines[i][:span[0]] + rng.choice(awkward) + lines[i][span[1]:]
+        elif op in (6, 7):
+            pos = rng.randrange(len(lines[i]) + 1)
+            lines[i] = lines[i][:pos] + rng.choice(noise) + lines[i][pos:]
+        elif lines[i]:
+            b = bytearray(lines[i])
+            b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+            lines[i] = bytes(b)
+    return b"\n".join(lines)
+
+
 def main(name, doc, root, corpus, run_reader, mutate):
     """name: the script's name in its lines; corpus: the default corpus folder (from root);
     run_reader(data) raises on a finding; mutate(rng, data) returns new bytes. Returns the

@@ -35,37 +35,15 @@ NOISE = [b"\x00", b"\r", b"\n", b"\x1b[2J", b"\xff\xfe", b"@", b"@result ", b"@m
 NUMBER_OR_LITERAL = re.compile(rb'-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false|null|"[^"\n]*"')
 
 
+def value_span(rng, line):
+    tokens = list(NUMBER_OR_LITERAL.finditer(line))
+    return rng.choice(tokens).span() if tokens else None
+
+
 def mutate(rng, data):
-    lines = data.split(b"\n")
-    for _ in range(rng.randint(1, 4)):
-        op = rng.randrange(9)
-        i = rng.randrange(len(lines))
-        if op == 0 and len(lines) > 1:
-            del lines[i]
-        elif op == 1:
-            lines.insert(rng.randrange(len(lines) + 1), lines[i])
-        elif op == 2:
-            j = rng.randrange(len(lines))
-            lines[i], lines[j] = lines[j], lines[i]
-        elif op == 3 and lines[i]:
-            cut = rng.randrange(len(lines[i]))
-            lines[i] = lines[i][:cut]
-        elif op in (4, 5, 6):
-            tokens = list(NUMBER_OR_LITERAL.finditer(lines[i]))
-            if tokens:
-                t = rng.choice(tokens)
-                lines[i] = lines[i][:t.start()] + rng.choice(AWKWARD_VALUES) + lines[i][t.end():]
-        elif op == 7 and lines[i]:
-            pos = rng.randrange(len(lines[i]) + 1)
-            lines[i] = lines[i][:pos] + rng.choice(NOISE) + lines[i][pos:]
-        elif lines[i]:
-            pos = rng.randrange(len(lines[i]))
-            b = bytearray(lines[i])
-            b[pos] ^= 1 << rng.randrange(8)
-            lines[i] = bytes(b)
-    out = b"\n".join(lines)
+    out = mutate_driver.mutate_lines(rng, data, value_span, AWKWARD_VALUES, NOISE)
     if rng.randrange(20) == 0:
-        out = out[:rng.randrange(len(out) + 1)]
+        out = out[:rng.randrange(len(out) + 1)]     # a log cut anywhere
     return out
 
 
