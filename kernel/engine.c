@@ -511,3 +511,12 @@ int engine_list(void)
 		report_payload(&all_payloads[i]);
 	return errors ? PLATFORM_EXIT_FAIL : PLATFORM_EXIT_OK;
 }
+
+const struct result *result_find(const struct result *rs, unsigned n, unsigned cpl, const char *event,
+				 enum result_source src)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (rs[i].cpl == cpl && !strcmp(rs[i].event, event) && rs[i].source == src)
+			return &rs[i];
+	return NULL;
+}

@@ -33,6 +33,10 @@ struct result {
 	const char *partner_load;
 };
 
+/* The result among rs[0..n) for this CPL, event and source, or NULL. */
+const struct result *result_find(const struct result *rs, unsigned n, unsigned cpl, const char *event,
+				 enum result_source src);
+
 struct fault_result {
 	const struct payload *pl;
 	uint64_t size;

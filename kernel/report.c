@@ -208,15 +208,6 @@ static void cell(const struct result *r, char *buf, size_t len)
 	bp_snprintf(buf, len, "%12s ±%s%%", v, milli(spread, pct));
 }
 
-static const struct result *find(const struct result *rs, unsigned n, unsigned cpl,
-				 const char *event, enum result_source src)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (rs[i].cpl == cpl && !strcmp(rs[i].event, event) && rs[i].source == src)
-			return &rs[i];
-	return 0;
-}
-
 void report_block(const struct payload *pl, uint64_t size, const struct result *rs, unsigned n)
 {
 	screen_block(pl, size, rs, n);
@@ -238,9 +229,9 @@ void report_block(const struct payload *pl, uint64_t size, const struct result *
 			"count(2 x unroll) - count(unroll); %u repetitions after %u warm-up%s\n",
 			userbench_code(b)->code_len, b->unroll, b->loop, (unsigned long long)rs[0].iters,
 			kernel.cfg.reps, kernel.cfg.warmup, kernel.cfg.trim_pct ? ", outliers trimmed" : "");
-		const struct result *in = find(rs, n, 0, "instructions", SRC_STEP);
+		const struct result *in = result_find(rs, n, 0, "instructions", SRC_STEP);
 		if (!in)
-			in = find(rs, n, 3, "instructions", SRC_STEP);
+			in = result_find(rs, n, 3, "instructions", SRC_STEP);
 		if (in) {
 			char v[32];
 			kprintf("   instructions per copy, measured by single-step: %s\n",
@@ -256,10 +247,10 @@ void report_block(const struct payload *pl, uint64_t size, const struct result *
 		"CPL 0", "CPL 3");
 	for (unsigned i = 0; i < n; i++) {
 		const struct result *r = &rs[i];
-		if (find(rs, i, 0, r->event, r->source) || find(rs, i, 3, r->event, r->source))
+		if (result_find(rs, i, 0, r->event, r->source) || result_find(rs, i, 3, r->event, r->source))
 			continue;                  /* its row is already printed */
-		const struct result *c0 = find(rs, n, 0, r->event, r->source);
-		const struct result *c3 = find(rs, n, 3, r->event, r->source);
+		const struct result *c0 = result_find(rs, n, 0, r->event, r->source);
+		const struct result *c3 = result_find(rs, n, 3, r->event, r->source);
 		if (c0)
 			cell(c0, a, sizeof(a));
 		else
@@ -271,8 +262,8 @@ void report_block(const struct payload *pl, uint64_t size, const struct result *
 		kprintf("   %-28s %-13s %22s %22s\n", r->event, result_source_name(r->source), a, b);
 	}
 	for (unsigned cpl = 0; cpl <= 3; cpl += 3) {
-		const struct result *cy = find(rs, n, cpl, "cycles", SRC_PMU);
-		const struct result *in = find(rs, n, cpl, "instructions", SRC_PMU);
+		const struct result *cy = result_find(rs, n, cpl, "cycles", SRC_PMU);
+		const struct result *in = result_find(rs, n, cpl, "instructions", SRC_PMU);
 		if (cy && in && cy->st.median_milli > 0) {
 			char v[32];
 			kprintf("   CPL %u: %s instructions per cycle\n", cpl,

@@ -16,6 +16,7 @@
 #include "kernel/result-json.h"
 #include "kernel/smp.h"
 #include "lib/format.h"
+#include "lib/stats.h"
 #include "lib/str.h"
 
 #define ATTR_TITLE    SCR_ATTR(SCR_WHITE, SCR_BLUE)
@@ -256,23 +257,6 @@ static struct screen_row *new_row(uint8_t kind, uint8_t attr)
 	return r;
 }
 
-/* "12.345" from a value x1000. */
-static void milli_text(int64_t v, char *buf, size_t len)
-{
-	uint64_t a = v < 0 ? (uint64_t)-v : (uint64_t)v;
-	bp_snprintf(buf, len, "%s%llu.%03llu", v < 0 ? "-" : "", (unsigned long long)(a / 1000),
-		    (unsigned long long)(a % 1000));
-}
-
-static const struct result *find(const struct result *rs, unsigned n, unsigned cpl,
-				 const char *event, enum result_source src)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (rs[i].cpl == cpl && !strcmp(rs[i].event, event) && rs[i].source == src)
-			return &rs[i];
-	return 0;
-}
-
 void screen_block(const struct payload *pl, uint64_t size, const struct result *rs, unsigned n)
 {
 	char name[48], a[24], b[24];
@@ -285,16 +269,16 @@ void screen_block(const struct payload *pl, uint64_t size, const struct result *
 		str_copy(name, pl->name, sizeof(name));
 	for (unsigned i = 0; i < n; i++) {
 		const struct result *r = &rs[i];
-		if (find(rs, i, 0, r->event, r->source) || find(rs, i, 3, r->event, r->source))
+		if (result_find(rs, i, 0, r->event, r->source) || result_find(rs, i, 3, r->event, r->source))
 			continue;
-		const struct result *c0 = find(rs, n, 0, r->event, r->source);
-		const struct result *c3 = find(rs, n, 3, r->event, r->source);
+		const struct result *c0 = result_find(rs, n, 0, r->event, r->source);
+		const struct result *c3 = result_find(rs, n, 3, r->event, r->source);
 		if (c0)
-			milli_text(c0->per_iter_milli, a, sizeof(a));
+			stats_fmt_milli(a, sizeof(a), c0->per_iter_milli);
 		else
 			str_copy(a, "-", sizeof(a));
 		if (c3)
-			milli_text(c3->per_iter_milli, b, sizeof(b));
+			stats_fmt_milli(b, sizeof(b), c3->per_iter_milli);
 		else
 			str_copy(b, "-", sizeof(b));
 		struct screen_row *row = new_row(first ? ROW_MAIN : ROW_MORE, ATTR_TEXT);
