@@ -43,6 +43,14 @@ def user_outcome(faults=None, timeouts=None, results=None):
     return check
 
 
+# What user-trap-placed and its i686 twin expect: each trap at its instruction (#BP vector
+# 3, #GP 13 for HLT at CPL 3), and the CPL 0 HLT ended by the watchdog.
+TRAP_PLACED = dict(faults={("asm", 0): (3, "asm+0x1", 1), ("asm", 3): (3, "asm+0x1", 1),
+                           ("one", 0): (3, "one+0x0", 1), ("one", 3): (3, "one+0x0", 1),
+                           ("int3b", 0): (3, "int3b+0x1", 1), ("int3b", 3): (3, "int3b+0x1", 1),
+                           ("halt", 3): (13, "halt+0x0", 1)},
+                   timeouts={("halt", 0): "halt+0x0"})
+
 CASES += [
     # Trap-class exceptions leave RIP after the instruction: int3 is placed where it is, in
     # its copy, not at the start of the next copy or in the wrapper; so is a HLT at CPL 0
@@ -51,11 +59,7 @@ CASES += [
          config="bench.one.code=cc bench.one.unroll=1 bench.halt.code=f4 bench.halt.unroll=1 "
                 "bench.int3b.code=90cd03 bench.int3b.unroll=2 watchdog=100 reps=2 warmup=1 payloads=asm,one,halt,int3b",
          exit=1, timeout=60,
-         check=user_outcome(faults={("asm", 0): (3, "asm+0x1", 1), ("asm", 3): (3, "asm+0x1", 1),
-                                    ("one", 0): (3, "one+0x0", 1), ("one", 3): (3, "one+0x0", 1),
-                                    ("int3b", 0): (3, "int3b+0x1", 1), ("int3b", 3): (3, "int3b+0x1", 1),
-                                    ("halt", 3): (13, "halt+0x0", 1)},
-                            timeouts={("halt", 0): "halt+0x0"}),
+         check=user_outcome(**TRAP_PLACED),
          match=[r"^asm at CPL 3: #BP \(vector 3, error 0x0\) at asm\+0x1 \(copy 1 of the unrolled code\), "
                 r"RIP 0000008020000081 \(UNEXPECTED\)$"],
          absent=[r"^FATAL"]),
@@ -149,11 +153,7 @@ CASES += [
          config="bench.one.code32=cc bench.one.unroll=1 bench.halt.code32=f4 bench.halt.unroll=1 "
                 "bench.int3b.code32=90cd03 bench.int3b.unroll=2 watchdog=100 reps=2 warmup=1 payloads=asm,one,halt,int3b",
          exit=1, timeout=60,
-         check=user_outcome(faults={("asm", 0): (3, "asm+0x1", 1), ("asm", 3): (3, "asm+0x1", 1),
-                                    ("one", 0): (3, "one+0x0", 1), ("one", 3): (3, "one+0x0", 1),
-                                    ("int3b", 0): (3, "int3b+0x1", 1), ("int3b", 3): (3, "int3b+0x1", 1),
-                                    ("halt", 3): (13, "halt+0x0", 1)},
-                            timeouts={("halt", 0): "halt+0x0"}),
+         check=user_outcome(**TRAP_PLACED),
          lines=BIOS32, absent=[r"^FATAL"]),
     dict(name="i686-user-push-64k", args=["--bios", "--cpu", "pentium3", "--asm", PUSH_64K_32, "--bits", "32",
                                           "--unroll", "1"],
