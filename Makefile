@@ -64,7 +64,7 @@ $(B)/kernel/gen/%.o: $(B)/gen/%.c
 # Constants shared by C and assembly are written once, in arch/x86/abi.h (and MSR
 # numbers in arch/x86/msr-index.h, control-register bits in arch/x86/cpu.h); nasm reads
 # them as build/gen/abi.inc, the linker script through cpp.
-ABI_HEADERS := arch/x86/abi.h arch/x86/msr-index.h arch/x86/cpu.h lib/pc-io.h
+ABI_HEADERS := arch/x86/abi.h arch/x86/msr-index.h arch/x86/cpu.h lib/pc-io.h lib/pvh.h
 $(B)/gen/abi.inc: $(ABI_HEADERS) scripts/gen/abi-inc
 	@mkdir -p $(dir $@)
 	scripts/gen/abi-inc $(ABI_HEADERS) > $@.tmp && mv $@.tmp $@
@@ -97,7 +97,8 @@ LIBGCC32 = $(shell $(CC) -m32 -print-libgcc-file-name)
 # reads fw_cfg before anything has checked for CMOV: it and what it calls are built for the
 # i486, so that they run on one.
 K32_I486_OBJ := $(addprefix $(B)/kernel32/,arch/x86/32/mb2-boot.o arch/x86/32/paging.o \
-	drivers/screen.o drivers/qemu-fwcfg.o drivers/i8042.o lib/mb2.o lib/fbcon.o lib/format.o \
+	drivers/screen.o drivers/qemu-fwcfg.o drivers/i8042.o lib/mb2.o lib/pvh.o lib/bootinfo-build.o \
+	lib/fbcon.o lib/format.o \
 	lib/string.o lib/strutil.o gen/fonts.o)
 $(K32_I486_OBJ): K32CFLAGS += -march=i486
 

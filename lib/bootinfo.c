@@ -27,6 +27,10 @@ int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen)
 		bp_snprintf(err, errlen, "boot-info names unknown firmware %u", bi->firmware);
 		return -1;
 	}
+	if (bi->protocol > BI_PROTOCOL_PVH) {
+		bp_snprintf(err, errlen, "boot-info names unknown hand-over protocol %u", bi->protocol);
+		return -1;
+	}
 	if (bi->mmap_count == 0 || bi->mmap_count > BI_MMAP_MAX) {
 		bp_snprintf(err, errlen, "memory map has %u entries (1..%u allowed)",
 			    bi->mmap_count, BI_MMAP_MAX);
@@ -89,4 +93,12 @@ uint64_t bootinfo_usable_bytes(const struct boot_info *bi)
 const char *bootinfo_firmware_name(const struct boot_info *bi)
 {
 	return bi->firmware == BI_FIRMWARE_BIOS ? "bios" : bi->firmware == BI_FIRMWARE_UEFI ? "uefi" : "unknown";
+}
+
+const char *bootinfo_protocol_name(const struct boot_info *bi)
+{
+	static const char *const names[] = { [BI_PROTOCOL_UEFI] = "uefi",
+					     [BI_PROTOCOL_MULTIBOOT2] = "multiboot2",
+					     [BI_PROTOCOL_PVH] = "pvh" };
+	return bi->protocol < sizeof(names) / sizeof(names[0]) ? names[bi->protocol] : "unknown";
 }

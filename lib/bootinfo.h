@@ -35,6 +35,14 @@ enum bi_firmware {
 	BI_FIRMWARE_BIOS = 2,       /* GRUB i386-pc by Multiboot2: arch/x86/64/mb2-entry.asm */
 };
 
+/* How the kernel was handed over: by the UEFI loader (boot/loader.c, 0 as it zeroes the
+ * struct), by Multiboot2 (GRUB) or by PVH (QEMU -kernel): arch/x86/<word>/mb2-entry.asm. */
+enum bi_protocol {
+	BI_PROTOCOL_UEFI = 0,
+	BI_PROTOCOL_MULTIBOOT2 = 1,
+	BI_PROTOCOL_PVH = 2,
+};
+
 struct bi_mem_range {
 	uint64_t base;
 	uint64_t pages;             /* BI_PAGE_SIZE pages */
@@ -97,7 +105,7 @@ struct boot_info {
 	uint32_t cmdline_size;      /* load options' characters; > BI_CMDLINE_MAX - 1: refused */
 	uint64_t config_size;       /* bareperf.cfg's bytes; > BI_CONFIG_MAX - 1: refused */
 	uint32_t firmware;          /* enum bi_firmware: which firmware started the loader */
-	uint32_t reserved1;
+	uint32_t protocol;          /* enum bi_protocol: how the kernel was started */
 	/* The UEFI loader's boot menu choice as configuration text ("mode=selftest"), NUL
 	 * terminated; "" when the default was taken or no menu was shown. (GRUB passes its
 	 * menu's choice as the Multiboot2 command line, in cmdline.) */
@@ -138,6 +146,8 @@ _Static_assert(sizeof(struct boot_info) ==
 int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen);
 /* "uefi" or "bios", as the report and @meta name the firmware. */
 const char *bootinfo_firmware_name(const struct boot_info *bi);
+/* "uefi", "multiboot2" or "pvh": how the kernel was started (boot.protocol). */
+const char *bootinfo_protocol_name(const struct boot_info *bi);
 /* Bytes of usable RAM in the map. */
 uint64_t bootinfo_usable_bytes(const struct boot_info *bi);
 

@@ -7,7 +7,7 @@
 #define LIB_MB2_H
 #include <stddef.h>
 #include <stdint.h>
-#include "lib/bootinfo.h"
+#include "lib/bootinfo-build.h"
 
 /* Tag types (3.6.2 ff.). A tag is u32 type, u32 size (header included), 8-byte aligned. */
 #define MB2_TAG_END          0
@@ -29,23 +29,12 @@
 #define MB2_FB_TYPE_RGB      1
 #define MB2_FB_TYPE_EGA_TEXT 2
 #define MB2_INFO_MAX         (1u << 20)  /* larger is taken for garbage, not information */
-#define MB2_CONFIG_MODULE    "bareperf.cfg"  /* module string that marks the configuration */
-#define MB2_IDENTITY_MODULE  "bareperf.identity"  /* /bareperf/results/IDENTITY */
-
-struct mb2_source {
-	uint64_t mbi_phys;          /* the information's physical address (EBX at entry) */
-	uintptr_t phys_to_virt;     /* added to a physical address to read it; 0 when identity-mapped */
-	uint64_t kernel_phys;       /* the image as the loader placed it, .bss included */
-	uint64_t kernel_size;
-	uint32_t firmware;          /* BI_FIRMWARE_*, recorded in boot_info */
-};
-
 /*
  * Fills *bi (zeroed first) from the tag list: memory map (the kernel image, the
  * information itself and every module typed BI_MEM_LOADER), command line, bareperf.cfg
- * (the module whose string is MB2_CONFIG_MODULE), RSDP, framebuffer. Returns 0, or -1
+ * (the module whose string is BIB_CONFIG_MODULE), RSDP, framebuffer. Returns 0, or -1
  * with the reason in err when the list is malformed or has no memory map.
  */
-int mb2_fill_boot_info(const struct mb2_source *src, struct boot_info *bi, char *err, size_t errlen);
+int mb2_fill_boot_info(const struct boot_source *src, struct boot_info *bi, char *err, size_t errlen);
 
 #endif

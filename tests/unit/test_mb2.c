@@ -83,8 +83,8 @@ static void end(void)
 
 static int fill(char *err, size_t len)
 {
-	struct mb2_source src = {
-		.mbi_phys = FAKE_PHYS, .phys_to_virt = (uintptr_t)mem.info - FAKE_PHYS,
+	struct boot_source src = {
+		.info_phys = FAKE_PHYS, .phys_to_virt = (uintptr_t)mem.info - FAKE_PHYS,
 		.kernel_phys = KERNEL_PHYS, .kernel_size = KERNEL_SIZE, .firmware = BI_FIRMWARE_BIOS,
 	};
 	err[0] = 0;
@@ -120,7 +120,7 @@ static void good_list(void)
 	string_tag(MB2_TAG_CMDLINE, "reps=3 mode=selftest");
 	string_tag(2, "GRUB 2.06");                         /* boot loader name: ignored */
 	mmap_tag(seabios, sizeof(seabios) / sizeof(seabios[0]), 24);
-	module_tag(MB2_CONFIG_MODULE, "mode=detect\n", 12);
+	module_tag(BIB_CONFIG_MODULE, "mode=detect\n", 12);
 	acpi_tag = tag(MB2_TAG_ACPI_OLD, 8 + 20);
 	memcpy(acpi_tag + 8, "RSD PTR ", 8);
 	end();
@@ -327,7 +327,7 @@ static void test_oversized_sources_refused(void **state)
 	line[sizeof(line) - 1] = 0;
 	begin();
 	mmap_tag(seabios, 4, 24);
-	module_tag(MB2_CONFIG_MODULE, big, sizeof(big));
+	module_tag(BIB_CONFIG_MODULE, big, sizeof(big));
 	module_tag("initrd", "zz", 2);
 	string_tag(MB2_TAG_CMDLINE, line);
 	end();
@@ -352,7 +352,7 @@ static void test_identity_module(void **state)
 
 	begin();
 	mmap_tag(seabios, 4, 24);
-	module_tag(MB2_IDENTITY_MODULE, text, BI_IDENTITY_MAX);
+	module_tag(BIB_IDENTITY_MODULE, text, BI_IDENTITY_MAX);
 	end();
 	assert_int_equal(fill(err, sizeof(err)), 0);
 	assert_int_equal(bi.identity_len, BI_IDENTITY_MAX);
@@ -362,7 +362,7 @@ static void test_identity_module(void **state)
 
 	begin();
 	mmap_tag(seabios, 4, 24);
-	module_tag(MB2_IDENTITY_MODULE, text, BI_IDENTITY_MAX + 1);
+	module_tag(BIB_IDENTITY_MODULE, text, BI_IDENTITY_MAX + 1);
 	end();
 	assert_int_equal(fill(err, sizeof(err)), 0);
 	assert_int_equal(bi.identity_len, 0);
@@ -414,7 +414,7 @@ static void test_malformed(void **state)
 	begin(); mmap_tag(seabios, 4, 24); tag(MB2_TAG_ACPI_NEW, 8 + 20); end();
 	expect_error("the RSDP needs 44");
 
-	struct mb2_source src = { .mbi_phys = FAKE_PHYS + 4, .phys_to_virt = (uintptr_t)mem.info - FAKE_PHYS,
+	struct boot_source src = { .info_phys = FAKE_PHYS + 4, .phys_to_virt = (uintptr_t)mem.info - FAKE_PHYS,
 				  .firmware = BI_FIRMWARE_BIOS };
 	char err[160];
 	assert_int_equal(mb2_fill_boot_info(&src, &bi, err, sizeof(err)), -1);

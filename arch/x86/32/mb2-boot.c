@@ -1,7 +1,7 @@
 /*
  * The i686 kernel's start in C (arch/x86/32/mb2-entry.asm comes first): checks that the
- * CPU has what this kernel needs, turns the Multiboot2 information into struct
- * boot_info (lib/mb2.c) and calls kernel_main. Paging is off and the image sits at its
+ * CPU has what this kernel needs, turns the Multiboot2 information (lib/mb2.c) or the PVH
+ * start information (lib/pvh.c) into struct boot_info and calls kernel_main. Paging is off and the image sits at its
  * link address, so every address is physical. A CPU that cannot run bareperf gets one
  * line on COM1 and the screen (VGA text, or GRUB's framebuffer), and a stop. What the
  * refusal runs is built for the i486 (Makefile K32_I486_OBJ): it runs on such CPUs.
@@ -14,6 +14,7 @@
 #include "drivers/screen.h"
 #include "lib/bootinfo.h"
 #include "lib/mb2.h"
+#include "lib/pvh.h"
 #include "lib/str.h"
 #include "lib/pc-io.h"
 
@@ -25,10 +26,11 @@
 
 extern char __kernel_start[], __kernel_end[];
 void kernel_main(struct boot_info *bi) __attribute__((noreturn));
-void mb2_boot(uint32_t magic, uint32_t mbi_phys) __attribute__((noreturn));
+void mb2_boot(uint32_t magic, uint32_t info_phys) __attribute__((noreturn));
 
 static struct boot_info mb2_boot_info __attribute__((aligned(4096)));
-static uint32_t mbi_at;         /* the Multiboot2 information, once EAX said there is one */
+static uint32_t info_at;        /* the boot information, once EAX said which there is */
+static uint32_t info_magic;     /* EAX at entry: MB2_LOADER_MAGIC or PVH_START_MAGIC */
 
 static void serial_puts(const char *s)
 {
@@ -53,15 +55,17 @@ static bool qemu_fw_cfg(void)
 	return sig[0] == 'Q' && sig[1] == 'E' && sig[2] == 'M' && sig[3] == 'U';
 }
 
-static int fill_boot_info(uint32_t mbi_phys, char *err, size_t errlen)
+static int fill_boot_info(char *err, size_t errlen)
 {
-	struct mb2_source src = {
-		.mbi_phys = mbi_phys,
+	struct boot_source src = {
+		.info_phys = info_at,
 		.phys_to_virt = 0,          /* paging is off */
 		.kernel_phys = (uintptr_t)__kernel_start,
 		.kernel_size = (uint64_t)(__kernel_end - __kernel_start),
 		.firmware = BI_FIRMWARE_BIOS,
 	};
+	if (info_magic == PVH_START_MAGIC)
+		return pvh_fill_boot_info(&src, &mb2_boot_info, err, errlen);
 	return mb2_fill_boot_info(&src, &mb2_boot_info, err, errlen);
 }
 
@@ -71,7 +75,7 @@ static void refusal_on_screen(const char *why)
 {
 	char err[160], part[SCR_COLS_MAX + 1];
 	const uint8_t attr = SCR_ATTR(SCR_WHITE, SCR_BLACK);
-	if (!mbi_at || fill_boot_info(mbi_at, err, sizeof(err)) ||
+	if (!info_at || fill_boot_info(err, sizeof(err)) ||
 	    mb2_boot_info.fb_layout.kind == BI_FB_NONE || mb2_boot_info.fb_layout.kind == BI_FB_EGA_TEXT)
 		return;
 	struct fbcon *c = screen_dev_attach(&mb2_boot_info, err, sizeof(err));
@@ -157,19 +161,22 @@ static void check_cpu(void)
 		       "the i686 kernel needs one of them to map memory.");
 }
 
-void mb2_boot(uint32_t magic, uint32_t mbi_phys)
+void mb2_boot(uint32_t magic, uint32_t info_phys)
 {
-	if (magic != MB2_LOADER_MAGIC)
+	if (magic != MB2_LOADER_MAGIC && magic != PVH_START_MAGIC)
 		refuse("not started by a Multiboot2 loader (EAX lacks 0x36d76289).");
-	mbi_at = mbi_phys;
+	info_at = info_phys;
+	info_magic = magic;
 	check_cpu();
 	char err[160];
 	static char line[200];
 
-	if (fill_boot_info(mbi_phys, err, sizeof(err))) {
-		mbi_at = 0;             /* refuse() must not read it again */
+	if (fill_boot_info(err, sizeof(err))) {
+		info_at = 0;            /* refuse() must not read it again */
 		unsigned n = 0;
-		for (const char *p = "Multiboot2 information unusable: "; *p; p++)
+		const char *what = magic == PVH_START_MAGIC ? "PVH start information unusable: " :
+			"Multiboot2 information unusable: ";
+		for (const char *p = what; *p; p++)
 			line[n++] = *p;
 		for (const char *p = err; *p && n < sizeof(line) - 1; p++)
 			line[n++] = *p;

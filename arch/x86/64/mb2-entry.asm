@@ -1,11 +1,15 @@
 ; The BIOS path's entry: GRUB (i386-pc) starts the kernel ELF by Multiboot2 in 32-bit
 ; protected mode, paging off, EAX = MB2_LOADER_MAGIC, EBX = the boot information
-; (Multiboot2 spec 1.0, 3.2). This stub checks for long mode, maps 0..4 GiB identity and
-; the image at KERNEL_VBASE, enters long mode (SDM Vol. 3A 10.8.5) and calls mb2_boot
-; (arch/x86/64/mb2-boot.c), which fills struct boot_info and enters kernel_entry.
+; (Multiboot2 spec 1.0, 3.2). QEMU's -kernel starts it by PVH (lib/pvh.h) at pvh_entry32 in
+; the same state with EBX = the start information; that stub says so in EAX
+; (PVH_START_MAGIC) and goes on as the Multiboot2 entry does. This stub checks for long
+; mode, maps 0..4 GiB identity and the image at KERNEL_VBASE, enters long mode (SDM Vol. 3A
+; 10.8.5) and calls mb2_boot(magic, information) (arch/x86/64/mb2-boot.c), which fills
+; struct boot_info and enters kernel_entry.
 ; Until long mode every address is physical: PHYS() turns a link address into one.
 %include "abi.inc"
 %include "mb2-header.inc"
+%include "pvh-note.inc"
 
 %define PHYS(x)         ((x) - KERNEL_VBASE + KERNEL_BIOS_PHYS)
 %define PTE_TABLE       (PTE_P | PTE_W)
@@ -16,18 +20,25 @@
 %define VGA_TEXT        0xb8000         ; colour text mode, 80x25: GRUB leaves it on
 
 extern mb2_boot, __kernel_end
-global mb2_entry32
+global mb2_entry32, pvh_entry32
 
-; GRUB would otherwise start e_entry, the 64-bit kernel_entry.
+; GRUB and QEMU would otherwise start e_entry, the 64-bit kernel_entry.
+PVH_NOTE PHYS(pvh_entry32), dq
 MB2_HEADER PHYS(mb2_entry32)
 bits 32
 
+pvh_entry32:
+	mov eax, PVH_START_MAGIC
 mb2_entry32:
 	cli
 	cld
 	mov esp, PHYS(boot_stack_top)
 	cmp eax, MB2_LOADER_MAGIC
+	je .known
+	cmp eax, PVH_START_MAGIC
 	jne .not_multiboot2
+.known:
+	mov [PHYS(boot_magic)], eax
 	mov [PHYS(mb2_info)], ebx
 	call has_long_mode
 	test eax, eax
@@ -71,7 +82,8 @@ bits 64
 .high:
 	lea rsp, [rel boot_stack_top]
 	xor ebp, ebp
-	mov edi, [rel mb2_info]
+	mov edi, [rel boot_magic]
+	mov esi, [rel mb2_info]
 	call mb2_boot                   ; does not return
 .halt:	cli
 	hlt
@@ -232,4 +244,5 @@ boot_pd_low:    resb 4 * PAGE_SIZE
 boot_pd_high:   resb PAGE_SIZE
 boot_stack:     resb BOOT_STACK_SIZE
 boot_stack_top:
-mb2_info:       resd 1
+mb2_info:       resd 1          ; EBX at entry: the boot or start information
+boot_magic:     resd 1          ; EAX: MB2_LOADER_MAGIC or PVH_START_MAGIC
