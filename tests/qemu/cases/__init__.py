@@ -17,6 +17,11 @@ from cases import menu as _menu
 from cases import screen as _screen
 from cases import storage as _storage
 
+# The boot menu, the screen and the stick are GRUB's part of a BIOS boot as much as the
+# kernel's: their SeaBIOS cases boot through GRUB (tests/qemu/run-boots, firmware()).
+for _case in _menu.CASES + _screen.CASES + _storage.CASES:
+    _case.setdefault("grub", True)
+
 # Every case, area by area, in this order.
 CASES = (_basics.CASES + _engine.CASES + _config.CASES + _bios_i686.CASES + _user.CASES +
          _pmi_pmucheck.CASES + _c2c.CASES + _smp.CASES + _hostile_user.CASES + _menu.CASES +

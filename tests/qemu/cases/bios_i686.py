@@ -1,21 +1,28 @@
-"""The BIOS path (GRUB, Multiboot2) and the i686 kernel: detection, icount, trace=msr, default runs."""
+"""The BIOS path (GRUB and Multiboot2, or PVH) and the i686 kernel: detection, icount, trace=msr,
+default runs."""
 from cases.config import *  # noqa: F401,F403 (the helpers of the areas before)
 
 CASES = []
 
 # The same image through a legacy BIOS: SeaBIOS, GRUB's MBR and core.img, the kernel ELF
 # from the FAT partition by Multiboot2, the 32-bit entry into long mode (arch/x86/64/mb2-entry.asm).
+# Most SeaBIOS cases start the kernel by PVH instead (tests/qemu/run-boots); these say grub=True.
 BIOS = ["boot.firmware=bios", "cpu.mode=long"]
+MB2 = ["boot.protocol=multiboot2"]
 CASES += [
-    dict(name="bios-selftest-qemu64", args=["--bios", "--cpu", "qemu64,+smep,+smap,+umip"], config="mode=selftest",
-         lines=ident("AuthenticAMD", 15, 107, kind="amd-legacy") + BIOS + ["sys.smep=on", "sys.nx=on"],
+    dict(name="bios-selftest-qemu64", grub=True, args=["--bios", "--cpu", "qemu64,+smep,+smap,+umip"],
+         config="mode=selftest",
+         lines=ident("AuthenticAMD", 15, 107, kind="amd-legacy") + BIOS + MB2 + ["sys.smep=on", "sys.nx=on"],
          match=SELFTEST_OK + [r"^boot\.memory_mib=(4[6-9]\d|50\d)$"], absent=NO_FAIL + [r"^loader:"]),
+    # By PVH (QEMU -kernel): the same kernel, the map and the RSDP from the start information.
     dict(name="bios-selftest-opteron-g2", args=["--bios", "--cpu", "Opteron_G2"], config="mode=selftest",
-         lines=ident("AuthenticAMD", 15, 6, kind="amd-legacy") + BIOS, match=SELFTEST_OK, absent=NO_FAIL),
+         lines=ident("AuthenticAMD", 15, 6, kind="amd-legacy") + BIOS + ["boot.protocol=pvh",
+               "boot.config_sources=bareperf.cfg, --config"],
+         match=SELFTEST_OK + [r"^boot\.memory_mib=(4[6-9]\d|50\d)$", r"^sys\.cpus=1$"], absent=NO_FAIL),
     # bareperf.cfg reaches the kernel as a Multiboot2 module; --config still overrides it.
-    dict(name="bios-config-file-on-esp", args=["--bios", "--cpu", "qemu64", "--image", "build/test-cfg.img"],
+    dict(name="bios-config-file-on-esp", grub=True, args=["--bios", "--cpu", "qemu64", "--image", "build/test-cfg.img"],
          config="reps=9", exit=1,
-         lines=["boot.firmware=bios", "cfg.mode=detect", "cfg.reps=9", "cfg.warmup=3",
+         lines=MB2 + ["boot.firmware=bios", "cfg.mode=detect", "cfg.reps=9", "cfg.warmup=3",
                 "config error: bareperf.cfg line 5: unknown key 'rep' (did you mean 'reps'?)"],
          absent=[r"^FATAL"]),
 ]
@@ -28,8 +35,11 @@ for _cpu, _vendor, _family, _model, _kind in [
         ("pentium3", "GenuineIntel", 6, 7, "none"), ("pentium2", "GenuineIntel", 6, 5, "none"),
         ("athlon", "AuthenticAMD", 6, 2, "amd-legacy"), ("kvm32", "GenuineIntel", 15, 6, "intel-netburst"),
         ("coreduo", "GenuineIntel", 6, 14, "none"), ("n270", "GenuineIntel", 6, 28, "none")]:
+    # pentium3 through GRUB and Multiboot2, the others by PVH
     CASES.append(dict(name="i686-selftest-" + _cpu, args=["--bios", "--cpu", _cpu], config="mode=selftest",
+                      grub=_cpu == "pentium3",
                       timeout=90, lines=ident(_vendor, _family, _model, kind=_kind) + BIOS32 +
+                      ["boot.protocol=" + ("multiboot2" if _cpu == "pentium3" else "pvh")] +
                       ["PASS: cpl3.int_iret_round_trip", "PASS: single_step.count_cpl3",
                        "PASS: watchdog.stops_endless_loop_cpl3", "PASS: paging.null_page_unmapped",
                        "PASS: cpl3.rdpmc_pce_clear_gp"],
