@@ -236,11 +236,11 @@ $(B)/host/obj/tests/unit/test_%.o: tests/unit/test_%.c
 	@mkdir -p $(dir $@)
 	$(HCC) $(HTESTCFLAGS) $(TEST_CFLAGS_test_$*) -Dmain=test_$*_main -c $< -o $@
 
-$(B)/gen/unit-suites.h: FORCE
+$(B)/gen/tests/unit/suite-list.h: FORCE
 	@mkdir -p $(dir $@)
 	@for s in $(UNIT_SUITES); do echo "SUITE($$s)"; done > $@.tmp
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; echo "GEN $@"; fi
-$(UNIT_MAIN): tests/unit/suites.c $(B)/gen/unit-suites.h
+$(UNIT_MAIN): tests/unit/suites.c $(B)/gen/tests/unit/suite-list.h
 	@mkdir -p $(dir $@)
 	$(HCC) $(HTESTCFLAGS) -c $< -o $@
 
