@@ -151,9 +151,9 @@ int str_glob_match(const char *pattern, const char *s)
 #define EDIT_CAP 255u
 #define EDIT_BAND (2 * EDIT_CAP + 1)
 
-static uint8_t sat_inc(uint8_t v)
+static uint8_t sat_inc(uint8_t v, uint8_t cap)
 {
-	return v < EDIT_CAP ? (uint8_t)(v + 1) : (uint8_t)EDIT_CAP;
+	return v < cap ? (uint8_t)(v + 1) : cap;
 }
 
 static uint8_t min3(uint8_t a, uint8_t b, uint8_t c)
@@ -169,50 +169,58 @@ static bool char_differs(char a, char b, bool fold_case)
 	return a != b;
 }
 
-static unsigned edit_distance(const char *a, const char *b, bool fold_case)
+/* The edit distance of a and b, or cap (1..EDIT_CAP) when it is cap or more. */
+static unsigned edit_distance(const char *a, const char *b, bool fold_case, unsigned cap)
 {
-	/* Levenshtein over a diagonal band: cell (i, j) is at least |i - j|, so cells more
-	 * than EDIT_CAP off the diagonal are already capped and need no storage. Row
-	 * entry k holds column j = i + k - EDIT_CAP. */
+	/* Levenshtein over a diagonal band: cell (i, j) is at least |i - j|, so cells cap or
+	 * more off the diagonal are at the cap and need no storage; a row whose every cell
+	 * is at the cap ends the walk (no later row is smaller). Row entry k holds column
+	 * j = i + k - cap. */
 	uint8_t prev[EDIT_BAND], cur[EDIT_BAND];
-	size_t la = strlen(a), lb = strlen(b);
+	size_t la = strlen(a), lb = strlen(b), width = 2 * (size_t)cap + 1;
+	const uint8_t top = (uint8_t)cap;
 
-	if ((la > lb ? la - lb : lb - la) >= EDIT_CAP)
-		return EDIT_CAP;
-	/* Row 0: D[0][j] = j, at k = j + EDIT_CAP. */
-	for (size_t k = 0; k < EDIT_BAND; k++)
-		prev[k] = (k >= EDIT_CAP && k - EDIT_CAP <= lb) ? (uint8_t)(k - EDIT_CAP) : EDIT_CAP;
+	if ((la > lb ? la - lb : lb - la) >= cap)
+		return cap;
+	/* Row 0: D[0][j] = j, at k = j + cap. */
+	for (size_t k = 0; k < width; k++)
+		prev[k] = (k >= cap && k - cap <= lb) ? (uint8_t)(k - cap) : top;
 	for (size_t i = 1; i <= la; i++) {
-		/* Only columns 0..lb inside the band are real; the rest stay capped. */
-		size_t k_lo = i < EDIT_CAP ? EDIT_CAP - i : 0;
-		size_t k_hi = lb + EDIT_CAP - i < EDIT_BAND - 1 ? lb + EDIT_CAP - i : EDIT_BAND - 1;
-		memset(cur, EDIT_CAP, sizeof(cur));
+		/* Only columns 0..lb inside the band are real; the rest stay at the cap. */
+		size_t k_lo = i < cap ? cap - i : 0;
+		size_t k_hi = lb + cap - i < width - 1 ? lb + cap - i : width - 1;
+		uint8_t row_min = top;
+		memset(cur, top, width);
 		for (size_t k = k_lo; k <= k_hi; k++) {
-			size_t j = i + k - EDIT_CAP;
+			size_t j = i + k - cap;
 			if (j == 0) {
-				cur[k] = i < EDIT_CAP ? (uint8_t)i : EDIT_CAP;
-				continue;
+				cur[k] = i < cap ? (uint8_t)i : top;
+			} else {
+				uint8_t diag = prev[k];
+				if (char_differs(a[i - 1], b[j - 1], fold_case))
+					diag = sat_inc(diag, top);
+				uint8_t up = k + 1 < width ? sat_inc(prev[k + 1], top) : top;
+				uint8_t left = k > 0 ? sat_inc(cur[k - 1], top) : top;
+				cur[k] = min3(diag, up, left);
 			}
-			uint8_t diag = prev[k];
-			if (char_differs(a[i - 1], b[j - 1], fold_case))
-				diag = sat_inc(diag);
-			uint8_t up = k + 1 < EDIT_BAND ? sat_inc(prev[k + 1]) : EDIT_CAP;
-			uint8_t left = k > 0 ? sat_inc(cur[k - 1]) : EDIT_CAP;
-			cur[k] = min3(diag, up, left);
+			if (cur[k] < row_min)
+				row_min = cur[k];
 		}
-		memcpy(prev, cur, sizeof(prev));
+		if (row_min == top)
+			return cap;
+		memcpy(prev, cur, width);
 	}
-	return prev[lb + EDIT_CAP - la];
+	return prev[lb + cap - la];
 }
 
 unsigned str_edit_distance(const char *a, const char *b)
 {
-	return edit_distance(a, b, false);
+	return edit_distance(a, b, false, EDIT_CAP);
 }
 
 unsigned str_case_edit_distance(const char *a, const char *b)
 {
-	return edit_distance(a, b, true);
+	return edit_distance(a, b, true, EDIT_CAP);
 }
 
 const char *str_nearest(const char *word, str_name_at_fn name_at, const void *ctx,
@@ -225,8 +233,15 @@ const char *str_nearest(const char *word, str_name_at_fn name_at, const void *ct
 	const char *name;
 
 	for (size_t i = 0; (name = name_at(ctx, i)) != NULL; i++) {
-		unsigned d = edit_distance(word, name, fold_case);
-		if (d > max_dist || (best && d >= best_d))
+		/* Only a name nearer than the best so far, and within max_dist, can win: the
+		 * distance need not be worked out past that. */
+		unsigned limit = max_dist;
+		if (best && best_d == 0)
+			break;
+		if (best && best_d - 1 < limit)
+			limit = best_d - 1;
+		unsigned d = edit_distance(word, name, fold_case, limit < EDIT_CAP ? limit + 1 : EDIT_CAP);
+		if (d > limit)
 			continue;
 		if ((flags & STR_NEAREST_BELOW_WORD_LEN) && d >= word_len)
 			continue;

@@ -327,6 +327,68 @@ static void test_nearest_callback(void **state)
 	assert_int_equal(row_calls, 3);
 }
 
+/* The plain dynamic programme, all of the table: what the banded, capped walk must equal. */
+static unsigned reference_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned d[24][24];
+	for (size_t i = 0; i <= la; i++)
+		for (size_t j = 0; j <= lb; j++) {
+			if (i == 0 || j == 0) {
+				d[i][j] = (unsigned)(i + j);
+				continue;
+			}
+			unsigned sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			unsigned del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+			d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+	return d[la][lb];
+}
+
+/* Random words over a small alphabet (so near misses are common): the distance, and the
+ * nearest name with every max_dist, as the plain programme and a plain scan find them
+ * (the first of the nearest wins). */
+static void test_distance_against_reference(void **state)
+{
+	(void)state;
+	static char words[64][24];
+	const char *names[64];
+	uint32_t seed = 12345;
+	for (unsigned w = 0; w < 64; w++) {
+		seed = seed * 1103515245u + 12345u;
+		unsigned len = (seed >> 16) % 20;
+		for (unsigned c = 0; c < len; c++) {
+			seed = seed * 1103515245u + 12345u;
+			words[w][c] = "abcd"[(seed >> 16) % 4];
+		}
+		words[w][len] = 0;
+		names[w] = words[w];
+	}
+	for (unsigned i = 0; i < 64; i++) {
+		for (unsigned j = 0; j < 64; j++)
+			assert_int_equal(str_edit_distance(words[i], words[j]),
+					 reference_distance(words[i], words[j]));
+		for (unsigned max_dist = 0; max_dist < 8; max_dist++) {
+			const char *want = NULL;
+			unsigned want_d = 0;
+			for (unsigned j = 0; j < 64; j++) {
+				if (j == i)
+					continue;
+				unsigned d = reference_distance(words[i], words[j]);
+				if (d <= max_dist && (!want || d < want_d)) {
+					want = words[j];
+					want_d = d;
+				}
+			}
+			const char *others[63];
+			for (unsigned j = 0, n = 0; j < 64; j++)
+				if (j != i)
+					others[n++] = names[j];
+			assert_ptr_equal(str_nearest_in(words[i], others, 63, max_dist, 0), want);
+		}
+	}
+}
+
 static void test_kernel_string_functions(void **state)
 {
 	(void)state;
@@ -386,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_nearest_in),
 		cmocka_unit_test(test_nearest_length_limits),
 		cmocka_unit_test(test_nearest_callback),
+		cmocka_unit_test(test_distance_against_reference),
 		cmocka_unit_test(test_kernel_string_functions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
