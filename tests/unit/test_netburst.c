@@ -377,23 +377,24 @@ static void parse_or_die(const char *text, struct ev_encoding *ev)
 		fail_msg("'%s': %s", text, err);
 }
 
-/* Independent oracle: try every (ESCR, counter) pair for each event in input order. */
+/* Independent oracle: try every (ESCR, counter it feeds) pair for each event in input order. */
 static bool oracle(const struct ev_encoding *ev, unsigned n, unsigned k, uint64_t escrs, uint32_t ctrs)
 {
 	if (k == n)
 		return true;
 	const struct nb_event *e = &nb_event_table[ev[k].nb.event];
-	for (unsigned i = 0; i < e->nescrs; i++)
-		for (unsigned c = 0; c < P4_NUM_COUNTERS; c++) {
-			const struct p4_escr_info *x = &p4_escr_table[e->escr[i]];
-			bool feeds = false;
-			for (unsigned j = 0; j < x->ncounters; j++)
-				feeds |= x->counter[j] == c;
-			if (!feeds || (escrs >> e->escr[i] & 1) || (ctrs >> c & 1))
+	for (unsigned i = 0; i < e->nescrs; i++) {
+		const struct p4_escr_info *x = &p4_escr_table[e->escr[i]];
+		if (escrs >> e->escr[i] & 1)
+			continue;
+		for (unsigned j = 0; j < x->ncounters; j++) {
+			unsigned c = x->counter[j];
+			if (ctrs >> c & 1)
 				continue;
 			if (oracle(ev, n, k + 1, escrs | 1ull << e->escr[i], ctrs | 1u << c))
 				return true;
 		}
+	}
 	return false;
 }
 
