@@ -28,7 +28,7 @@ CASES += [
 ]
 
 # The same image through a legacy BIOS on CPUs without long mode: GRUB's cpuid -l picks
-# bareperf32.elf, the i686 kernel (arch/x86/32/). Under TCG the hypervisor bit hides P6
+# bareperf32.elf, the i686 kernel (arch/x86/32/), and so does qemu-run --direct. Under TCG the hypervisor bit hides P6
 # (no leaf 0xA), so family 6 Intel models detect as 'none' unless the bit is turned off.
 BIOS32 = ["boot.firmware=bios", "cpu.mode=protected"]
 for _cpu, _vendor, _family, _model, _kind in [
