@@ -46,6 +46,17 @@ static long string_at(struct bi_builder *b, const char *what, uint64_t phys, siz
 	return (long)len;
 }
 
+/* The table of n entries of size bytes at phys, marked in use: readable, or NULL with the
+ * reason when it does not lie below PVH_LIMIT. */
+static const uint8_t *table_at(struct bi_builder *b, const char *what, uint64_t phys, uint32_t n,
+			       size_t size)
+{
+	uint64_t bytes = (uint64_t)n * size;
+	if (!below_limit(b, what, phys, bytes) || bib_add_range(b, phys, bytes, BI_MEM_LOADER))
+		return NULL;
+	return bib_phys(b, phys);
+}
+
 static uint32_t mem_type(uint32_t pvh_type)
 {
 	switch (pvh_type) {
@@ -64,11 +75,9 @@ static int take_memmap(struct bi_builder *b, const struct pvh_start_info *si)
 		bp_snprintf(b->err, b->errlen, "memory map of %u entries (1..%u taken)", n, BI_MMAP_MAX);
 		return -1;
 	}
-	uint64_t bytes = (uint64_t)n * sizeof(struct pvh_memmap_entry);
-	if (!below_limit(b, "memory map", si->memmap_paddr, bytes) ||
-	    bib_add_range(b, si->memmap_paddr, bytes, BI_MEM_LOADER))
+	const uint8_t *map = table_at(b, "memory map", si->memmap_paddr, n, sizeof(struct pvh_memmap_entry));
+	if (!map)
 		return -1;
-	const uint8_t *map = bib_phys(b, si->memmap_paddr);
 	for (uint32_t i = 0; i < n; i++) {
 		struct pvh_memmap_entry e;
 		memcpy(&e, map + (size_t)i * sizeof(e), sizeof(e));
@@ -109,11 +118,9 @@ static int take_modules(struct bi_builder *b, const struct pvh_start_info *si)
 		bp_snprintf(b->err, b->errlen, "%u modules (at most %u)", n, BIB_MODULES_MAX);
 		return -1;
 	}
-	uint64_t bytes = (uint64_t)n * sizeof(struct pvh_module);
-	if (!below_limit(b, "module list", si->modlist_paddr, bytes) ||
-	    bib_add_range(b, si->modlist_paddr, bytes, BI_MEM_LOADER))
+	const uint8_t *list = table_at(b, "module list", si->modlist_paddr, n, sizeof(struct pvh_module));
+	if (!list)
 		return -1;
-	const uint8_t *list = bib_phys(b, si->modlist_paddr);
 	for (uint32_t i = 0; i < n; i++) {
 		struct pvh_module m;
 		char name[PVH_NAME_MAX];
