@@ -62,8 +62,9 @@ $(B)/kernel/gen/%.o: $(B)/gen/%.c
 	$(CC) $(KCFLAGS) -c $< -o $@
 
 # Constants shared by C and assembly are written once, in arch/x86/abi.h (and MSR
-# numbers in arch/x86/msr-index.h, control-register bits in arch/x86/cpu.h); nasm reads
-# them as build/gen/abi.inc, the linker script through cpp.
+# numbers in arch/x86/msr-index.h, control-register bits in arch/x86/cpu.h, the PC's I/O
+# ports in lib/pc-io.h, the PVH hand-over's in lib/pvh.h); nasm reads them as
+# build/gen/abi.inc, the linker script through cpp.
 ABI_HEADERS := arch/x86/abi.h arch/x86/msr-index.h arch/x86/cpu.h lib/pc-io.h lib/pvh.h
 $(B)/gen/abi.inc: $(ABI_HEADERS) scripts/gen/abi-inc
 	@mkdir -p $(dir $@)
