@@ -17,13 +17,16 @@
 /* Static: the builder needs ~22 KiB, more than the boot stack has. */
 static struct bi_builder builder;
 
-/* Whether [phys, phys + len) lies below PVH_LIMIT; else says which of what does not. */
+/* Whether [phys, phys + len) lies below PVH_LIMIT, and phys is not 0; else says why not. */
 static int below_limit(struct bi_builder *b, const char *what, uint64_t phys, uint64_t len)
 {
 	if (phys && phys < PVH_LIMIT && len <= PVH_LIMIT - phys)
 		return 1;
-	bp_snprintf(b->err, b->errlen, "%s at 0x%llx+0x%llx is not in the first 4 GiB", what,
-		    (unsigned long long)phys, (unsigned long long)len);
+	if (!phys)
+		bp_snprintf(b->err, b->errlen, "%s at address 0", what);
+	else
+		bp_snprintf(b->err, b->errlen, "%s at 0x%llx+0x%llx is not in the first 4 GiB", what,
+			    (unsigned long long)phys, (unsigned long long)len);
 	return 0;
 }
 
