@@ -35,6 +35,9 @@ extern char __text_start[];
 #define PF_ERR_U   0x04
 #define PF_ERR_ID  0x10
 
+/* The endless loop's watchdog: short, as the test spins until it fires (on real hardware
+ * and under TCG alike), long against the timer's granularity (1 ms ticks at worst). */
+#define SPIN_WATCHDOG_MS 10
 static const struct run_opts cpl3 = { .cpl3 = true, .watchdog_ms = 2000 };
 static const struct run_opts cpl0 = { .cpl3 = false, .watchdog_ms = 2000 };
 
@@ -397,7 +400,7 @@ static void test_watchdog(bool have_watchdog)
 		return;
 	}
 	for (int cpl = 0; cpl <= 3; cpl += 3) {
-		struct run_opts o = { .cpl3 = cpl == 3, .watchdog_ms = 50 };
+		struct run_opts o = { .cpl3 = cpl == 3, .watchdog_ms = SPIN_WATCHDOG_MS };
 		struct run_result r;
 		run_call(&o, st_spin, 0, 0, &r);
 		check(r.status == RUN_TIMEOUT,
