@@ -54,10 +54,15 @@ static void note_source(const char *origin, const char *text, bool refused)
 }
 
 /* The Multiboot2 command line is what the image's GRUB menu passes (its entries write
- * mode=...; editing one in GRUB still makes it the menu's); UEFI has load options. */
+ * mode=...; editing one in GRUB still makes it the menu's); UEFI has load options; PVH
+ * has the loader's command line (QEMU's -append). */
 static const char *cmdline_origin(const struct boot_info *bi)
 {
-	return bi->firmware == BI_FIRMWARE_BIOS ? "menu" : "load options";
+	switch (bi->protocol) {
+	case BI_PROTOCOL_MULTIBOOT2: return "menu";
+	case BI_PROTOCOL_PVH:        return "cmdline";
+	default:                     return "load options";
+	}
 }
 
 /* Sources in order, a later value overriding an earlier one: bareperf.cfg, the command
@@ -65,7 +70,7 @@ static const char *cmdline_origin(const struct boot_info *bi)
 static void load_config(const struct boot_info *bi)
 {
 	const char *cmdline = cmdline_origin(bi);
-	bool menu_cmdline = bi->firmware == BI_FIRMWARE_BIOS;
+	bool shown = bi->protocol != BI_PROTOCOL_UEFI;    /* a menu choice or a command line */
 
 	kernel.config_sources = config_sources;
 	/* A source too long to hold is refused whole, never applied up to a cut. */
@@ -82,7 +87,7 @@ static void load_config(const struct boot_info *bi)
 		note_source(cmdline, 0, true);
 	} else if (bi->cmdline_len) {
 		config_apply(&kernel.cfg, cmdline, bi->cmdline, bi->cmdline_len, config_error, 0);
-		note_source(cmdline, menu_cmdline ? bi->cmdline : 0, false);
+		note_source(cmdline, shown ? bi->cmdline : 0, false);
 	}
 	if (bi->menu[0]) {
 		config_apply(&kernel.cfg, "menu", bi->menu, strnlen(bi->menu, BI_MENU_MAX),

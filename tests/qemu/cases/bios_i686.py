@@ -19,6 +19,13 @@ CASES += [
          lines=ident("AuthenticAMD", 15, 6, kind="amd-legacy") + BIOS + ["boot.protocol=pvh",
                "boot.config_sources=bareperf.cfg, --config"],
          match=SELFTEST_OK + [r"^boot\.memory_mib=(4[6-9]\d|50\d)$", r"^sys\.cpus=1$"], absent=NO_FAIL),
+    # By PVH the loader's command line (QEMU's -append) is a configuration source, "cmdline",
+    # after bareperf.cfg; a bad value in it is named there and the run goes on.
+    dict(name="pvh-cmdline-config", args=["--bios", "--cpu", "qemu64", "--", "-append", "reps=x mode=detect"],
+         exit=1, lines=["boot.protocol=pvh", "cfg.mode=detect",
+                        "config error: cmdline line 1: reps=x is not a number (1..100000)",
+                        "boot.config_sources=bareperf.cfg, cmdline (reps=x mode=detect)"],
+         absent=[r"^FATAL"]),
     # bareperf.cfg reaches the kernel as a Multiboot2 module; --config still overrides it.
     dict(name="bios-config-file-on-esp", grub=True, args=["--bios", "--cpu", "qemu64", "--image", "build/test-cfg.img"],
          config="reps=9", exit=1,
