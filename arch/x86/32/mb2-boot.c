@@ -1,10 +1,11 @@
 /*
  * The i686 kernel's start in C (arch/x86/32/mb2-entry.asm comes first): checks that the
  * CPU has what this kernel needs, turns the Multiboot2 information (lib/mb2.c) or the PVH
- * start information (lib/pvh.c) into struct boot_info and calls kernel_main. Paging is off and the image sits at its
- * link address, so every address is physical. A CPU that cannot run bareperf gets one
- * line on COM1 and the screen (VGA text, or GRUB's framebuffer), and a stop. What the
- * refusal runs is built for the i486 (Makefile K32_I486_OBJ): it runs on such CPUs.
+ * start information (lib/pvh.c) into struct boot_info and calls kernel_main. Paging is
+ * off and the image sits at its link address, so every address is physical. A CPU that
+ * cannot run bareperf gets one line on COM1 and the screen (VGA text, or GRUB's
+ * framebuffer), and a stop. What the refusal runs is built for the i486 (Makefile
+ * K32_I486_OBJ): it runs on such CPUs.
  */
 #include <stdbool.h>
 #include "arch/x86/abi.h"

@@ -2,8 +2,8 @@
  * The BIOS path's loader half in long mode (arch/x86/64/mb2-entry.asm comes first): turns
  * the Multiboot2 information (lib/mb2.c) or the PVH start information (lib/pvh.c) into
  * struct boot_info and enters the kernel exactly as the UEFI loader does, RDI = the
- * boot_info's physical address. The boot_info and the
- * entry stub's page tables lie in the image's .bss, which the map marks in use.
+ * boot_info's physical address. The boot_info and the entry stub's page tables lie in the
+ * image's .bss, which the map marks in use.
  */
 #include "arch/x86/abi.h"
 #include "arch/x86/cpu.h"
