@@ -10,16 +10,12 @@
 #include "lib/str.h"
 #include "lib/util.h"
 
-/* 5.2.5.3 RSDP structure: the checksum covers the first 20 bytes (the ACPI 1.0 part),
- * the extended checksum the whole `length` bytes (revision 2 and later). */
-#define ACPI_RSDP_SIGNATURE      "RSD PTR "
-#define ACPI_RSDP_V1_LEN         20
-#define ACPI_RSDP_V2_LEN         36
-#define ACPI_RSDP_OFF_REVISION   15
+/* 5.2.5.3 RSDP structure (its size, signature and revision: lib/acpi.h): the checksum
+ * covers the first 20 bytes (the ACPI 1.0 part), the extended checksum the whole `length`
+ * bytes (revision 2 and later). */
 #define ACPI_RSDP_OFF_RSDT       16      /* 32-bit physical address */
 #define ACPI_RSDP_OFF_LENGTH     20
 #define ACPI_RSDP_OFF_XSDT       24      /* 64-bit physical address */
-#define ACPI_RSDP_REV_XSDT       2       /* revision from which length and XSDT exist */
 
 /* 5.2.6 system description table header, common to every SDT. */
 #define ACPI_SDT_HEADER_LEN      36

@@ -12,6 +12,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* 5.2.5.3 RSDP structure: what a loader handing one over (lib/pvh.c) checks too. */
+#define ACPI_RSDP_SIGNATURE      "RSD PTR "
+#define ACPI_RSDP_V1_LEN         20      /* the ACPI 1.0 part */
+#define ACPI_RSDP_V2_LEN         36      /* with length and XSDT: revision 2 and later */
+#define ACPI_RSDP_OFF_REVISION   15
+#define ACPI_RSDP_REV_XSDT       2       /* revision from which length and XSDT exist */
+
 /* Copy len bytes at physical address phys into buf; false when it cannot be read. */
 typedef bool (*acpi_read_fn)(void *ctx, uint64_t phys, void *buf, uint32_t len);
 

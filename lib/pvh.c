@@ -4,15 +4,12 @@
  * its bound before it is read: a malformed hand-over gives a message, never a stray read.
  */
 #include "lib/pvh.h"
+#include "lib/acpi.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
 #define PVH_LIMIT       (1ull << 32)    /* both kernels map only below 4 GiB at entry */
 #define PVH_NAME_MAX    256             /* a module's name, NUL included */
-#define RSDP_SIG        "RSD PTR "      /* ACPI 6.4, 5.2.5.3 */
-#define RSDP_V1_LEN     20
-#define RSDP_V2_LEN     36
-#define RSDP_REVISION   15              /* offset of the revision byte */
 
 /* Static: the builder needs ~22 KiB, more than the boot stack has. */
 static struct bi_builder builder;
@@ -150,16 +147,17 @@ static int take_rsdp(struct bi_builder *b, uint64_t phys)
 {
 	if (!phys)
 		return 0;
-	if (!below_limit(b, "RSDP", phys, RSDP_V2_LEN))
+	if (!below_limit(b, "RSDP", phys, ACPI_RSDP_V2_LEN))
 		return -1;
 	const uint8_t *r = bib_phys(b, phys);
-	if (memcmp(r, RSDP_SIG, 8) != 0) {
+	if (memcmp(r, ACPI_RSDP_SIGNATURE, 8) != 0) {
 		bib_note(b->bi, "no RSDP signature where the PVH start information points: ACPI not used");
 		return 0;
 	}
+	bool v2 = r[ACPI_RSDP_OFF_REVISION] >= ACPI_RSDP_REV_XSDT;
 	b->bi->rsdp = phys;
-	b->bi->rsdp_revision = r[RSDP_REVISION] >= 2 ? 2 : 0;
-	return bib_add_range(b, phys, r[RSDP_REVISION] >= 2 ? RSDP_V2_LEN : RSDP_V1_LEN, BI_MEM_LOADER);
+	b->bi->rsdp_revision = v2 ? ACPI_RSDP_REV_XSDT : 0;     /* boot_info: 0 or 2 */
+	return bib_add_range(b, phys, v2 ? ACPI_RSDP_V2_LEN : ACPI_RSDP_V1_LEN, BI_MEM_LOADER);
 }
 
 int pvh_fill_boot_info(const struct boot_source *src, struct boot_info *bi, char *err, size_t errlen)
