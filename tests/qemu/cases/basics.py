@@ -3,6 +3,12 @@
 SELFTEST_OK = [r"^\d+ passed, 0 failed", r"^PASS: cpl3\.round_trip$"]
 NO_FAIL = [r"^FAIL:", r"^FATAL", r"unexpected exception"]
 
+# OVMF takes about 2 s of CPU a boot, so UEFI cases that can share one do: tests/qemu/run-boots
+# boots alike commands once and judges each case on that output. The self-test on qemu64
+# with SMEP, SMAP and UMIP, chosen from the UEFI loader's menu (menu-uefi-selftest), the
+# image on q35's AHCI (storage-pci-q35-ahci-uefi).
+UEFI_SELFTEST = ["--menu", "down down ret", "--cpu", "qemu64,+smep,+smap,+umip"]
+
 
 def ident(vendor, family, model, stepping=None, kind=None):
     lines = ["cpu.vendor=" + vendor, "cpu.family=%d" % family, "cpu.model=%d" % model]
@@ -14,7 +20,7 @@ def ident(vendor, family, model, stepping=None, kind=None):
 
 
 CASES = [
-    dict(name="selftest-qemu64", uefi=True, args=["--cpu", "qemu64,+smep,+smap,+umip"], config="mode=selftest",
+    dict(name="selftest-qemu64", uefi=True, args=UEFI_SELFTEST,
          lines=ident("AuthenticAMD", 15, 107, kind="amd-legacy") + ["cpu.hypervisor=TCGTCGTCGTCG",
                "sys.smep=on", "sys.smap=on", "sys.umip=on", "boot.firmware=uefi", "cpu.mode=long"],
          match=SELFTEST_OK, absent=NO_FAIL),

@@ -12,6 +12,9 @@ MENU_SHOWN = [r"bareperf boot menu"]
 GRUB_COUNTDOWN = [r"The highlighted entry will be executed automatically in 1s\."]
 UEFI_COUNTDOWN = [r"Entry 1 boots in 1 s; any key stops the countdown\."]
 MENU1_IMAGE = "build/test-cfg-menu1.img"      # tests/qemu/menu1.cfg: boot.menu_timeout=1
+# One OVMF boot (see UEFI_SELFTEST) for menu-uefi-detect and storage-xhci-stick-uefi: the
+# loader on a USB stick behind qemu-xhci, detect chosen by its digit.
+UEFI_DETECT_XHCI = ["--menu", "6 ret", "--cpu", "qemu64", "--usb", "xhci"]
 
 
 def menu_choice(mode):
@@ -61,10 +64,10 @@ CASES += [
                 "bareperf: 2 results, 0 faults, 0 timeouts, 0 errors"],
          match=MENU_SHOWN + UEFI_COUNTDOWN, absent=NO_FAIL + [r"Entry 1 boots in [2-9] s"]),
     # digits select on the UEFI menu, arrows move; Enter boots
-    dict(name="menu-uefi-detect", uefi=True, args=["--menu", "6 ret"], timeout=90,
+    dict(name="menu-uefi-detect", uefi=True, args=UEFI_DETECT_XHCI, timeout=90,
          lines=["boot.firmware=uefi"] + menu_choice("detect"), match=MENU_SHOWN,
          absent=NO_FAIL + UEFI_COUNTDOWN),
-    dict(name="menu-uefi-selftest", uefi=True, args=["--menu", "down down ret"], timeout=90,
+    dict(name="menu-uefi-selftest", uefi=True, args=UEFI_SELFTEST, timeout=90,
          lines=["boot.firmware=uefi"] + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK,
          absent=NO_FAIL + UEFI_COUNTDOWN),
     # boot.menu=off in bareperf.cfg on the ESP: the loader reads it and shows no menu.
