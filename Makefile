@@ -168,7 +168,10 @@ $(B)/BOOTX64.EFI: $(B)/boot/loader.so
 # A suite's own file is compiled without optimisation (it is the test, not the code under
 # test, and compiles in about half the time) and without the coverage instrumentation.
 HCC     := clang
-HCOMMON := -std=gnu11 -g -Wall -Wextra -Werror -I. -I$(B)/gen -DBAREPERF_VERSION='"$(VERSION)"' -MMD -MP
+# Line tables are all the sanitizers' reports need (file:line of each frame), and compile in
+# about 15% less time than full debug information: `make HDEBUG=-g` for gdb.
+HDEBUG  ?= -gline-tables-only
+HCOMMON := -std=gnu11 $(HDEBUG) -Wall -Wextra -Werror -I. -I$(B)/gen -DBAREPERF_VERSION='"$(VERSION)"' -MMD -MP
 HSAN    := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 HCFLAGS := $(HCOMMON) -O1 -fsanitize=fuzzer-no-link $(HSAN)
 HTESTCFLAGS := $(HCOMMON) -O0 $(HSAN)
