@@ -4,9 +4,9 @@ SELFTEST_OK = [r"^\d+ passed, 0 failed", r"^PASS: cpl3\.round_trip$"]
 NO_FAIL = [r"^FAIL:", r"^FATAL", r"unexpected exception"]
 
 # OVMF takes about 2 s of CPU a boot, so UEFI cases that can share one do: tests/qemu/run-boots
-# boots alike commands once and judges each case on that output. The self-test on qemu64
-# with SMEP, SMAP and UMIP, chosen from the UEFI loader's menu (menu-uefi-selftest), the
-# image on q35's AHCI (storage-pci-q35-ahci-uefi).
+# boots alike commands once and judges each case on that output. One boot for this case,
+# menu-uefi-selftest and storage-pci-q35-ahci-uefi: the self-test on qemu64 with SMEP, SMAP
+# and UMIP, chosen from the UEFI loader's menu, the image on q35's AHCI.
 UEFI_SELFTEST = ["--menu", "down down ret", "--cpu", "qemu64,+smep,+smap,+umip"]
 
 

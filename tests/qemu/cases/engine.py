@@ -7,9 +7,8 @@ CASES = []
 import json
 import re
 
-# The kernel's own catalogue listing: what the icount test holds each payload to.
-# The catalogue as the x86-64 kernel lists it: through SeaBIOS (uefi=False) even for a UEFI
-# case, the firmware having no part in it.
+# The kernel's own catalogue listing: what the icount test holds each payload to. Through
+# SeaBIOS (uefi=False) even as the prelude of a UEFI case: the firmware has no part in it.
 LISTING = dict(uefi=False, args=["--cpu", "max"], config="mode=list")
 
 

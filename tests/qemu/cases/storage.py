@@ -40,7 +40,7 @@ def results_area_found(image, where=r"AHCI 00:1f\.2, port 0"):
 # (bios-selftest-qemu64, i686-selftest-pentium3, selftest-qemu64): run-boots boots alike
 # commands once, and the self-test's output has the storage lines too.
 CASES += [
-    dict(name="storage-pci-q35-ahci", args=["--bios", "--cpu", "qemu64,+smep,+smap,+umip"], config="mode=selftest",
+    dict(name="storage-pci-q35-ahci", args=["--cpu", "qemu64,+smep,+smap,+umip"], config="mode=selftest",
          lines=BIOS + Q35_AHCI, match=[r"^pci\.functions=[1-9]"], absent=NO_FAIL,
          check=results_area_found("build/bareperf.img")),
     dict(name="storage-pci-q35-ahci-uefi", uefi=True, args=UEFI_SELFTEST,
