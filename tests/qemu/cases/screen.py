@@ -156,9 +156,10 @@ def summary_screen(name):
     return check
 
 
+# At CPL 0 alone: as many blocks, in a third less CPU time.
 CASES.append(screen_case(
     "screen-results-summary", ["--cpu", "max", "--icount"],
-    "mode=run payloads=mem_seq_read,mem_chase reps=2 iters=100 sizes=" +
+    "mode=run payloads=mem_seq_read,mem_chase cpl=0 reps=2 iters=100 sizes=" +
     ",".join("%dK" % (4 * i) for i in range(1, 33)), summary_screen("screen-results-summary")))
 
 
