@@ -12,9 +12,14 @@ MENU_SHOWN = [r"bareperf boot menu"]
 GRUB_COUNTDOWN = [r"The highlighted entry will be executed automatically in 1s\."]
 UEFI_COUNTDOWN = [r"Entry 1 boots in 1 s; any key stops the countdown\."]
 MENU1_IMAGE = "build/test-cfg-menu1.img"      # tests/qemu/menu1.cfg: boot.menu_timeout=1
-# One OVMF boot (see UEFI_SELFTEST) for menu-uefi-detect and storage-xhci-stick-uefi: the
-# loader on a USB stick behind qemu-xhci, detect chosen by its digit.
+NOMENU_IMAGE = "build/test-cfg-nomenu.img"    # tests/qemu/nomenu.cfg: boot.menu=off
+# One OVMF boot each (see UEFI_SELFTEST) for a menu case and a USB stick case of storage.py:
+# the loader on a stick behind qemu-xhci, detect chosen by its digit (storage-xhci-stick-uefi);
+# the countdown on a stick behind NEC's xHCI (storage-nec-xhci-stick-uefi); no menu, the
+# stick behind a hub (storage-xhci-hub-stick-uefi).
 UEFI_DETECT_XHCI = ["--menu", "6 ret", "--cpu", "qemu64", "--usb", "xhci"]
+UEFI_TIMEOUT_NEC = ["--menu", "", "--image", MENU1_IMAGE, "--cpu", "qemu64", "--usb", "nec-xhci"]
+UEFI_NOMENU_HUB = ["--menu", "", "--image", NOMENU_IMAGE, "--cpu", "qemu64", "--usb", "xhci", "--usb-hub"]
 
 
 def menu_choice(mode):
@@ -53,10 +58,10 @@ CASES += [
          lines=BIOS + ["cfg.mode=detect", "boot.config_sources=bareperf.cfg, menu (mode=selftest), --config"],
          match=MENU_SHOWN, absent=NO_FAIL + [r"^PASS:"]),
     # boot.menu=off in the bareperf.cfg given to make image: GRUB boots the default at once.
-    dict(name="menu-bios-cfg-off", args=["--menu", "", "--image", "build/test-cfg-nomenu.img"], timeout=60,
+    dict(name="menu-bios-cfg-off", args=["--menu", "", "--image", NOMENU_IMAGE], timeout=60,
          lines=BIOS + ["cfg.mode=detect", "cfg.boot.menu=off", "boot.config_sources=bareperf.cfg"],
          absent=NO_FAIL + MENU_SHOWN + [r"executed automatically"]),
-    dict(name="menu-uefi-timeout", uefi=True, args=["--menu", "", "--image", MENU1_IMAGE], config=MENU_RUN_SMALL,
+    dict(name="menu-uefi-timeout", uefi=True, args=UEFI_TIMEOUT_NEC, config=MENU_RUN_SMALL,
          timeout=90,
          lines=["boot.firmware=uefi", "cfg.mode=run", "cfg.boot.menu_timeout=1",
                 "boot.config_sources=bareperf.cfg, --config",
@@ -71,7 +76,7 @@ CASES += [
          lines=["boot.firmware=uefi"] + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK,
          absent=NO_FAIL + UEFI_COUNTDOWN),
     # boot.menu=off in bareperf.cfg on the ESP: the loader reads it and shows no menu.
-    dict(name="menu-uefi-cfg-off", uefi=True, args=["--menu", "", "--image", "build/test-cfg-nomenu.img"],
+    dict(name="menu-uefi-cfg-off", uefi=True, args=UEFI_NOMENU_HUB,
          timeout=90, lines=["boot.firmware=uefi", "cfg.mode=detect", "cfg.boot.menu=off",
                             "boot.config_sources=bareperf.cfg"],
          absent=NO_FAIL + MENU_SHOWN + [r"Entry 1 boots in"]),

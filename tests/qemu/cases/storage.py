@@ -93,9 +93,9 @@ CASES += [
     dict(name="storage-nec-xhci-stick", args=["--cpu", "qemu64", "--usb", "nec-xhci"],
          config="mode=detect", lines=BIOS + [NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
          check=results_area_found("build/bareperf.img", ON_STICK)),
-    dict(name="storage-nec-xhci-stick-uefi", uefi=True, args=["--cpu", "qemu64", "--usb", "nec-xhci"],
-         config="mode=detect", lines=["boot.firmware=uefi", NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
-         check=results_area_found("build/bareperf.img", ON_STICK)),
+    dict(name="storage-nec-xhci-stick-uefi", uefi=True, args=UEFI_TIMEOUT_NEC,
+         config=MENU_RUN_SMALL, lines=["boot.firmware=uefi", NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
+         check=results_area_found(MENU1_IMAGE, ON_STICK)),
 ]
 
 # A stick with 4096-byte sectors (usb-bot with a scsi-hd of logical_block_size=4096; QEMU's
@@ -129,10 +129,9 @@ CASES += [
          match=[r"^storage\.note=xHCI 00:01\.0, port 5\.2 \(0627:0001\): no bulk-only mass-storage interface ",
                 r"^saved: run \d+ in /bareperf/results/run0\d\.log on the USB stick \(xHCI 00:01\.0, port 5\.1\)$"],
          absent=NO_FAIL, check=results_area_found("build/bareperf.img", HUB_STICK)),
-    dict(name="storage-xhci-hub-stick-uefi", uefi=True, args=["--cpu", "qemu64", "--usb", "xhci", "--usb-hub"],
-         config="mode=detect",
+    dict(name="storage-xhci-hub-stick-uefi", uefi=True, args=UEFI_NOMENU_HUB,
          lines=["boot.firmware=uefi", QEMU_XHCI, "storage.disk=USB stick (xHCI 00:01.0, port 5.1): 131072 sectors of 512 bytes"],
-         absent=NO_FAIL, check=results_area_found("build/bareperf.img", HUB_STICK)),
+         absent=NO_FAIL, check=results_area_found(NOMENU_IMAGE, HUB_STICK)),
 ]
 
 # ---------------------------------------------------------------- EHCI stick (issue 17)
