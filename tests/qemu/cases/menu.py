@@ -20,6 +20,17 @@ NOMENU_IMAGE = "build/test-cfg-nomenu.img"    # tests/qemu/nomenu.cfg: boot.menu
 UEFI_DETECT_XHCI = ["--menu", "6 ret", "--cpu", "qemu64", "--usb", "xhci"]
 UEFI_TIMEOUT_NEC = ["--menu", "", "--image", MENU1_IMAGE, "--cpu", "qemu64", "--usb", "nec-xhci"]
 UEFI_NOMENU_HUB = ["--menu", "", "--image", NOMENU_IMAGE, "--cpu", "qemu64", "--usb", "xhci", "--usb-hub"]
+# The same through GRUB, a boot each for a menu case and a storage case: detect on a stick
+# behind NEC's xHCI (storage-nec-xhci-stick); the i686 self-test on an EHCI stick
+# (storage-usb-ehci-i686); the menu over bareperf.cfg on -machine pc's IDE disk
+# (storage-pci-pc-ide); no menu, the stick behind a hub with a tablet and a second hub
+# (storage-xhci-hub-stick).
+BIOS_DETECT_NEC = ["--menu", "down down down down down ret", "--cpu", "qemu64", "--usb", "nec-xhci"]
+BIOS32_SELFTEST_EHCI = ["--menu", "down down ret", "--cpu", "pentium3", "--usb", "ehci"]
+BIOS_OVERRIDES_PC_IDE = ["--menu", "down down ret", "--image", "build/test-cfg-detect.img", "--cpu", "qemu64",
+                         "--", "-machine", "pc"]
+BIOS_NOMENU_HUB = ["--menu", "", "--image", NOMENU_IMAGE, "--cpu", "qemu64", "--usb", "xhci", "--usb-hub",
+                   "--", "-device", "usb-tablet,bus=usb.0,port=1.2", "-device", "usb-hub,bus=usb.0,port=1.3"]
 
 
 def menu_choice(mode):
@@ -45,20 +56,19 @@ CASES += [
          config=C2C_SMALL.replace("mode=c2c ", "") + " c2c.tests=c2c_latency",
          lines=BIOS + ["cfg.mode=c2c", "boot.config_sources=bareperf.cfg, menu (mode=c2c), --config"],
          match=MENU_SHOWN + [r'^@c2c \{"test":"c2c_latency",'], absent=NO_FAIL),
-    dict(name="menu-bios-detect", args=["--menu", "down down down down down ret"], timeout=60,
+    dict(name="menu-bios-detect", args=BIOS_DETECT_NEC, timeout=60,
          lines=BIOS + menu_choice("detect"), match=MENU_SHOWN, absent=NO_FAIL),
     # GRUB's cpuid -l still picks the i686 kernel for every entry.
-    dict(name="menu-i686-selftest", args=["--menu", "down down ret", "--cpu", "pentium3"], timeout=90,
+    dict(name="menu-i686-selftest", args=BIOS32_SELFTEST_EHCI, timeout=90,
          lines=BIOS32 + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK, absent=NO_FAIL),
     # Precedence: the menu's mode overrides bareperf.cfg's (mode=detect on this image) ...
-    dict(name="menu-bios-overrides-cfg", args=["--menu", "down down ret", "--image", "build/test-cfg-detect.img"],
-         timeout=60, lines=BIOS + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK, absent=NO_FAIL),
+    dict(name="menu-bios-overrides-cfg", args=BIOS_OVERRIDES_PC_IDE, timeout=60, lines=BIOS + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK, absent=NO_FAIL),
     # ... and --config (fw_cfg) overrides the menu's.
     dict(name="menu-bios-config-wins", args=["--menu", "down down ret"], config="mode=detect", timeout=60,
          lines=BIOS + ["cfg.mode=detect", "boot.config_sources=bareperf.cfg, menu (mode=selftest), --config"],
          match=MENU_SHOWN, absent=NO_FAIL + [r"^PASS:"]),
     # boot.menu=off in the bareperf.cfg given to make image: GRUB boots the default at once.
-    dict(name="menu-bios-cfg-off", args=["--menu", "", "--image", NOMENU_IMAGE], timeout=60,
+    dict(name="menu-bios-cfg-off", args=BIOS_NOMENU_HUB, timeout=60,
          lines=BIOS + ["cfg.mode=detect", "cfg.boot.menu=off", "boot.config_sources=bareperf.cfg"],
          absent=NO_FAIL + MENU_SHOWN + [r"executed automatically"]),
     dict(name="menu-uefi-timeout", uefi=True, args=UEFI_TIMEOUT_NEC, config=MENU_RUN_SMALL,

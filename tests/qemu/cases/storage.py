@@ -36,9 +36,10 @@ def results_area_found(image, where=r"AHCI 00:1f\.2, port 0"):
     return check
 
 
-# The q35 cases share their boot with a self-test of the same kernel and firmware
-# (bios-selftest-qemu64, i686-selftest-pentium3, selftest-qemu64): run-boots boots alike
-# commands once, and the self-test's output has the storage lines too.
+# Most cases here share their boot with a self-test or a boot menu case of the same kernel
+# and firmware (bios-selftest-qemu64, i686-selftest-pentium3, selftest-qemu64; the BIOS_ and
+# UEFI_ argument lists of menu.py): run-boots boots alike commands once, and every mode's
+# output has the storage lines.
 CASES += [
     dict(name="storage-pci-q35-ahci", args=["--cpu", "qemu64,+smep,+smap,+umip"], config="mode=selftest",
          lines=BIOS + Q35_AHCI, match=[r"^pci\.functions=[1-9]"], absent=NO_FAIL,
@@ -47,12 +48,12 @@ CASES += [
          lines=["boot.firmware=uefi"] + Q35_AHCI, absent=NO_FAIL, check=results_area_found("build/bareperf.img")),
     dict(name="storage-pci-q35-ahci-i686", args=["--bios", "--cpu", "pentium3"], config="mode=selftest",
          lines=BIOS32 + Q35_AHCI, absent=NO_FAIL, check=results_area_found("build/bareperf.img")),
-    dict(name="storage-pci-pc-ide", args=["--bios", "--cpu", "qemu64", "--config", "mode=detect",
-                                          "--", "-machine", "pc"],
+    dict(name="storage-pci-pc-ide", args=BIOS_OVERRIDES_PC_IDE,
          lines=["boot.firmware=bios", "storage.controller=ide 00:01.1 8086:7010",
                 "storage.disk=IDE disk (IDE 00:01.1, primary master): 131072 sectors of 512 bytes"],
          match=[r"^pci\.config=legacy \(no MCFG \(\"MCFG\"\) among the \d+ entries of the RSDT at 0x[0-9a-f]+\)$"],
-         absent=NO_FAIL + [r"^storage\.controller=ahci"], check=results_area_found("build/bareperf.img", "IDE 00:01\\.1, primary master")),
+         absent=NO_FAIL + [r"^storage\.controller=ahci"],
+         check=results_area_found("build/test-cfg-detect.img", "IDE 00:01\\.1, primary master")),
     # The same IDE disk under OVMF (i440fx, no MCFG either).
     dict(name="storage-pci-pc-ide-uefi", uefi=True, args=["--cpu", "qemu64", "--config", "mode=detect",
                                                          "--", "-machine", "pc"],
@@ -90,8 +91,8 @@ CASES += [
     dict(name="storage-nec-xhci-stick-i686", args=["--bios", "--cpu", "pentium3", "--usb", "nec-xhci"],
          config="mode=detect", lines=BIOS32 + [NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
          check=results_area_found("build/bareperf.img", ON_STICK)),
-    dict(name="storage-nec-xhci-stick", args=["--cpu", "qemu64", "--usb", "nec-xhci"],
-         config="mode=detect", lines=BIOS + [NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
+    dict(name="storage-nec-xhci-stick", args=BIOS_DETECT_NEC,
+         lines=BIOS + [NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
          check=results_area_found("build/bareperf.img", ON_STICK)),
     dict(name="storage-nec-xhci-stick-uefi", uefi=True, args=UEFI_TIMEOUT_NEC,
          config=MENU_RUN_SMALL, lines=["boot.firmware=uefi", NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
@@ -121,14 +122,12 @@ CASES += [
 # A tablet beside it is named; a second hub behind the first is named, not followed.
 HUB_STICK = r"xHCI 00:01\.0, port 5\.1"
 CASES += [
-    dict(name="storage-xhci-hub-stick", args=["--cpu", "qemu64", "--usb", "xhci", "--usb-hub", "--config", "mode=detect",
-                                              "--", "-device", "usb-tablet,bus=usb.0,port=1.2",
-                                              "-device", "usb-hub,bus=usb.0,port=1.3"],
+    dict(name="storage-xhci-hub-stick", args=BIOS_NOMENU_HUB,
          lines=BIOS + [QEMU_XHCI, "storage.disk=USB stick (xHCI 00:01.0, port 5.1): 131072 sectors of 512 bytes",
                        "storage.note=xHCI 00:01.0, port 5.3: a hub behind a hub; devices behind it are not searched"],
          match=[r"^storage\.note=xHCI 00:01\.0, port 5\.2 \(0627:0001\): no bulk-only mass-storage interface ",
                 r"^saved: run \d+ in /bareperf/results/run0\d\.log on the USB stick \(xHCI 00:01\.0, port 5\.1\)$"],
-         absent=NO_FAIL, check=results_area_found("build/bareperf.img", HUB_STICK)),
+         absent=NO_FAIL, check=results_area_found(NOMENU_IMAGE, HUB_STICK)),
     dict(name="storage-xhci-hub-stick-uefi", uefi=True, args=UEFI_NOMENU_HUB,
          lines=["boot.firmware=uefi", QEMU_XHCI, "storage.disk=USB stick (xHCI 00:01.0, port 5.1): 131072 sectors of 512 bytes"],
          absent=NO_FAIL, check=results_area_found(NOMENU_IMAGE, HUB_STICK)),
@@ -152,7 +151,7 @@ CASES += [
     dict(name="storage-usb-ehci-uefi", uefi=True, args=UEFI_BLT_ONLY_EHCI,
          lines=["boot.firmware=uefi"] + EHCI, match=[EHCI_SAVED], absent=NO_FAIL + [r"^storage\.note="],
          check=results_area_found("build/bareperf.img", EHCI_WHERE)),
-    dict(name="storage-usb-ehci-i686", args=["--bios", "--cpu", "pentium3", "--usb", "ehci"], config="mode=detect",
+    dict(name="storage-usb-ehci-i686", args=BIOS32_SELFTEST_EHCI,
          lines=BIOS32 + EHCI, match=[EHCI_SAVED], absent=NO_FAIL + [r"^storage\.note="],
          check=results_area_found("build/bareperf.img", EHCI_WHERE)),
     dict(name="storage-usb-ehci-companion",
