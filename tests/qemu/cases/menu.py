@@ -24,11 +24,17 @@ UEFI_NOMENU_HUB = ["--menu", "", "--image", NOMENU_IMAGE, "--cpu", "qemu64", "--
 # behind NEC's xHCI (storage-nec-xhci-stick); the i686 self-test on an EHCI stick
 # (storage-usb-ehci-i686); the menu over bareperf.cfg on -machine pc's IDE disk
 # (storage-pci-pc-ide); no menu, the stick behind a hub with a tablet and a second hub
-# (storage-xhci-hub-stick).
+# (storage-xhci-hub-stick); the countdown on a stick behind qemu-xhci with a tablet
+# (storage-xhci-stick); run chosen, on an EHCI stick (storage-usb-ehci); --config over the
+# menu, on an image without its results area (storage-results-removed).
 BIOS_DETECT_NEC = ["--menu", "down down down down down ret", "--cpu", "qemu64", "--usb", "nec-xhci"]
 BIOS32_SELFTEST_EHCI = ["--menu", "down down ret", "--cpu", "pentium3", "--usb", "ehci"]
 BIOS_OVERRIDES_PC_IDE = ["--menu", "down down ret", "--image", "build/test-cfg-detect.img", "--cpu", "qemu64",
                          "--", "-machine", "pc"]
+BIOS_TIMEOUT_XHCI = ["--menu", "", "--image", MENU1_IMAGE, "--cpu", "qemu64", "--usb", "xhci",
+                     "--config", MENU_RUN_SMALL, "--", "-device", "usb-tablet,bus=usb.0"]
+BIOS_RUN_EHCI = ["--menu", "down ret", "--cpu", "qemu64", "--usb", "ehci"]
+BIOS_CONFIG_WINS_NO_RESULTS = ["--menu", "down down ret", "--cpu", "qemu64", "--image", "build/test-noresults.img"]
 BIOS_NOMENU_HUB = ["--menu", "", "--image", NOMENU_IMAGE, "--cpu", "qemu64", "--usb", "xhci", "--usb-hub",
                    "--", "-device", "usb-tablet,bus=usb.0,port=1.2", "-device", "usb-hub,bus=usb.0,port=1.3"]
 
@@ -40,12 +46,12 @@ def menu_choice(mode):
 CASES += [
     # The countdown runs out and the default boots (1 s on this image: boot.menu_timeout;
     # tests/tools/mkimage-boot-menu and test_bootmenu check the 5 s default).
-    dict(name="menu-bios-timeout", args=["--menu", "", "--image", MENU1_IMAGE], config=MENU_RUN_SMALL,
+    dict(name="menu-bios-timeout", args=BIOS_TIMEOUT_XHCI,
          timeout=60, lines=BIOS + ["cfg.mode=run", "cfg.boot.menu=on", "cfg.boot.menu_timeout=1",
                                    "boot.config_sources=bareperf.cfg, --config",
                                    "bareperf: 2 results, 0 faults, 0 timeouts, 0 errors"],
          match=MENU_SHOWN + GRUB_COUNTDOWN, absent=NO_FAIL + [r"executed automatically in [2-9]s"]),
-    dict(name="menu-bios-run", args=["--menu", "down ret"], timeout=60, config=MENU_RUN_SMALL,
+    dict(name="menu-bios-run", args=BIOS_RUN_EHCI, timeout=60, config=MENU_RUN_SMALL,
          lines=BIOS + ["cfg.mode=run", "boot.config_sources=bareperf.cfg, menu (mode=run), --config"],
          match=MENU_SHOWN, absent=NO_FAIL + [r"automatically in 1s"]),
     dict(name="menu-bios-selftest", args=["--menu", "down down ret"], timeout=60,
@@ -64,7 +70,7 @@ CASES += [
     # Precedence: the menu's mode overrides bareperf.cfg's (mode=detect on this image) ...
     dict(name="menu-bios-overrides-cfg", args=BIOS_OVERRIDES_PC_IDE, timeout=60, lines=BIOS + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK, absent=NO_FAIL),
     # ... and --config (fw_cfg) overrides the menu's.
-    dict(name="menu-bios-config-wins", args=["--menu", "down down ret"], config="mode=detect", timeout=60,
+    dict(name="menu-bios-config-wins", args=BIOS_CONFIG_WINS_NO_RESULTS, config="mode=detect", timeout=60,
          lines=BIOS + ["cfg.mode=detect", "boot.config_sources=bareperf.cfg, menu (mode=selftest), --config"],
          match=MENU_SHOWN, absent=NO_FAIL + [r"^PASS:"]),
     # boot.menu=off in the bareperf.cfg given to make image: GRUB boots the default at once.

@@ -62,8 +62,7 @@ CASES += [
          match=[r"^saved: run 1 in /bareperf/results/run01\.log on the IDE disk \(IDE 00:01\.1, primary master\)$"],
          absent=NO_FAIL + [r"^storage\.controller=ahci"], check=results_area_found("build/bareperf.img", "IDE 00:01\\.1, primary master")),
     # The results area deleted with mtools: found missing, with the check that failed.
-    dict(name="storage-results-removed", args=["--cpu", "qemu64", "--image", "build/test-noresults.img"],
-         config="mode=detect",
+    dict(name="storage-results-removed", args=BIOS_CONFIG_WINS_NO_RESULTS, config="mode=detect",
          lines=Q35_AHCI + ["storage.results=none on AHCI 00:1f.2, port 0 (no folder /bareperf)",
                            "boot.image=unknown (the loader found no /bareperf/results/IDENTITY: runs are not saved)"],
          absent=NO_FAIL),
@@ -80,11 +79,10 @@ NEC_XHCI = "storage.controller=xhci 00:01.0 1033:0194"
 ON_STICK = r"xHCI 00:01\.0, port 1"
 
 CASES += [
-    dict(name="storage-xhci-stick", args=["--cpu", "qemu64", "--usb", "xhci", "--config", "mode=detect", "--",
-                                          "-device", "usb-tablet,bus=usb.0"],
+    dict(name="storage-xhci-stick", args=BIOS_TIMEOUT_XHCI,
          lines=BIOS + [QEMU_XHCI, XHCI_STICK],
          match=[r"^storage\.note=xHCI 00:01\.0, port \d \(0627:0001\): no bulk-only mass-storage interface "],
-         absent=NO_FAIL, check=results_area_found("build/bareperf.img", ON_STICK)),
+         absent=NO_FAIL, check=results_area_found(MENU1_IMAGE, ON_STICK)),
     dict(name="storage-xhci-stick-uefi", uefi=True, args=UEFI_DETECT_XHCI,
          lines=["boot.firmware=uefi", QEMU_XHCI, XHCI_STICK], absent=NO_FAIL,
          check=results_area_found("build/bareperf.img", ON_STICK)),
@@ -145,7 +143,7 @@ EHCI_WHERE = r"EHCI 00:01\.0, port 1"
 EHCI_SAVED = r"^saved: run \d+ in /bareperf/results/run0\d\.log on the USB stick \(%s\)$" % EHCI_WHERE
 
 CASES += [
-    dict(name="storage-usb-ehci", args=["--cpu", "qemu64", "--usb", "ehci"], config="mode=detect",
+    dict(name="storage-usb-ehci", args=BIOS_RUN_EHCI, config=MENU_RUN_SMALL,
          lines=BIOS + EHCI, match=[EHCI_SAVED], absent=NO_FAIL + [r"^storage\.note="],
          check=results_area_found("build/bareperf.img", EHCI_WHERE)),
     dict(name="storage-usb-ehci-uefi", uefi=True, args=UEFI_BLT_ONLY_EHCI,
