@@ -26,7 +26,8 @@ UEFI_NOMENU_HUB = ["--menu", "", "--image", NOMENU_IMAGE, "--cpu", "qemu64", "--
 # (storage-pci-pc-ide); no menu, the stick behind a hub with a tablet and a second hub
 # (storage-xhci-hub-stick); the countdown on a stick behind qemu-xhci with a tablet
 # (storage-xhci-stick); run chosen, on an EHCI stick (storage-usb-ehci); --config over the
-# menu, on an image without its results area (storage-results-removed).
+# menu, on an image without its results area (storage-results-removed). A list with QEMU
+# arguments after "--" carries its --config itself: run-boots adds a case's config last.
 BIOS_DETECT_NEC = ["--menu", "down down down down down ret", "--cpu", "qemu64", "--usb", "nec-xhci"]
 BIOS32_SELFTEST_EHCI = ["--menu", "down down ret", "--cpu", "pentium3", "--usb", "ehci"]
 BIOS_OVERRIDES_PC_IDE = ["--menu", "down down ret", "--image", "build/test-cfg-detect.img", "--cpu", "qemu64",
