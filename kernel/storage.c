@@ -5,9 +5,11 @@
  * saved: line.
  */
 #include "kernel/storage.h"
+#include "drivers/qemu-fwcfg.h"
 #include "drivers/rtc.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
+#include "kernel/platform.h"
 #include "kernel/screen-ui.h"
 #include "kernel/storage-probe.h"
 #include "lib/format.h"
@@ -23,23 +25,53 @@ static void print_id(const uint8_t id[RESULTS_ID_BYTES])
 		kprintf("%02x", id[k]);
 }
 
+/* QEMU's fw_cfg file with IDENTITY's bytes, for a boot without a loader: scripts/qemu-run
+ * --direct --writable-image passes it (docs/results-area.md). */
+#define FWCFG_IDENTITY_NAME "opt/bareperf/identity"
+
+/* IDENTITY's bytes in buf: the loader's, else QEMU's fw_cfg file; 0 when neither has them,
+ * with the reason in why. */
+static size_t identity_bytes(char buf[BI_IDENTITY_MAX + 1], const char **from, char *why, size_t whylen)
+{
+	if (kernel.bi->identity_len) {
+		memcpy(buf, kernel.bi->identity, kernel.bi->identity_len);
+		*from = "";
+		return kernel.bi->identity_len;
+	}
+	long n = platform_is_qemu() ? fwcfg_read_file(FWCFG_IDENTITY_NAME, buf, BI_IDENTITY_MAX + 1) : -1;
+	if (n > BI_IDENTITY_MAX) {
+		bp_snprintf(why, whylen, "fw_cfg " FWCFG_IDENTITY_NAME " is %ld bytes, more than %u", n,
+			    BI_IDENTITY_MAX);
+		return 0;
+	}
+	if (n <= 0) {
+		bp_snprintf(why, whylen, "the loader found no /bareperf/results/IDENTITY");
+		return 0;
+	}
+	*from = " (from fw_cfg " FWCFG_IDENTITY_NAME ")";
+	return (size_t)n;
+}
+
 /* The running image's identity, as the loader read /bareperf/results/IDENTITY. */
 static void learn_image_identity(void)
 {
+	static char bytes[BI_IDENTITY_MAX + 1];
 	char err[160];
+	const char *from = "";
 
-	if (kernel.bi->identity_len == 0) {
-		kprintf("boot.image=unknown (the loader found no /bareperf/results/IDENTITY: runs are not saved)\n");
+	size_t len = identity_bytes(bytes, &from, err, sizeof(err));
+	if (len == 0) {
+		kprintf("boot.image=unknown (%s: runs are not saved)\n", err);
 		return;
 	}
-	if (results_identity_parse(kernel.bi->identity, kernel.bi->identity_len, &this_image, err, sizeof(err))) {
-		kprintf("boot.image=unknown (%s: runs are not saved)\n", err);
+	if (results_identity_parse(bytes, len, &this_image, err, sizeof(err))) {
+		kprintf("boot.image=unknown (%s%s: runs are not saved)\n", err, from);
 		return;
 	}
 	this_image_known = true;
 	kprintf("boot.image=");
 	print_id(this_image.id);
-	kprintf("\n");
+	kprintf("%s\n", from);
 }
 
 static bool disk_read(void *ctx, uint64_t lba, uint32_t count, void *buf)

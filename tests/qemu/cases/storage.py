@@ -66,6 +66,18 @@ CASES += [
          lines=Q35_AHCI + ["storage.results=none on AHCI 00:1f.2, port 0 (no folder /bareperf)",
                            "boot.image=unknown (the loader found no /bareperf/results/IDENTITY: runs are not saved)"],
          absent=NO_FAIL),
+    # IDENTITY as fw_cfg file (what qemu-run --direct --writable-image passes; save-runs
+    # saves through it) by PVH, where no loader passes one: one that is not an IDENTITY,
+    # and one too long, are refused.
+    dict(name="storage-fwcfg-identity-bad", grub=False, args=["--cpu", "qemu64", "--config", "mode=detect", "--",
+                                                  "-fw_cfg", "name=opt/bareperf/identity,string=bareperf"],
+         lines=["boot.image=unknown (IDENTITY does not start with 'bareperf results area 1' (from fw_cfg "
+                "opt/bareperf/identity): runs are not saved)",
+                "not saved: this image's identity is unknown (see boot.image)"], absent=NO_FAIL),
+    dict(name="storage-fwcfg-identity-too-long", grub=False, args=["--cpu", "qemu64", "--config", "mode=detect", "--",
+                                                       "-fw_cfg", "name=opt/bareperf/identity,string=" + "x" * 513],
+         lines=["boot.image=unknown (fw_cfg opt/bareperf/identity is 513 bytes, more than 512: runs are not saved)",
+                "not saved: this image's identity is unknown (see boot.image)"], absent=NO_FAIL),
 ]
 
 # The image on a USB stick behind xHCI (qemu-run --usb): QEMU's qemu-xhci (1b36:000d) and
