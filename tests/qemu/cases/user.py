@@ -71,10 +71,10 @@ def user_faults_placed(out):
 
 
 CASES += [
-    # Exact through the UEFI path: the loader, the same kernel.
-    dict(name="user-asm-icount-exact", uefi=True, args=["--cpu", "max", "--icount", "--asm", "add rax, 1",
-                                                         "--unroll", "100", "--loop", "10"],
-         config="reps=3 warmup=1", timeout=300, check=lambda out: user_bench_exact(out, examples=[]),
+    # Exact through the UEFI path: the loader, the same kernel. The boot runs the catalogue
+    # too, for icount-exact-catalogue (cases/engine.py).
+    dict(name="user-asm-icount-exact", uefi=True, args=UEFI_ICOUNT_ARGS, config=UEFI_ICOUNT_CONFIG, timeout=400,
+         check=lambda out: user_bench_exact(out, examples=[]),
          match=[r"^   instructions per copy, measured by single-step: 1\.000$",
                 r'^@result \{"bench":"asm","size":0,"cpl":3,"event":"tsc",.*"iters":1000,"unroll":100,"loop":10,'
                 r'.*"per_iter":32\.000,'],
