@@ -58,6 +58,9 @@ CASES.append(dict(name="i686-selftest-athlon-syscall", args=["--bios", "--cpu", 
                   lines=BIOS32 + ["SKIP: cpl3.syscall_sysret_round_trip (SYSCALL is for long mode here)",
                                   "PASS: cpl3.syscall_ud_unless_asked"],
                   match=SELFTEST_OK, absent=NO_FAIL))
+# The i686 kernel's catalogue listing, the same on every CPU model (what a CPU lacks is a
+# run's @skip): i686-list-athlon's boot, which the i686 icount cases take as their prelude.
+I686_LISTING = dict(args=["--bios", "--cpu", "athlon"], config="mode=list")
 CASES += [
     # PAE with NX (Core Duo, Atom): data pages are not executable.
     dict(name="i686-selftest-coreduo-nx", args=["--bios", "--cpu", "coreduo"], config="mode=selftest",
@@ -69,7 +72,7 @@ CASES += [
          lines=ident("GenuineIntel", 6, 7, 3, "intel-p6") + BIOS32 +
          ["pmu.gp_counters=2", "pmu.gp_width=40", "bareperf: stopped (exit code 0)"],
          absent=[r"^FATAL", r"^config error"]),
-    dict(name="i686-list-athlon", args=["--bios", "--cpu", "athlon"], config="mode=list", timeout=60,
+    dict(name="i686-list-athlon", args=I686_LISTING["args"], config=I686_LISTING["config"], timeout=60,
          check=listing_complete, lines=BIOS32 + ["bareperf: stopped (exit code 0)",
                '@payload {"name":"add_chain","insns_per_iter":10,"cpls":"0,3","sizes":false,"kernel_code":false,'
                '"fault":false,"needs":[],"desc":"8 dependent 32-bit ADDs: ADD latency"}'],
@@ -127,7 +130,7 @@ CASES += [
                                      "no NX bit)"],
          match=SELFTEST_OK, absent=NO_FAIL),
     dict(name="i686-icount-exact-no-pae", args=["--bios", "--cpu", "pentium3,-pae", "--icount"], timeout=120,
-         prelude=dict(args=["--bios", "--cpu", "pentium3,-pae"], config="mode=list"),
+         prelude=I686_LISTING,
          config="payloads=" + ",".join(NO_PAE_PAYLOADS) +
          " reps=4 warmup=1 iters=64 sizes=4K,1M,8M cpl=both events=cycles,instructions",
          check=icount_exact_subset, lines=BIOS32 + ["sys.nx=off (no PAE)", "bareperf: stopped (exit code 0)"],
@@ -145,7 +148,7 @@ for _name, _cpu, _skips, _ser, _min in [
         ("athlon", "athlon", I686_SKIPS, "cpuid", 100),
         ("kvm32", "kvm32,+popcnt,+rdtscp", ["sys_syscall", "cost_rdpmc"], "lfence", 112)]:
     CASES.append(dict(name="i686-icount-exact-catalogue-" + _name, args=["--bios", "--cpu", _cpu, "--icount"],
-                      timeout=120, prelude=dict(args=["--bios", "--cpu", _cpu], config="mode=list"),
+                      timeout=120, prelude=I686_LISTING,
                       config="reps=4 warmup=1 iters=64 sizes=4K,64K,1M cpl=both events=cycles,instructions",
                       check=lambda out, pre, _s=_skips, _m=_min: icount_exact(out, pre, _m, _s),
                       lines=BIOS32 + ["pmu.serialize=" + _ser, "bareperf: stopped (exit code 0)"],

@@ -66,7 +66,6 @@ def same_trace_as_prelude(out, pre):
 
 NETBURST_HT = ["--bios", "--smp", "2,sockets=1,cores=1,threads=2", "--cpu", "qemu64,vendor=GenuineIntel,family=15,model=4"]
 NB_TRACE = "trace=msr payloads=empty reps=1 iters=10 cpl=3 events=cycles "
-SMP_BIOS_LIST = dict(args=["--bios", "--cpu", "max"], config="mode=list")
 
 CASES += [
     # The self-test calls every AP: own stacks, APIC ID, CR0/CR4, a CPL 3 round trip; an NMI
@@ -142,10 +141,10 @@ CASES += [
     # -icount with -smp runs the vCPUs round-robin on one thread: the boot CPU halts without
     # a timer while CPU 1 measures, so the catalogue stays exact there.
     dict(name="smp-icount-exact-cpu1", args=["--bios", "--cpu", "max", "--icount", "--smp", "2"], timeout=200,
-         prelude=SMP_BIOS_LIST, config="cpu=1 reps=4 warmup=1 iters=64 sizes=4K,64K,1M cpl=both events=cycles,instructions",
+         prelude=LISTING, config="cpu=1 reps=4 warmup=1 iters=64 sizes=4K,64K,1M cpl=both events=cycles,instructions",
          check=all_on_cpu(1, icount_exact), absent=NO_FAIL),
     dict(name="i686-smp-icount-cpu1", args=["--bios", "--cpu", "kvm32", "--icount", "--smp", "2"], timeout=120,
-         prelude=dict(args=["--bios", "--cpu", "kvm32"], config="mode=list"),
+         prelude=I686_LISTING,
          config="payloads=" + ",".join(NO_PAE_PAYLOADS) + " cpu=1 reps=4 warmup=1 iters=64 sizes=4K,1M,8M cpl=both",
          check=all_on_cpu(1, icount_exact_subset), lines=BIOS32 + cpu_lines([(0, 0, 0), (0, 1, 0)]), absent=NO_FAIL),
     # Under -icount the vCPUs take turns on one host thread: a spinning partner must hand the
