@@ -54,9 +54,9 @@ CASES += [
          match=[r"^pci\.config=legacy \(no MCFG \(\"MCFG\"\) among the \d+ entries of the RSDT at 0x[0-9a-f]+\)$"],
          absent=NO_FAIL + [r"^storage\.controller=ahci"],
          check=results_area_found("build/test-cfg-detect.img", "IDE 00:01\\.1, primary master")),
-    # The same IDE disk under OVMF (i440fx, no MCFG either).
-    dict(name="storage-pci-pc-ide-uefi", uefi=True, args=["--cpu", "qemu64", "--config", "mode=detect",
-                                                         "--", "-machine", "pc"],
+    # The same IDE disk under OVMF (i440fx, no MCFG either), in screen-uefi-results' boot.
+    dict(name="storage-pci-pc-ide-uefi", uefi=True, args=UEFI_SCREEN_RESULTS["args"],
+         config=UEFI_SCREEN_RESULTS["config"],
          lines=["boot.firmware=uefi", "storage.controller=ide 00:01.1 8086:7010",
                 "storage.disk=IDE disk (IDE 00:01.1, primary master): 131072 sectors of 512 bytes"],
          match=[r"^saved: run 1 in /bareperf/results/run01\.log on the IDE disk \(IDE 00:01\.1, primary master\)$"],
