@@ -86,6 +86,7 @@ CASES += [
 # which the x86-64 kernel maps for itself. The stick's results area is found with the
 # image's identity; a tablet on the same controller is named and passed over.
 XHCI_STICK = "storage.disk=USB stick (xHCI 00:01.0, port 1): 131072 sectors of 512 bytes"
+SAVED_ON = r"^saved: run \d+ in /bareperf/results/run0\d\.log on the USB stick \(%s\)$"   # % where
 QEMU_XHCI = "storage.controller=xhci 00:01.0 1b36:000d"
 NEC_XHCI = "storage.controller=xhci 00:01.0 1033:0194"
 ON_STICK = r"xHCI 00:01\.0, port 1"
@@ -97,6 +98,7 @@ CASES += [
          absent=NO_FAIL, check=results_area_found(MENU1_IMAGE, ON_STICK)),
     dict(name="storage-xhci-stick-uefi", uefi=True, args=UEFI_DETECT_XHCI,
          lines=["boot.firmware=uefi", QEMU_XHCI, XHCI_STICK], absent=NO_FAIL,
+         match=[SAVED_ON % ON_STICK],
          check=results_area_found("build/bareperf.img", ON_STICK)),
     dict(name="storage-nec-xhci-stick-i686", args=["--bios", "--cpu", "pentium3", "--usb", "nec-xhci"],
          config="mode=detect", lines=BIOS32 + [NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
@@ -106,7 +108,7 @@ CASES += [
          check=results_area_found("build/bareperf.img", ON_STICK)),
     dict(name="storage-nec-xhci-stick-uefi", uefi=True, args=UEFI_TIMEOUT_NEC,
          config=MENU_RUN_SMALL, lines=["boot.firmware=uefi", NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
-         check=results_area_found(MENU1_IMAGE, ON_STICK)),
+         match=[SAVED_ON % ON_STICK], check=results_area_found(MENU1_IMAGE, ON_STICK)),
 ]
 
 # A stick with 4096-byte sectors (usb-bot with a scsi-hd of logical_block_size=4096; QEMU's
@@ -136,11 +138,11 @@ CASES += [
          lines=BIOS + [QEMU_XHCI, "storage.disk=USB stick (xHCI 00:01.0, port 5.1): 131072 sectors of 512 bytes",
                        "storage.note=xHCI 00:01.0, port 5.3: a hub behind a hub; devices behind it are not searched"],
          match=[r"^storage\.note=xHCI 00:01\.0, port 5\.2 \(0627:0001\): no bulk-only mass-storage interface ",
-                r"^saved: run \d+ in /bareperf/results/run0\d\.log on the USB stick \(xHCI 00:01\.0, port 5\.1\)$"],
+                SAVED_ON % HUB_STICK],
          absent=NO_FAIL, check=results_area_found(NOMENU_IMAGE, HUB_STICK)),
     dict(name="storage-xhci-hub-stick-uefi", uefi=True, args=UEFI_NOMENU_HUB,
          lines=["boot.firmware=uefi", QEMU_XHCI, "storage.disk=USB stick (xHCI 00:01.0, port 5.1): 131072 sectors of 512 bytes"],
-         absent=NO_FAIL, check=results_area_found(NOMENU_IMAGE, HUB_STICK)),
+         match=[SAVED_ON % HUB_STICK], absent=NO_FAIL, check=results_area_found(NOMENU_IMAGE, HUB_STICK)),
 ]
 
 # ---------------------------------------------------------------- EHCI stick (issue 17)
