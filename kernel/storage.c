@@ -31,7 +31,8 @@ static void print_id(const uint8_t id[RESULTS_ID_BYTES])
 
 /* IDENTITY's bytes in buf: the loader's, else QEMU's fw_cfg file; 0 when neither has them,
  * with the reason in why. */
-static size_t identity_bytes(char buf[BI_IDENTITY_MAX + 1], const char **from, char *why, size_t whylen)
+static size_t identity_bytes(char buf[BI_IDENTITY_MAX + 1], const char **from, char *why,
+			     size_t whylen)
 {
 	if (kernel.bi->identity_len) {
 		memcpy(buf, kernel.bi->identity, kernel.bi->identity_len);
@@ -52,7 +53,8 @@ static size_t identity_bytes(char buf[BI_IDENTITY_MAX + 1], const char **from, c
 	return (size_t)n;
 }
 
-/* The running image's identity, as the loader read /bareperf/results/IDENTITY. */
+/* The running image's identity, as the loader read /bareperf/results/IDENTITY (or QEMU's
+ * fw_cfg carries it). */
 static void learn_image_identity(void)
 {
 	static char bytes[BI_IDENTITY_MAX + 1];
