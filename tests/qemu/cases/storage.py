@@ -119,7 +119,9 @@ STICK_4K = ["-device", "qemu-xhci,id=usb", "-drive", "if=none,id=s4k,format=raw,
             "file=build/host/results-img/4k.img", "-device", "usb-bot,id=bot,bus=usb.0",
             "-device", "scsi-hd,bus=bot.0,scsi-id=0,lun=0,drive=s4k,logical_block_size=4096,physical_block_size=4096"]
 CASES += [
-    dict(name="storage-xhci-4k-stick", args=["--cpu", "qemu64", "--config", "mode=detect", "--"] + STICK_4K,
+    # By PVH, on a copy of the image (writable), which the run is saved on.
+    dict(name="storage-xhci-4k-stick", grub=False, writable=True,
+         args=["--cpu", "qemu64", "--config", "mode=detect", "--"] + STICK_4K,
          lines=BIOS + [QEMU_XHCI, "storage.disk=USB stick (xHCI 00:01.0, port 1): 81920 sectors of 4096 bytes",
                        "storage.disk=SATA disk (AHCI 00:1f.2, port 0): 131072 sectors of 512 bytes"],
          match=[r"^storage\.results=00112233445566778899aabbccddeeff on xHCI 00:01\.0, port 1: 8 slots from "
