@@ -29,40 +29,42 @@ static void print_id(const uint8_t id[RESULTS_ID_BYTES])
  * --direct --writable-image passes it (docs/results-area.md). */
 #define FWCFG_IDENTITY_NAME "opt/bareperf/identity"
 
-/* IDENTITY's bytes in buf: the loader's, else QEMU's fw_cfg file; 0 when neither has them,
- * with the reason in why. */
-static size_t identity_bytes(char buf[BI_IDENTITY_MAX + 1], const char **from, char *why,
-			     size_t whylen)
+/* IDENTITY's bytes: the loader's, else QEMU's fw_cfg file (from names which, for the
+ * report); NULL when neither has them, with the reason in why. */
+static const char *identity_bytes(size_t *len, const char **from, char *why, size_t whylen)
 {
+	static char fwcfg[BI_IDENTITY_MAX + 1];
+
+	*from = "";
 	if (kernel.bi->identity_len) {
-		memcpy(buf, kernel.bi->identity, kernel.bi->identity_len);
-		*from = "";
-		return kernel.bi->identity_len;
+		*len = kernel.bi->identity_len;
+		return kernel.bi->identity;
 	}
-	long n = platform_is_qemu() ? fwcfg_read_file(FWCFG_IDENTITY_NAME, buf, BI_IDENTITY_MAX + 1) : -1;
+	long n = platform_is_qemu() ? fwcfg_read_file(FWCFG_IDENTITY_NAME, fwcfg, sizeof(fwcfg)) : -1;
 	if (n > BI_IDENTITY_MAX) {
 		bp_snprintf(why, whylen, "fw_cfg " FWCFG_IDENTITY_NAME " is %ld bytes, more than %u", n,
 			    BI_IDENTITY_MAX);
-		return 0;
+		return NULL;
 	}
 	if (n <= 0) {
 		bp_snprintf(why, whylen, "the loader found no /bareperf/results/IDENTITY");
-		return 0;
+		return NULL;
 	}
 	*from = " (from fw_cfg " FWCFG_IDENTITY_NAME ")";
-	return (size_t)n;
+	*len = (size_t)n;
+	return fwcfg;
 }
 
 /* The running image's identity, as the loader read /bareperf/results/IDENTITY (or QEMU's
  * fw_cfg carries it). */
 static void learn_image_identity(void)
 {
-	static char bytes[BI_IDENTITY_MAX + 1];
 	char err[160];
-	const char *from = "";
+	const char *from;
+	size_t len;
 
-	size_t len = identity_bytes(bytes, &from, err, sizeof(err));
-	if (len == 0) {
+	const char *bytes = identity_bytes(&len, &from, err, sizeof(err));
+	if (!bytes) {
 		kprintf("boot.image=unknown (%s: runs are not saved)\n", err);
 		return;
 	}
