@@ -69,7 +69,8 @@ CASES += [
     dict(name="menu-i686-selftest", args=BIOS32_SELFTEST_EHCI, timeout=90,
          lines=BIOS32 + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK, absent=NO_FAIL),
     # Precedence: the menu's mode overrides bareperf.cfg's (mode=detect on this image) ...
-    dict(name="menu-bios-overrides-cfg", args=BIOS_OVERRIDES_PC_IDE, timeout=60, lines=BIOS + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK, absent=NO_FAIL),
+    dict(name="menu-bios-overrides-cfg", args=BIOS_OVERRIDES_PC_IDE, timeout=60,
+         lines=BIOS + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK, absent=NO_FAIL),
     # ... and --config (fw_cfg) overrides the menu's.
     dict(name="menu-bios-config-wins", args=BIOS_CONFIG_WINS_NO_RESULTS, config="mode=detect", timeout=60,
          lines=BIOS + ["cfg.mode=detect", "boot.config_sources=bareperf.cfg, menu (mode=selftest), --config"],
