@@ -159,7 +159,7 @@ CASES += [
 EHCI = ["storage.controller=ehci 00:01.0 8086:293a",
         "storage.disk=USB stick (EHCI 00:01.0, port 1): 131072 sectors of 512 bytes"]
 EHCI_WHERE = r"EHCI 00:01\.0, port 1"
-EHCI_SAVED = r"^saved: run \d+ in /bareperf/results/run0\d\.log on the USB stick \(%s\)$" % EHCI_WHERE
+EHCI_SAVED = SAVED_ON % EHCI_WHERE
 
 CASES += [
     dict(name="storage-usb-ehci", args=BIOS_RUN_EHCI, config=MENU_RUN_SMALL,
