@@ -3,11 +3,13 @@
 SELFTEST_OK = [r"^\d+ passed, 0 failed", r"^PASS: cpl3\.round_trip$"]
 NO_FAIL = [r"^FAIL:", r"^FATAL", r"unexpected exception"]
 
-# OVMF takes about 2 s of CPU a boot, so UEFI cases that can share one do: tests/qemu/run-boots
-# boots alike commands once and judges each case on that output. One boot for this case,
-# menu-uefi-selftest and storage-pci-q35-ahci-uefi: the self-test on qemu64 with SMEP, SMAP
-# and UMIP, chosen from the UEFI loader's menu, the image on q35's AHCI.
-UEFI_SELFTEST = ["--menu", "down down ret", "--cpu", "qemu64,+smep,+smap,+umip"]
+# OVMF takes about 2 s of CPU a boot and GRUB with its menu about 1.5 s, so cases that can
+# share a boot do: tests/qemu/run-boots boots alike commands once and judges each case on
+# that output. The self-test on qemu64 with SMEP, SMAP and UMIP, chosen from the boot menu,
+# the image on q35's AHCI: one OVMF boot for this case, menu-uefi-selftest and
+# storage-pci-q35-ahci-uefi; one GRUB boot for bios-selftest-qemu64, menu-bios-selftest
+# and storage-pci-q35-ahci.
+SELFTEST_MENU = ["--menu", "down down ret", "--cpu", "qemu64,+smep,+smap,+umip"]
 
 
 def ident(vendor, family, model, stepping=None, kind=None):
@@ -20,7 +22,7 @@ def ident(vendor, family, model, stepping=None, kind=None):
 
 
 CASES = [
-    dict(name="selftest-qemu64", uefi=True, args=UEFI_SELFTEST,
+    dict(name="selftest-qemu64", uefi=True, args=SELFTEST_MENU,
          lines=ident("AuthenticAMD", 15, 107, kind="amd-legacy") + ["cpu.hypervisor=TCGTCGTCGTCG",
                "sys.smep=on", "sys.smap=on", "sys.umip=on", "boot.firmware=uefi", "cpu.mode=long"],
          match=SELFTEST_OK, absent=NO_FAIL),

@@ -10,8 +10,7 @@ CASES = []
 BIOS = ["boot.firmware=bios", "cpu.mode=long"]
 MB2 = ["boot.protocol=multiboot2"]
 CASES += [
-    dict(name="bios-selftest-qemu64", grub=True, args=["--bios", "--cpu", "qemu64,+smep,+smap,+umip"],
-         config="mode=selftest",
+    dict(name="bios-selftest-qemu64", grub=True, args=["--bios"] + SELFTEST_MENU,
          lines=ident("AuthenticAMD", 15, 107, kind="amd-legacy") + BIOS + MB2 + ["sys.smep=on", "sys.nx=on"],
          match=SELFTEST_OK + [r"^boot\.memory_mib=(4[6-9]\d|50\d)$"], absent=NO_FAIL + [r"^loader:"]),
     # By PVH (QEMU -kernel): the same kernel, the map and the RSDP from the start information.

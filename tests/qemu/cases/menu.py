@@ -13,7 +13,7 @@ GRUB_COUNTDOWN = [r"The highlighted entry will be executed automatically in 1s\.
 UEFI_COUNTDOWN = [r"Entry 1 boots in 1 s; any key stops the countdown\."]
 MENU1_IMAGE = "build/test-cfg-menu1.img"      # tests/qemu/menu1.cfg: boot.menu_timeout=1
 NOMENU_IMAGE = "build/test-cfg-nomenu.img"    # tests/qemu/nomenu.cfg: boot.menu=off
-# One OVMF boot each (see UEFI_SELFTEST) for a menu case and a USB stick case of storage.py:
+# One OVMF boot each (see SELFTEST_MENU) for a menu case and a USB stick case of storage.py:
 # the loader on a stick behind qemu-xhci, detect chosen by its digit (storage-xhci-stick-uefi);
 # the countdown on a stick behind NEC's xHCI (storage-nec-xhci-stick-uefi); no menu, the
 # stick behind a hub (storage-xhci-hub-stick-uefi).
@@ -55,7 +55,7 @@ CASES += [
     dict(name="menu-bios-run", args=BIOS_RUN_EHCI, timeout=60, config=MENU_RUN_SMALL,
          lines=BIOS + ["cfg.mode=run", "boot.config_sources=bareperf.cfg, menu (mode=run), --config"],
          match=MENU_SHOWN, absent=NO_FAIL + [r"automatically in 1s"]),
-    dict(name="menu-bios-selftest", args=["--menu", "down down ret"], timeout=60,
+    dict(name="menu-bios-selftest", args=SELFTEST_MENU, timeout=60,
          lines=BIOS + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK, absent=NO_FAIL),
     dict(name="menu-bios-pmucheck", args=["--menu", "down down down ret"], timeout=60,
          lines=BIOS + menu_choice("pmucheck"), match=MENU_SHOWN + [r"^SKIP: pmucheck\."], absent=NO_FAIL),
@@ -90,7 +90,7 @@ CASES += [
     dict(name="menu-uefi-detect", uefi=True, args=UEFI_DETECT_XHCI, timeout=90,
          lines=["boot.firmware=uefi"] + menu_choice("detect"), match=MENU_SHOWN,
          absent=NO_FAIL + UEFI_COUNTDOWN),
-    dict(name="menu-uefi-selftest", uefi=True, args=UEFI_SELFTEST, timeout=90,
+    dict(name="menu-uefi-selftest", uefi=True, args=SELFTEST_MENU, timeout=90,
          lines=["boot.firmware=uefi"] + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK,
          absent=NO_FAIL + UEFI_COUNTDOWN),
     # boot.menu=off in bareperf.cfg on the ESP: the loader reads it and shows no menu.

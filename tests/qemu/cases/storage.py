@@ -42,10 +42,10 @@ def results_area_found(image, where=r"AHCI 00:1f\.2, port 0"):
 # UEFI_ argument lists of menu.py): run-boots boots alike commands once, and every mode's
 # output has the storage lines.
 CASES += [
-    dict(name="storage-pci-q35-ahci", args=["--cpu", "qemu64,+smep,+smap,+umip"], config="mode=selftest",
+    dict(name="storage-pci-q35-ahci", args=SELFTEST_MENU,
          lines=BIOS + Q35_AHCI, match=[r"^pci\.functions=[1-9]"], absent=NO_FAIL,
          check=results_area_found("build/bareperf.img")),
-    dict(name="storage-pci-q35-ahci-uefi", uefi=True, args=UEFI_SELFTEST,
+    dict(name="storage-pci-q35-ahci-uefi", uefi=True, args=SELFTEST_MENU,
          lines=["boot.firmware=uefi"] + Q35_AHCI, absent=NO_FAIL, check=results_area_found("build/bareperf.img")),
     dict(name="storage-pci-q35-ahci-i686", args=["--bios", "--cpu", "pentium3"], config="mode=selftest",
          lines=BIOS32 + Q35_AHCI, absent=NO_FAIL, check=results_area_found("build/bareperf.img")),
