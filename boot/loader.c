@@ -312,7 +312,7 @@ static void menu_draw_status(const struct bootmenu *m, UINTN row, UINTN seconds)
 	SIMPLE_TEXT_OUTPUT_INTERFACE *out = ST->ConOut;
 	uefi_call_wrapper(out->SetCursorPosition, 3, out, 0, row + bootmenu_count);
 	if (m->waiting)
-		Print(L"Up/down or 1-%d choose, Enter boots.                          \n",
+		Print(L"Up/down choose, Enter boots; 1-%d boot that entry.            \n",
 		      bootmenu_count);
 	else
 		Print(L"Entry 1 boots in %d s; any key stops the countdown.           \n", seconds);

@@ -35,10 +35,11 @@ int bootmenu_key(struct bootmenu *m, enum bootmenu_input in, unsigned digit)
 		if (m->selected + 1 < bootmenu_count)
 			m->selected++;
 		return 0;
-	case BOOTMENU_DIGIT:
-		if (digit >= 1 && digit <= bootmenu_count)
-			m->selected = digit - 1;
-		return 0;
+	case BOOTMENU_DIGIT:            /* boots its entry at once, as GRUB's hotkeys do */
+		if (digit < 1 || digit > bootmenu_count)
+			return 0;
+		m->selected = digit - 1;
+		return 1;
 	case BOOTMENU_ENTER:
 		return 1;
 	default:

@@ -31,8 +31,8 @@ struct bootmenu {
 	int waiting;            /* 1 once a key has stopped the countdown */
 };
 
-/* One key: any key stops the countdown; up/down move (without wrapping), digit d (1..N)
- * selects entry d - 1, Enter chooses. Returns 1 when the selected entry is to boot. */
+/* One key: any key stops the countdown; up/down move (without wrapping), Enter chooses,
+ * digit d (1..N) chooses entry d - 1 at once. Returns 1 when the selected entry is to boot. */
 int bootmenu_key(struct bootmenu *m, enum bootmenu_input in, unsigned digit);
 
 /* What bareperf.cfg's text says of boot.menu, read by the rules config_apply uses (the

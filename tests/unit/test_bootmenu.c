@@ -45,12 +45,14 @@ static void test_keys(void **state)
 	for (int i = 0; i < 10; i++)
 		bootmenu_key(&m, BOOTMENU_DOWN, 0);
 	assert_int_equal(m.selected, bootmenu_count - 1);       /* nor at the bottom */
-	bootmenu_key(&m, BOOTMENU_DIGIT, 2);
-	assert_int_equal(m.selected, 1);
-	bootmenu_key(&m, BOOTMENU_DIGIT, 0);            /* no entry 0 or 7: unchanged */
-	bootmenu_key(&m, BOOTMENU_DIGIT, bootmenu_count + 1);
-	assert_int_equal(m.selected, 1);
 	assert_int_equal(bootmenu_key(&m, BOOTMENU_ENTER, 0), 1);
+	assert_int_equal(m.selected, bootmenu_count - 1);
+	/* no entry 0 or 7: nothing boots, the selection stays */
+	assert_int_equal(bootmenu_key(&m, BOOTMENU_DIGIT, 0), 0);
+	assert_int_equal(bootmenu_key(&m, BOOTMENU_DIGIT, bootmenu_count + 1), 0);
+	assert_int_equal(m.selected, bootmenu_count - 1);
+	/* a digit boots its entry at once */
+	assert_int_equal(bootmenu_key(&m, BOOTMENU_DIGIT, 2), 1);
 	assert_int_equal(m.selected, 1);
 }
 

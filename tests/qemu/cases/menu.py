@@ -6,7 +6,9 @@ CASES = []
 # The boot menu (GRUB's grub.cfg from scripts/mkimage, the UEFI loader's on the firmware
 # console): qemu-run --menu KEYS shows it and types KEYS once its marker line is on serial;
 # every other case skips it through the SMBIOS OEM string. Each entry leads to its mode
-# (a menu source), the countdown to the default, which adds nothing to bareperf.cfg.
+# (a menu source), the countdown to the default, which adds nothing to bareperf.cfg. An
+# entry's digit boots it at once: most cases type that, one key (GRUB idles at full speed
+# under TCG, about 0.15 s a key); SELFTEST_MENU and menu-bios-run choose with the arrows.
 MENU_RUN_SMALL = "payloads=add_chain reps=1 warmup=0 cpl=0"
 MENU_SHOWN = [r"bareperf boot menu"]
 GRUB_COUNTDOWN = [r"The highlighted entry will be executed automatically in 1s\."]
@@ -17,7 +19,7 @@ NOMENU_IMAGE = "build/test-cfg-nomenu.img"    # tests/qemu/nomenu.cfg: boot.menu
 # the loader on a stick behind qemu-xhci, detect chosen by its digit (storage-xhci-stick-uefi);
 # the countdown on a stick behind NEC's xHCI (storage-nec-xhci-stick-uefi); no menu, the
 # stick behind a hub (storage-xhci-hub-stick-uefi).
-UEFI_DETECT_XHCI = ["--menu", "6 ret", "--cpu", "qemu64", "--usb", "xhci"]
+UEFI_DETECT_XHCI = ["--menu", "6", "--cpu", "qemu64", "--usb", "xhci"]
 UEFI_TIMEOUT_NEC = ["--menu", "", "--image", MENU1_IMAGE, "--cpu", "qemu64", "--usb", "nec-xhci"]
 UEFI_NOMENU_HUB = ["--menu", "", "--image", NOMENU_IMAGE, "--cpu", "qemu64", "--usb", "xhci", "--usb-hub"]
 # The same through GRUB, a boot each for a menu case and a storage case: detect on a stick
@@ -28,14 +30,14 @@ UEFI_NOMENU_HUB = ["--menu", "", "--image", NOMENU_IMAGE, "--cpu", "qemu64", "--
 # (storage-xhci-stick); run chosen, on an EHCI stick (storage-usb-ehci); --config over the
 # menu, on an image without its results area (storage-results-removed). A list with QEMU
 # arguments after "--" carries its --config itself: run-boots adds a case's config last.
-BIOS_DETECT_NEC = ["--menu", "down down down down down ret", "--cpu", "qemu64", "--usb", "nec-xhci"]
-BIOS32_SELFTEST_EHCI = ["--menu", "down down ret", "--cpu", "pentium3", "--usb", "ehci"]
-BIOS_OVERRIDES_PC_IDE = ["--menu", "down down ret", "--image", "build/test-cfg-detect.img", "--cpu", "qemu64",
+BIOS_DETECT_NEC = ["--menu", "6", "--cpu", "qemu64", "--usb", "nec-xhci"]
+BIOS32_SELFTEST_EHCI = ["--menu", "3", "--cpu", "pentium3", "--usb", "ehci"]
+BIOS_OVERRIDES_PC_IDE = ["--menu", "3", "--image", "build/test-cfg-detect.img", "--cpu", "qemu64",
                          "--", "-machine", "pc"]
 BIOS_TIMEOUT_XHCI = ["--menu", "", "--image", MENU1_IMAGE, "--cpu", "qemu64", "--usb", "xhci",
                      "--config", MENU_RUN_SMALL, "--", "-device", "usb-tablet,bus=usb.0"]
 BIOS_RUN_EHCI = ["--menu", "down ret", "--cpu", "qemu64", "--usb", "ehci"]
-BIOS_CONFIG_WINS_NO_RESULTS = ["--menu", "down down ret", "--cpu", "qemu64", "--image", "build/test-noresults.img"]
+BIOS_CONFIG_WINS_NO_RESULTS = ["--menu", "3", "--cpu", "qemu64", "--image", "build/test-noresults.img"]
 BIOS_NOMENU_HUB = ["--menu", "", "--image", NOMENU_IMAGE, "--cpu", "qemu64", "--usb", "xhci", "--usb-hub",
                    "--", "-device", "usb-tablet,bus=usb.0,port=1.2", "-device", "usb-hub,bus=usb.0,port=1.3"]
 
@@ -57,9 +59,9 @@ CASES += [
          match=MENU_SHOWN, absent=NO_FAIL + [r"automatically in 1s"]),
     dict(name="menu-bios-selftest", args=SELFTEST_MENU, timeout=60,
          lines=BIOS + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK, absent=NO_FAIL),
-    dict(name="menu-bios-pmucheck", args=["--menu", "down down down ret"], timeout=60,
+    dict(name="menu-bios-pmucheck", args=["--menu", "4"], timeout=60,
          lines=BIOS + menu_choice("pmucheck"), match=MENU_SHOWN + [r"^SKIP: pmucheck\."], absent=NO_FAIL),
-    dict(name="menu-bios-c2c", args=["--menu", "down down down down ret", "--smp", "2"], timeout=90,
+    dict(name="menu-bios-c2c", args=["--menu", "5", "--smp", "2"], timeout=90,
          config=C2C_SMALL.replace("mode=c2c ", "") + " c2c.tests=c2c_latency",
          lines=BIOS + ["cfg.mode=c2c", "boot.config_sources=bareperf.cfg, menu (mode=c2c), --config"],
          match=MENU_SHOWN + [r'^@c2c \{"test":"c2c_latency",'], absent=NO_FAIL),
