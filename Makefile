@@ -344,19 +344,39 @@ $(call unit_bin,test_results_area): $(RESULTS_IMG)/done
 TEST_CFLAGS_test_results_area := -DRESULTS_IMG_DIR='"$(RESULTS_IMG)"'
 
 # ---------------------------------------------------------------- fuzzing (clang libFuzzer)
-# One libFuzzer binary per tests/fuzz/fuzz_*.c, linked with the host library, which clang
-# builds with coverage instrumentation (HCFLAGS; docs/fuzzing.md).
+# The libFuzzer targets (tests/fuzz/fuzz_*.c), linked with the host library, which clang
+# builds with coverage instrumentation (HCFLAGS; docs/fuzzing.md), into one binary,
+# $(FUZZ_BIN) (one link, not one per target): each target's file is compiled with its
+# LLVMFuzzerTestOneInput renamed fuzz_<target>_one, and build/fuzz/fuzz_TARGET is a
+# symbolic link to the binary, which runs the target its name says (tests/fuzz/fuzzers.c).
 #   make fuzz-build   build/fuzz/fuzz_TARGET for each tests/fuzz/fuzz_TARGET.c
 #   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS='config event'] [FUZZ_RUNS=N]
 #                     run each target in turn (tests/fuzz/run), one process at a time
-FUZZ_BINS    := $(patsubst tests/fuzz/fuzz_%.c,$(B)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS    := $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%)
+FUZZ_BIN     := $(B)/fuzz/fuzzers
+FUZZ_OBJS    := $(FUZZ_NAMES:%=$(B)/fuzz/obj/fuzz_%.o)
+FUZZ_MAIN    := $(B)/fuzz/obj/fuzzers.o
 
-$(B)/fuzz/fuzz_%: $(B)/host/obj/tests/fuzz/fuzz_%.o $(B)/host/libbareperf.a
+$(B)/fuzz/obj/fuzz_%.o: tests/fuzz/fuzz_%.c | $$(@D)/
+	$(HCC) $(HCFLAGS) -DLLVMFuzzerTestOneInput=fuzz_$*_one -c $< -o $@
+
+$(B)/gen/tests/fuzz/target-list.h: FORCE
+	@mkdir -p $(dir $@)
+	@for t in $(FUZZ_NAMES); do echo "TARGET($$t)"; done > $@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; echo "GEN $@"; fi
+$(FUZZ_MAIN): tests/fuzz/fuzzers.c $(B)/gen/tests/fuzz/target-list.h | $$(@D)/
+	$(HCC) $(HCFLAGS) -c $< -o $@
+
+$(FUZZ_BIN): $(FUZZ_MAIN) $(FUZZ_OBJS) $(B)/host/libbareperf.a
 	@mkdir -p $(dir $@)
 	$(HCC) -fsanitize=fuzzer,address,undefined $(HLDFLAGS) $^ -o $@
 
+$(FUZZ_BINS): $(FUZZ_BIN)
+	ln -sf $(notdir $(FUZZ_BIN)) $@
+
 # Keep the targets' objects, or make deletes them as intermediates and relinks each time.
-.SECONDARY: $(FUZZ_BINS:$(B)/fuzz/fuzz_%=$(B)/host/obj/tests/fuzz/fuzz_%.o)
+.SECONDARY: $(FUZZ_OBJS)
 
 FUZZ_SECONDS ?= 60
 
