@@ -26,6 +26,11 @@ MKIMAGE_DEPS := scripts/mkimage scripts/gen/grub-cfg lib/bootmenu.h lib/results-
 .SECONDEXPANSION:
 %/:
 	@mkdir -p $@
+# $(call write_list,MACRO,NAMES) as the recipe of a FORCE rule: its target holds a line
+# MACRO(name) for each of NAMES, rewritten only when the list changes (so that what
+# includes it is rebuilt only then).
+write_list = @mkdir -p $(@D); for n in $(2); do echo "$(1)($$n)"; done > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; echo "GEN $@"; fi
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 # Plain make builds `all` (loader, kernel, host tools), not the first rule below.
@@ -250,9 +255,7 @@ $(B)/host/obj/tests/unit/test_%.o: tests/unit/test_%.c | $$(@D)/
 	$(HCC) $(HSUITECFLAGS) $(TEST_CFLAGS_test_$*) -Dmain=test_$*_main -c $< -o $@
 
 $(B)/gen/tests/unit/suite-list.h: FORCE
-	@mkdir -p $(dir $@)
-	@for s in $(UNIT_SUITES); do echo "SUITE($$s)"; done > $@.tmp
-	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; echo "GEN $@"; fi
+	$(call write_list,SUITE,$(UNIT_SUITES))
 $(UNIT_MAIN): tests/unit/suites.c $(B)/gen/tests/unit/suite-list.h
 	@mkdir -p $(dir $@)
 	$(HCC) $(HSUITECFLAGS) -c $< -o $@
@@ -362,14 +365,11 @@ $(B)/fuzz/obj/fuzz_%.o: tests/fuzz/fuzz_%.c | $$(@D)/
 	$(HCC) $(HCFLAGS) -DLLVMFuzzerTestOneInput=fuzz_$*_one -c $< -o $@
 
 $(B)/gen/tests/fuzz/target-list.h: FORCE
-	@mkdir -p $(dir $@)
-	@for t in $(FUZZ_NAMES); do echo "TARGET($$t)"; done > $@.tmp
-	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; echo "GEN $@"; fi
+	$(call write_list,TARGET,$(FUZZ_NAMES))
 $(FUZZ_MAIN): tests/fuzz/fuzzers.c $(B)/gen/tests/fuzz/target-list.h | $$(@D)/
 	$(HCC) $(HCFLAGS) -c $< -o $@
 
-$(FUZZ_BIN): $(FUZZ_MAIN) $(FUZZ_OBJS) $(B)/host/libbareperf.a
-	@mkdir -p $(dir $@)
+$(FUZZ_BIN): $(FUZZ_MAIN) $(FUZZ_OBJS) $(B)/host/libbareperf.a | $$(@D)/
 	$(HCC) -fsanitize=fuzzer,address,undefined $(HLDFLAGS) $^ -o $@
 
 $(FUZZ_BINS): $(FUZZ_BIN)
