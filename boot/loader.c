@@ -21,6 +21,7 @@ extern const unsigned char kernel_elf_start[], kernel_elf_end[];
 #define EXIT_TRIES     8
 #define FAIL_PAUSE_S   5        /* a failure's message stays up this long before power-off */
 #define MENU_POLLS_PER_SECOND 10
+#define EFI_TIMER_UNITS_PER_SECOND 10000000     /* SetTimer counts 100 ns (UEFI 2.9, 7.1) */
 
 /* ELF64 as much as the loader needs (System V gABI). */
 #define ELF_MAGIC      0x464c457fu
@@ -349,6 +350,35 @@ static enum bootmenu_input menu_input(const EFI_INPUT_KEY *key, unsigned *digit)
 	return BOOTMENU_OTHER;
 }
 
+/* The menu's clock: a periodic timer event of MENU_POLLS_PER_SECOND ticks, or NULL where
+ * the firmware has none to give (menu_wait then stalls). */
+static EFI_EVENT menu_tick_start(void)
+{
+	EFI_EVENT tick;
+	if (uefi_call_wrapper(BS->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &tick) != EFI_SUCCESS)
+		return NULL;
+	if (uefi_call_wrapper(BS->SetTimer, 3, tick, TimerPeriodic,
+			      (UINT64)EFI_TIMER_UNITS_PER_SECOND / MENU_POLLS_PER_SECOND) != EFI_SUCCESS) {
+		uefi_call_wrapper(BS->CloseEvent, 1, tick);
+		return NULL;
+	}
+	return tick;
+}
+
+/* Until a key comes or the next tick, whichever is first, with the CPU idle: the firmware
+ * halts it in WaitForEvent, where Stall would spin (a whole core under a VM). Returns
+ * whether a tick's time has passed. */
+static BOOLEAN menu_wait(SIMPLE_INPUT_INTERFACE *in, EFI_EVENT tick)
+{
+	EFI_EVENT events[2] = { in->WaitForKey, tick };
+	UINTN which;
+	if (tick && in->WaitForKey &&
+	    uefi_call_wrapper(BS->WaitForEvent, 3, 2, events, &which) == EFI_SUCCESS)
+		return which == 1;
+	uefi_call_wrapper(BS->Stall, 1, 1000000 / MENU_POLLS_PER_SECOND);
+	return TRUE;
+}
+
 /* The same choices as GRUB's menu, on the firmware console: the default boots after
  * boot.menu_timeout seconds (BOOTMENU_SECONDS by default) unless a key stops the
  * countdown. The choice's configuration text goes to the kernel in boot_info's menu. An
@@ -358,6 +388,7 @@ static void boot_menu(void)
 	SIMPLE_INPUT_INTERFACE *in = ST->ConIn;
 	struct bootmenu m = { 0, 0 };
 	UINTN seconds = menu_seconds(), polls = seconds * MENU_POLLS_PER_SECOND;
+	EFI_EVENT tick;
 
 	if (!in || !ST->ConOut) {
 		note("no firmware console: boot menu skipped");
@@ -371,6 +402,7 @@ static void boot_menu(void)
 		Print(L"\n");          /* room below, scrolled now: the rows stay put */
 	UINTN row = ST->ConOut->Mode->CursorRow - (bootmenu_count + 1);
 	menu_draw(&m, row, seconds);
+	tick = menu_tick_start();
 	for (;;) {
 		EFI_INPUT_KEY key;
 		unsigned digit = 0;
@@ -389,10 +421,12 @@ static void boot_menu(void)
 				break;
 			if (polls % MENU_POLLS_PER_SECOND == 0)
 				menu_draw_status(&m, row, polls / MENU_POLLS_PER_SECOND);
-			polls--;
 		}
-		uefi_call_wrapper(BS->Stall, 1, 1000000 / MENU_POLLS_PER_SECOND);
+		if (menu_wait(in, tick) && !m.waiting)
+			polls--;
 	}
+	if (tick)
+		uefi_call_wrapper(BS->CloseEvent, 1, tick);
 	const char *config = bootmenu_entries[m.selected].config;
 	for (UINTN i = 0; config[i] && i < BI_MENU_MAX - 1; i++)
 		bi->menu[i] = config[i];
