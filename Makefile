@@ -450,7 +450,7 @@ $(B)/test-cfg-nomenu.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel3
 	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/nomenu.cfg
 
 # An image whose bareperf.cfg shortens the boot menu's countdown to 1 s, for the tests
-# of the countdown (under TCG the firmware and GRUB wait by spinning).
+# of the countdown (under TCG GRUB waits by spinning; the UEFI loader idles in WaitForEvent).
 $(B)/test-cfg-menu1.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) tests/qemu/menu1.cfg
 	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/menu1.cfg
 
