@@ -84,13 +84,13 @@ static bool disk_read(void *ctx, uint64_t lba, uint32_t count, void *buf)
 }
 
 static uint8_t header_buf[RESULTS_HEADER_BYTES];
+static uint8_t scratch[RESULTS_SCRATCH_BYTES];    /* results_area_find's sectors */
 
 
 /* The one disk whose results area carries this image's identity, checked again now; NULL
  * with the reason in why. */
 static struct blockdev *own_disk(struct results_area *area, char *why, size_t whylen)
 {
-	static uint8_t scratch[RESULTS_SECTOR_MAX];
 	static struct results_area found;
 	struct blockdev *own = NULL;
 	unsigned matches = 0;
@@ -284,7 +284,6 @@ void storage_save(void)
 /* Each disk, and what the results area on it says. */
 static void report_disks(void)
 {
-	static uint8_t scratch[RESULTS_SECTOR_MAX];
 	static struct results_area area;
 	char err[160];
 	struct blockdev *const *disks;

@@ -57,40 +57,70 @@
 static uint16_t le16(const uint8_t *p) { return (uint16_t)get_le(p, 2); }
 static uint32_t le32(const uint8_t *p) { return (uint32_t)get_le(p, 4); }
 
-/* The FAT32 volume, as the BPB describes it, in device sectors. */
+/* The FAT32 volume, as the BPB describes it, in device sectors, and the sectors read from
+ * it. The search goes through the results folder once per file and through each slot's
+ * FAT entries (4 KiB of them for a 512-byte cluster), yet reads each sector once, and the
+ * FAT RESULTS_FAT_WINDOW_BYTES at a time: on a USB stick each read costs about a
+ * millisecond, and a search read 79 sectors one by one. */
 struct fat_vol {
 	results_read_fn rd;
 	void *ctx;
-	uint8_t *buf;               /* one sector */
+	uint8_t *cache;             /* RESULTS_CACHE_SECTORS sectors */
+	uint64_t cached[RESULTS_CACHE_SECTORS];     /* the LBA in each */
+	uint64_t used[RESULTS_CACHE_SECTORS];       /* when last used (0: empty), for LRU */
+	uint64_t clock;
+	struct fat_window {
+		uint8_t *buf;           /* RESULTS_FAT_WINDOW_BYTES: FAT sectors first.. */
+		uint64_t first;
+		uint32_t count;         /* sectors in buf, 0: none */
+		uint64_t used;          /* when last used, for LRU */
+	} fat[RESULTS_FAT_WINDOWS];
 	uint32_t ss;                /* bytes per sector */
 	uint64_t part_lba;
 	uint64_t part_sectors;
 	uint32_t spc;               /* sectors per cluster */
 	uint64_t fat_lba;
+	uint32_t fat_sectors;
 	uint64_t data_lba;
 	uint32_t clusters;          /* data clusters: numbered 2 .. clusters + 1 */
 	uint32_t root;
-	uint64_t fat_cached;        /* FAT sector in buf, or UINT64_MAX */
 	char *err;
 	size_t errlen;
 };
 
-static int vol_read(struct fat_vol *v, uint64_t lba, const char *what)
+/* Sector lba, from the cache or read into its least recently used place; NULL with the
+ * reason in v->err when it cannot be read. */
+static const uint8_t *vol_read(struct fat_vol *v, uint64_t lba, const char *what)
 {
-	v->fat_cached = UINT64_MAX;
-	if (!v->rd(v->ctx, lba, 1, v->buf))
-		return fmt_error(v->err, v->errlen, "cannot read sector %llu (%s)", (unsigned long long)lba, what);
-	return 0;
+	unsigned lru = 0;
+	for (unsigned i = 0; i < RESULTS_CACHE_SECTORS; i++) {
+		if (v->used[i] && v->cached[i] == lba) {
+			v->used[i] = ++v->clock;
+			return v->cache + (size_t)i * v->ss;
+		}
+		if (v->used[i] < v->used[lru])
+			lru = i;
+	}
+	uint8_t *buf = v->cache + (size_t)lru * v->ss;
+	v->used[lru] = 0;           /* empty until the read succeeds */
+	if (!v->rd(v->ctx, lba, 1, buf)) {
+		fmt_error(v->err, v->errlen, "cannot read sector %llu (%s)", (unsigned long long)lba, what);
+		return NULL;
+	}
+	v->cached[lru] = lba;
+	v->used[lru] = ++v->clock;
+	return buf;
 }
 
 static int find_partition(struct fat_vol *v, uint64_t total)
 {
-	if (vol_read(v, 0, "MBR"))
+	const uint8_t *mbr = vol_read(v, 0, "MBR");
+	if (!mbr)
 		return -1;
-	if (v->buf[MBR_SIGNATURE] != 0x55 || v->buf[MBR_SIGNATURE + 1] != 0xAA)
+	if (mbr[MBR_SIGNATURE] != 0x55 || mbr[MBR_SIGNATURE + 1] != 0xAA)
 		return fmt_error(v->err, v->errlen, "no MBR partition table (no 55 AA signature in sector 0)");
 	for (unsigned i = 0; i < MBR_PARTS; i++) {
-		const uint8_t *e = v->buf + MBR_PART_TABLE + i * MBR_PART_ENTRY;
+		const uint8_t *e = mbr + MBR_PART_TABLE + i * MBR_PART_ENTRY;
 		uint8_t type = e[MBR_PART_TYPE];
 		uint64_t start = le32(e + MBR_PART_START_LBA), size = le32(e + MBR_PART_SIZE_LBA);
 
@@ -110,9 +140,9 @@ static int find_partition(struct fat_vol *v, uint64_t total)
 
 static int read_bpb(struct fat_vol *v)
 {
-	if (vol_read(v, v->part_lba, "FAT boot sector"))
+	const uint8_t *b = vol_read(v, v->part_lba, "FAT boot sector");
+	if (!b)
 		return -1;
-	const uint8_t *b = v->buf;
 	uint32_t bps = le16(b + BPB_BYTS_PER_SEC), spc = b[BPB_SEC_PER_CLUS];
 	uint32_t rsvd = le16(b + BPB_RSVD_SEC_CNT), nfats = b[BPB_NUM_FATS];
 	uint32_t tot = le32(b + BPB_TOT_SEC32), fatsz = le32(b + BPB_FAT_SZ32);
@@ -135,6 +165,7 @@ static int read_bpb(struct fat_vol *v)
 		clusters = (uint64_t)fatsz * bps / 4 - FAT_FIRST_CLUSTER;
 	v->spc = spc;
 	v->fat_lba = v->part_lba + rsvd;
+	v->fat_sectors = fatsz;
 	v->data_lba = v->part_lba + data;
 	v->clusters = (uint32_t)clusters;
 	v->root = le32(b + BPB_ROOT_CLUS);
@@ -146,17 +177,54 @@ static bool cluster_valid(const struct fat_vol *v, uint32_t c)
 	return c >= FAT_FIRST_CLUSTER && c - FAT_FIRST_CLUSTER < v->clusters;
 }
 
-/* The FAT entry of cluster c (c valid), through the one-sector cache. */
+/* Whether window f is the better one to replace than w, for a read of sector lba: one the
+ * walk has gone past (each file's chain goes up the FAT), then the least recently used. */
+static bool fat_window_rather(const struct fat_window *f, const struct fat_window *w, uint64_t lba)
+{
+	bool f_past = f->first + f->count <= lba, w_past = w->first + w->count <= lba;
+	return f_past != w_past ? f_past : f->used < w->used;
+}
+
+/* The window on the FAT that holds sector lba (within the FAT), read if need be; NULL with
+ * the reason in v->err. */
+static struct fat_window *fat_window(struct fat_vol *v, uint64_t lba)
+{
+	struct fat_window *w = &v->fat[0];
+	for (unsigned i = 0; i < RESULTS_FAT_WINDOWS; i++) {
+		struct fat_window *f = &v->fat[i];
+		if (lba >= f->first && lba - f->first < f->count) {
+			f->used = ++v->clock;
+			return f;
+		}
+		if (fat_window_rather(f, w, lba))
+			w = f;
+	}
+	/* The windows split the FAT at multiples of their size: none overlaps another. */
+	uint32_t count = RESULTS_FAT_WINDOW_BYTES / v->ss;
+	uint64_t first = v->fat_lba + (lba - v->fat_lba) / count * count;
+	uint64_t left = v->fat_lba + v->fat_sectors - first;
+	if (count > left)
+		count = (uint32_t)left;
+	w->count = 0;
+	if (!v->rd(v->ctx, first, count, w->buf)) {
+		fmt_error(v->err, v->errlen, "cannot read sectors %llu+%u (FAT)", (unsigned long long)first, count);
+		return NULL;
+	}
+	w->first = first;
+	w->count = count;
+	w->used = ++v->clock;
+	return w;
+}
+
+/* The FAT entry of cluster c (c valid, so within the FAT: read_bpb). */
 static int fat_next(struct fat_vol *v, uint32_t c, uint32_t *next)
 {
 	uint64_t off = (uint64_t)c * 4, lba = v->fat_lba + off / v->ss;
+	struct fat_window *w = fat_window(v, lba);
 
-	if (lba != v->fat_cached) {
-		if (vol_read(v, lba, "FAT"))
-			return -1;
-		v->fat_cached = lba;
-	}
-	*next = le32(v->buf + off % v->ss) & FAT32_ENTRY_MASK;
+	if (!w)
+		return -1;
+	*next = le32(w->buf + (lba - w->first) * v->ss + off % v->ss) & FAT32_ENTRY_MASK;
 	return 0;
 }
 
@@ -183,10 +251,11 @@ static int dir_find(struct fat_vol *v, uint32_t dir, const char *name, const cha
 			return fmt_error(v->err, v->errlen, "%s: directory chain has cluster %u, outside the volume",
 					 path, c);
 		for (uint32_t s = 0; s < v->spc; s++) {
-			if (vol_read(v, cluster_lba(v, c) + s, path))
+			const uint8_t *sector = vol_read(v, cluster_lba(v, c) + s, path);
+			if (!sector)
 				return -1;
 			for (uint32_t o = 0; o + DIR_ENTRY_BYTES <= v->ss; o += DIR_ENTRY_BYTES) {
-				const uint8_t *e = v->buf + o;
+				const uint8_t *e = sector + o;
 				if (e[0] == DIR_FREE_ALL)
 					return 0;
 				/* Long-name parts and the volume label (which is BAREPERF too) are no files. */
@@ -270,10 +339,13 @@ static void slot_names(unsigned i, char name83[DIR_NAME_LEN + 1], char path[40])
 int results_area_find(results_read_fn rd, void *ctx, uint32_t sector_size, uint64_t total_sectors,
 		      uint8_t *scratch, struct results_area *out, char *err, size_t errlen)
 {
-	struct fat_vol v = { .rd = rd, .ctx = ctx, .buf = scratch, .ss = sector_size,
-			     .fat_cached = UINT64_MAX, .err = err, .errlen = errlen };
+	struct fat_vol v = { .rd = rd, .ctx = ctx, .cache = scratch, .ss = sector_size,
+			     .err = err, .errlen = errlen };
 	uint32_t dir;
+	const uint8_t *identity;
 
+	for (unsigned i = 0; i < RESULTS_FAT_WINDOWS; i++)
+		v.fat[i].buf = scratch + RESULTS_CACHE_SECTORS * RESULTS_SECTOR_MAX + i * RESULTS_FAT_WINDOW_BYTES;
 	memset(out, 0, sizeof(*out));
 	if (sector_size != 512 && sector_size != 4096)
 		return fmt_error(err, errlen, "sector size %u is neither 512 nor 4096", sector_size);
@@ -284,11 +356,11 @@ int results_area_find(results_read_fn rd, void *ctx, uint32_t sector_size, uint6
 		return -1;
 	if (check_file(&v, dir, "IDENTITY   ", "/bareperf/results/IDENTITY", RESULTS_IDENTITY_BYTES, 0,
 		       &out->identity) ||
-	    vol_read(&v, out->identity.lba, "/bareperf/results/IDENTITY"))
+	    !(identity = vol_read(&v, out->identity.lba, "/bareperf/results/IDENTITY")))
 		return -1;
 	uint32_t len = RESULTS_IDENTITY_BYTES < sector_size ? RESULTS_IDENTITY_BYTES : sector_size;
 	struct results_identity ident;
-	if (results_identity_parse((const char *)scratch, len, &ident, err, errlen))
+	if (results_identity_parse((const char *)identity, len, &ident, err, errlen))
 		return -1;
 	for (unsigned i = 0; i < RESULTS_SLOTS; i++) {
 		char name83[DIR_NAME_LEN + 1], path[40];

@@ -33,6 +33,13 @@
 typedef bool (*results_read_fn)(void *ctx, uint64_t lba, uint32_t count, void *buf);
 
 #define RESULTS_SECTOR_MAX 4096
+/* results_area_find's scratch: the sectors it keeps (the MBR, the folders, ...), and
+ * windows on the FAT, each read at once. */
+#define RESULTS_CACHE_SECTORS 4
+#define RESULTS_FAT_WINDOWS 2
+#define RESULTS_FAT_WINDOW_BYTES 8192
+#define RESULTS_SCRATCH_BYTES (RESULTS_CACHE_SECTORS * RESULTS_SECTOR_MAX + \
+			       RESULTS_FAT_WINDOWS * RESULTS_FAT_WINDOW_BYTES)
 
 struct results_extent {
 	uint64_t lba;               /* first sector on the device */
@@ -47,8 +54,9 @@ struct results_area {
 };
 
 /* Find /bareperf/results on the device (sector_size 512 or 4096, total_sectors long) and
- * check that it is exactly as scripts/mkimage made it. scratch holds RESULTS_SECTOR_MAX
- * bytes. 0, or -1 with the failed check in err. Reads only; writes nothing. */
+ * check that it is exactly as scripts/mkimage made it. scratch holds RESULTS_SCRATCH_BYTES
+ * bytes. 0, or -1 with the failed check in err. Reads only (each sector once); writes
+ * nothing. */
 int results_area_find(results_read_fn rd, void *ctx, uint32_t sector_size, uint64_t total_sectors,
 		      uint8_t *scratch, struct results_area *out, char *err, size_t errlen);
 

@@ -103,7 +103,7 @@ static void check_header(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint8_t scratch[RESULTS_SECTOR_MAX];
+	static uint8_t scratch[RESULTS_SCRATCH_BYTES];
 	struct results_identity ident;
 	struct results_area area;
 	char err[160] = "";

@@ -22,12 +22,21 @@ struct disk {
 	uint64_t sectors;
 	unsigned reads;
 	unsigned fail_at;           /* the read number that fails, 0 = none */
+	uint64_t sector[128];       /* the first sectors read, in order */
+	unsigned nsectors;
+	unsigned rereads;           /* reads of a sector read before */
 };
 
 static bool disk_read(void *ctx, uint64_t lba, uint32_t count, void *buf)
 {
 	struct disk *d = ctx;
 
+	for (uint64_t s = lba; s - lba < count; s++) {
+		for (unsigned i = 0; i < d->nsectors; i++)
+			d->rereads += d->sector[i] == s;
+		if (d->nsectors < sizeof(d->sector) / sizeof(d->sector[0]))
+			d->sector[d->nsectors++] = s;
+	}
 	if (++d->reads == d->fail_at || lba >= d->sectors || count > d->sectors - lba)
 		return false;
 	if (fseek(d->f, (long)(lba * d->ss), SEEK_SET) != 0)
@@ -52,7 +61,7 @@ static void disk_open(struct disk *d, const char *name, uint32_t ss)
 /* results_area_find on the image; returns its result, err holds the reason. */
 static int find(const char *name, uint32_t ss, struct results_area *a, char *err, size_t errlen)
 {
-	static uint8_t scratch[RESULTS_SECTOR_MAX];
+	static uint8_t scratch[RESULTS_SCRATCH_BYTES];
 	struct disk d;
 
 	disk_open(&d, name, ss);
@@ -122,6 +131,28 @@ static void test_4k_sectors(void **state)
 	expect_refused("base.img", 4096, "does not fit the medium's 16384 sectors");
 }
 
+/* Each sector is read once, the results folder's too, though the search goes through it
+ * once per file, and the FAT, 64 sectors of it here, in a few reads: about a millisecond a
+ * read saved on a USB stick. */
+static void test_each_sector_read_once(void **state)
+{
+	static uint8_t scratch[RESULTS_SCRATCH_BYTES];
+	static const struct { const char *name; uint32_t ss; } media[] = { { "base.img", 512 }, { "4k.img", 4096 } };
+	struct results_area a;
+	char err[160];
+	(void)state;
+
+	for (unsigned i = 0; i < sizeof(media) / sizeof(media[0]); i++) {
+		struct disk d;
+		disk_open(&d, media[i].name, media[i].ss);
+		if (results_area_find(disk_read, &d, d.ss, d.sectors, scratch, &a, err, sizeof(err)))
+			fail_msg("%s refused: %s", media[i].name, err);
+		fclose(d.f);
+		if (d.reads > 16 || d.rereads)
+			fail_msg("%s: %u reads, %u of a sector read before", media[i].name, d.reads, d.rereads);
+	}
+}
+
 static void test_damaged_images(void **state)
 {
 	(void)state;
@@ -149,7 +180,7 @@ static void test_other_identity(void **state)
 /* Every read failing in turn gives an error naming what was read, never a crash. */
 static void test_read_errors(void **state)
 {
-	static uint8_t scratch[RESULTS_SECTOR_MAX];
+	static uint8_t scratch[RESULTS_SCRATCH_BYTES];
 	struct results_area a;
 	struct disk d;
 	char err[160];
@@ -326,6 +357,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_base_image),
 		cmocka_unit_test(test_4k_sectors),
+		cmocka_unit_test(test_each_sector_read_once),
 		cmocka_unit_test(test_damaged_images),
 		cmocka_unit_test(test_other_identity),
 		cmocka_unit_test(test_read_errors),
