@@ -24,12 +24,15 @@ int rapl_event_domain(const char *text)
 		text += sizeof(perf_pmu) - 1;
 		len -= sizeof(perf_pmu);
 	}
-	for (unsigned d = 0; d < RAPL_DOMAIN_COUNT; d++) {
-		char name[16];
-		int n = bp_snprintf(name, sizeof(name), "energy-%s", domain_names[d]);
-		if ((size_t)n == len && !str_ncasecmp(text, name, len))
+	/* energy-DOMAIN: every event name is asked, so no formatting here */
+	static const char energy[] = "energy-";
+	if (len < sizeof(energy) || str_ncasecmp(text, energy, sizeof(energy) - 1))
+		return -1;
+	text += sizeof(energy) - 1;
+	len -= sizeof(energy) - 1;
+	for (unsigned d = 0; d < RAPL_DOMAIN_COUNT; d++)
+		if (strlen(domain_names[d]) == len && !str_ncasecmp(text, domain_names[d], len))
 			return (int)d;
-	}
 	return -1;
 }
 
