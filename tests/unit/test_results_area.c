@@ -132,8 +132,8 @@ static void test_4k_sectors(void **state)
 }
 
 /* Each sector is read once, the results folder's too, though the search goes through it
- * once per file, and the FAT, 64 sectors of it here, in a few reads: about a millisecond a
- * read saved on a USB stick. */
+ * once per file, and the FAT, 64 sectors of it here, in a few reads (a read is a USB
+ * transfer on a stick). */
 static void test_each_sector_read_once(void **state)
 {
 	static uint8_t scratch[RESULTS_SCRATCH_BYTES];
