@@ -11,10 +11,9 @@
 #define HANDOFF_POLLS           (1000 * POLLS_PER_MS)   /* the BIOS gives the controller up */
 #define HALT_POLLS              (100 * POLLS_PER_MS)    /* 16 micro-frames, 2 ms, by the spec */
 #define RESET_POLLS             (500 * POLLS_PER_MS)
-/* ASS follows ASE, IAA the doorbell, within a micro-frame or two on hardware. A VM's
- * controller answers from its own thread, which a busy host can keep waiting for tens of
- * milliseconds, while the polls here run faster than on port 0x80's ISA timing: 100 ms of
- * them ran out in one run of make test on a busy 2-core host. */
+/* ASS follows ASE, IAA the doorbell, within a micro-frame or two on hardware. QEMU's
+ * controller updates them from its main loop, which a busy host can keep waiting: 100 ms
+ * of polls ran out in one run of make test on a busy 2-core host. */
 #define SCHEDULE_POLLS          (1000 * POLLS_PER_MS)
 #define PORT_POWER_POLLS        (20 * POLLS_PER_MS)
 #define CONNECT_DEBOUNCE_POLLS  (100 * POLLS_PER_MS)    /* TATTDB */
