@@ -3,7 +3,13 @@
  * struct copies and zeroing even under -ffreestanding). Kernel build only; the host
  * uses libc's.
  *
- * These loops must not be turned back into calls to themselves: gcc's loop
+ * memcpy and memset are string instructions (REP MOVSB, REP STOS), which every x86 CPU
+ * has and current ones run fastest of all (SDM Vol. 1 7.3.9.3, fast-string operation): as
+ * a byte loop, memset zeroing the payloads' buffers was a third of the i686 kernel's
+ * default run under QEMU. The direction flag is clear on entry, as the System V ABI has it
+ * (the trap entries and run_resume clear it).
+ *
+ * The loops left must not be turned back into calls to themselves: gcc's loop
  * distribution recognises a byte loop as memset/memcpy, hence the optimize attribute.
  */
 #include <stdint.h>
@@ -11,13 +17,15 @@
 
 #define NO_LIBCALL __attribute__((optimize("no-tree-loop-distribute-patterns")))
 
-NO_LIBCALL void *memcpy(void *dst, const void *src, size_t n)
+/* Upwards, byte by byte as far as the result goes: with d below s, also where they overlap. */
+static inline void movsb_up(void *d, const void *s, size_t n)
 {
-	unsigned char *d = dst;
-	const unsigned char *s = src;
+	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+}
 
-	while (n--)
-		*d++ = *s++;
+void *memcpy(void *dst, const void *src, size_t n)
+{
+	movsb_up(dst, src, n);
 	return dst;
 }
 
@@ -29,8 +37,7 @@ NO_LIBCALL void *memmove(void *dst, const void *src, size_t n)
 	if (d == s || n == 0)
 		return dst;
 	if ((uintptr_t)d < (uintptr_t)s) {
-		while (n--)
-			*d++ = *s++;
+		movsb_up(d, s, n);      /* each byte is read before it is overwritten */
 	} else {
 		/* Destination above source: copy from the end so overlap is read first. */
 		d += n;
@@ -41,12 +48,17 @@ NO_LIBCALL void *memmove(void *dst, const void *src, size_t n)
 	return dst;
 }
 
-NO_LIBCALL void *memset(void *dst, int c, size_t n)
+/* A machine word at a time, then the bytes left: QEMU's TCG runs a REP iteration at the
+ * speed of a loop's, so words fill its guests' buffers several times faster. The word
+ * register operand sizes STOS (RAX on x86-64, EAX on i686). */
+void *memset(void *dst, int c, size_t n)
 {
-	unsigned char *d = dst;
+	void *d = dst;
+	uintptr_t v = (unsigned char)c * (UINTPTR_MAX / 0xff);     /* the byte in every byte */
+	size_t words = n / sizeof(v), bytes = n % sizeof(v);
 
-	while (n--)
-		*d++ = (unsigned char)c;
+	__asm__ volatile("rep stos %2, %%es:(%0)" : "+D"(d), "+c"(words) : "a"(v) : "memory");
+	__asm__ volatile("rep stosb" : "+D"(d), "+c"(bytes) : "a"(v) : "memory");
 	return dst;
 }
 

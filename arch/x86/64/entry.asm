@@ -172,8 +172,11 @@ run_cpl0:
 	call rax
 	; fall through with the result in RAX
 
-; Ring 0, RAX = result. Also the target the trap handler redirects a fault to.
+; Ring 0, RAX = result. Also the target the trap handler redirects a fault to. A payload
+; at CPL 0 (a user's benchmark) may have left DF set: the kernel's C code, memcpy and
+; memset (REP MOVSB, REP STOSB) need it clear.
 run_resume:
+	cld
 	mov rsp, [run_saved_rsp]
 	pop r15
 	pop r14
