@@ -6,8 +6,9 @@
  * memcpy and memset are string instructions (REP MOVSB, REP STOS), which every x86 CPU
  * has and current ones run fastest of all (SDM Vol. 1 7.3.9.3, fast-string operation): as
  * a byte loop, memset zeroing the payloads' buffers was a third of the i686 kernel's
- * default run under QEMU. The direction flag is clear on entry, as the System V ABI has it
- * (the trap entries and run_resume clear it).
+ * default run under QEMU. The direction flag is clear on entry, as the System V ABI has it:
+ * the trap entries clear it, and so does each way back from a payload that may have set
+ * it (a user benchmark's wrapper, run_frame_resume after a fault, user_exit_entry).
  *
  * The loops left must not be turned back into calls to themselves: gcc's loop
  * distribution recognises a byte loop as memset/memcpy, hence the optimize attribute.

@@ -138,7 +138,6 @@ run_cpl0:
 ; task switch, which sets CR0.TS (SDM Vol. 3A 2.5): CLTS, or the next x87 or SSE
 ; instruction raises #NM.
 run_resume:
-	cld                         ; a CPL 0 payload may have left DF set (arch/x86/64/entry.asm)
 	mov ecx, SEL_KDATA
 	mov ds, ecx
 	mov es, ecx

@@ -176,7 +176,6 @@ run_cpl0:
 ; at CPL 0 (a user's benchmark) may have left DF set: the kernel's C code, memcpy and
 ; memset (REP MOVSB, REP STOSB) need it clear.
 run_resume:
-	cld
 	mov rsp, [run_saved_rsp]
 	pop r15
 	pop r14

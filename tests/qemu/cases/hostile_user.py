@@ -90,6 +90,21 @@ CASES += [
          config=STACK_ABUSE["config"] + " cpu=1"),
 ]
 
+# A benchmark that sets the direction flag and faults with it set (its wrapper's CLD, which
+# ends a benchmark that returns, never comes): the fault ends the run through run_resume,
+# which clears DF before the kernel's C code and its string instructions run again (memset
+# zeroes the next benchmark's buffer with REP STOS, which DF would run backwards, over
+# whatever lies below the buffer). The fault is placed, and the next benchmark measures.
+STD_LEFT = dict(config="payloads=stdf,mem_seq_read sizes=64K reps=2 warmup=1 iters=10", timeout=60, exit=1,
+                check=user_outcome(faults={("stdf", 0): (6, "stdf+0x1", 1), ("stdf", 3): (6, "stdf+0x1", 1)},
+                                   results={"mem_seq_read": (0, 3)}),
+                absent=[r"^FATAL", r"unexpected exception"])
+CASES += [
+    dict(STD_LEFT, name="user-std-then-fault", args=["--bios", "--cpu", "qemu64", "--asm", "std; ud2", "--name", "stdf"]),
+    dict(STD_LEFT, name="i686-user-std-then-fault", args=["--bios", "--cpu", "pentium3", "--asm", "std; ud2",
+                                                         "--name", "stdf"]),
+]
+
 # INT n at CPL 0 aimed at an exception that pushes an error code (#DF through its IST
 # stack, #GP, #PF): the CPU pushes none, so the frame was read one word off (before: "#PF
 # ... error 0xffffffff40000082 at outside asm, RIP 0x8"). Each is that benchmark's INT n,
