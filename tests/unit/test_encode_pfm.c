@@ -153,8 +153,8 @@ static bool native_pmu(const char *name)
 		}
 		loaded = 1;
 	}
-	for (int p = 0; p < PFM_PMU_MAX; p++)
-		if (!strcmp(names[p], name))
+	for (int p = 0; p < PFM_PMU_MAX; p++)        /* most are empty: the first letter first */
+		if (names[p][0] == name[0] && !strcmp(names[p], name))
 			return true;
 	return false;
 }
