@@ -172,9 +172,7 @@ run_cpl0:
 	call rax
 	; fall through with the result in RAX
 
-; Ring 0, RAX = result. Also the target the trap handler redirects a fault to. A payload
-; at CPL 0 (a user's benchmark) may have left DF set: the kernel's C code, memcpy and
-; memset (REP MOVSB, REP STOSB) need it clear.
+; Ring 0, RAX = result. Also the target the trap handler redirects a fault to.
 run_resume:
 	mov rsp, [run_saved_rsp]
 	pop r15
