@@ -91,10 +91,11 @@ CASES += [
 ]
 
 # A benchmark that sets the direction flag and faults with it set (its wrapper's CLD, which
-# ends a benchmark that returns, never comes): the fault ends the run through run_resume,
-# which clears DF before the kernel's C code and its string instructions run again (memset
-# zeroes the next benchmark's buffer with REP STOS, which DF would run backwards, over
-# whatever lies below the buffer). The fault is placed, and the next benchmark measures.
+# ends a benchmark that returns, never comes): the fault's way back to the kernel
+# (run_frame_resume) clears DF before the kernel's C code and its string instructions run
+# again (memset zeroes the next benchmark's buffer with REP STOS, which DF would run
+# backwards, over whatever lies below the buffer; a DF kept there failed this case). The
+# fault is placed, and the next benchmark measures.
 STD_LEFT = dict(config="payloads=stdf,mem_seq_read sizes=64K reps=2 warmup=1 iters=10", timeout=60, exit=1,
                 check=user_outcome(faults={("stdf", 0): (6, "stdf+0x1", 1), ("stdf", 3): (6, "stdf+0x1", 1)},
                                    results={"mem_seq_read": (0, 3)}),
