@@ -11,9 +11,11 @@ import sys
 import tempfile
 import unittest
 import zlib
+from importlib.machinery import SourceFileLoader
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = os.path.join(ROOT, "scripts", "bareperf-report")
+REPORT = SourceFileLoader("bareperf_report", TOOL).load_module()
 SAMPLE = os.path.join(ROOT, "tests", "data", "serial-sample.log")
 ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1", PATH=os.environ.get("PATH", "") + ":/usr/sbin")
 ID = "00112233445566778899aabbccddeeff"
@@ -121,6 +123,41 @@ class SavedRuns(unittest.TestCase):
         rc, _, err = run_tool("--list", self.tmp + "/nowhere")
         self.assertEqual(rc, 1)
         self.assertIn("cannot read", err)
+
+    def damaged_copy(self, name):
+        """A copy of the image, and (offset of run01.log's first cluster, offset of its FAT
+        entry, that cluster's number), as the tool's own FAT reader finds them."""
+        path = os.path.join(self.tmp, name)
+        subprocess.run(["cp", "--sparse=always", self.img, path], check=True)    # 64 MiB, mostly holes
+        with open(path, "rb") as f:
+            fat = REPORT.FatReader(f, 512)
+            results = fat.root
+            for folder in REPORT.RESULTS_DIR:
+                results = [e for e in fat.entries(results) if e[0] == folder][0][2]
+            first = [e for e in fat.entries(results) if e[0] == "RUN01   LOG"][0][2]
+            return path, fat.data + (first - 2) * fat.spc * fat.ss, fat.fat + 4 * first, first
+
+    def test_damaged_medium(self):
+        """A medium cut short inside a slot, and a FAT chain that leaves the volume: the
+        first problem along the chain, by name, and no traceback."""
+        path, data, _, _ = self.damaged_copy("cut.img")
+        os.truncate(path, data + 1000)
+        rc, _, err = run_tool("--list", path)
+        self.assertEqual(rc, 1)
+        self.assertIn("512-byte sectors: the medium ends at byte %d" % (data + 1000), err)
+        path, _, entry, first = self.damaged_copy("astray.img")
+        with open(path, "r+b") as f:
+            f.seek(entry)
+            f.write((0x0FFFFFF0).to_bytes(4, "little"))
+        rc, _, err = run_tool("--list", path)
+        self.assertEqual(rc, 1)
+        self.assertIn("512-byte sectors: cluster chain leaves the volume at cluster %d" % 0x0FFFFFF0, err)
+        with open(path, "r+b") as f:       # the chain back to its own first cluster: a loop
+            f.seek(entry)
+            f.write(first.to_bytes(4, "little"))
+        rc, out, err = run_tool("--list", path)
+        self.assertEqual((rc, err), (0, ""))
+        self.assertRegex(out, r"\nrun01\.log +1 +torn ")
 
     def test_read_only(self):
         with open(self.img, "rb") as f:
