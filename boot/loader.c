@@ -97,11 +97,13 @@ static EFI_STATUS load_kernel(UINT64 *entry)
 		return err;
 	}
 	UINT64 phys = (block + LARGE_PAGE_SIZE - 1) & ~(LARGE_PAGE_SIZE - 1);
-	SetMem((void *)phys, size, 0);
+	/* The firmware's SetMem and CopyMem (UEFI 2.9, 7.4), not gnu-efi's, which go a byte
+	 * at a time: the image is some 15 MiB, most of it .bss (the CPUs' stacks). */
+	uefi_call_wrapper(BS->SetMem, 3, (void *)phys, size, 0);
 	for (UINTN i = 0; i < eh->phnum; i++)
 		if (ph[i].type == PT_LOAD)
-			CopyMem((void *)(phys + ph[i].vaddr - lo), kernel_elf_start + ph[i].offset,
-				ph[i].filesz);
+			uefi_call_wrapper(BS->CopyMem, 3, (void *)(phys + ph[i].vaddr - lo),
+					  (void *)(kernel_elf_start + ph[i].offset), ph[i].filesz);
 	bi->kernel_phys = phys;
 	bi->kernel_size = size;
 	*entry = eh->entry;
