@@ -20,7 +20,8 @@ LD      := ld
 NASM    := nasm
 OBJCOPY := objcopy
 # scripts/mkimage, what it runs and the headers they read: a change rebuilds the images.
-MKIMAGE_DEPS := scripts/mkimage scripts/gen/grub-cfg lib/bootmenu.h lib/results-area.h
+MKIMAGE_DEPS := scripts/mkimage scripts/gen/grub-cfg $(B)/host/bareperf-menu-settings \
+	lib/results-area.h
 # An object's folder is made once (an order-only prerequisite, $$(@D)/), not by a mkdir
 # before each compile: starting a process costs several milliseconds here.
 .SECONDEXPANSION:
@@ -143,8 +144,10 @@ ECFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -I$(EFI_INC) -I$(EFI_INC)/x86_64
 	-fpic -ffreestanding -fno-stack-protector -fno-stack-check -fshort-wchar \
 	-mno-red-zone -mgeneral-regs-only -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI -MMD -MP
 BOOT_C   := $(wildcard boot/*.c)
-# lib/bootmenu.c is pure code without libc: the loader links it as the host tests do.
-BOOT_OBJ := $(BOOT_C:%.c=$(B)/boot/%.o) $(B)/boot/lib/bootmenu.o $(B)/boot/kernel-blob.o
+# lib/bootmenu.c and the configuration reader it uses are pure code without libc: the
+# loader links them as the host tests do.
+BOOT_OBJ := $(BOOT_C:%.c=$(B)/boot/%.o) $(B)/boot/lib/bootmenu.o $(B)/boot/lib/cfg-lex.o \
+	$(B)/boot/kernel-blob.o
 
 $(B)/boot/%.o: %.c | $$(@D)/
 	$(CC) $(ECFLAGS) -c $< -o $@

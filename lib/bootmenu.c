@@ -1,7 +1,7 @@
 /* The boot menu's entries and the decisions around it; see lib/bootmenu.h. */
 #include "lib/bootmenu.h"
 #include "lib/bytes.h"
-#include "lib/config.h"     /* CFG_SOURCE_MAX only: the loader links this file alone */
+#include "lib/cfg-lex.h"
 
 /* SMBIOS (DMTF DSP0134 3.x): entry points 5.2.1 and 5.2.2, structure header 6.1.2,
  * OEM strings 7.12, end-of-table 7.45. */
@@ -49,22 +49,12 @@ int bootmenu_key(struct bootmenu *m, enum bootmenu_input in, unsigned digit)
 
 /* ------------------------------------------------ boot.menu in bareperf.cfg */
 
-static int is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-static int ends_entry(char c)
-{
-	return is_blank(c) || c == '\n' || c == ';' || c == '#';
-}
-
 static char lower(char c)
 {
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
-/* value (quotes removed, at most 3 characters kept) as on/off: 1, 0, or -1. */
+/* value (quotes removed) as on/off: 1, 0, or -1. */
 static int on_off(const char *v, size_t vlen)
 {
 	if (vlen == 2 && lower(v[0]) == 'o' && lower(v[1]) == 'n')
@@ -72,49 +62,6 @@ static int on_off(const char *v, size_t vlen)
 	if (vlen == 3 && lower(v[0]) == 'o' && lower(v[1]) == 'f' && lower(v[2]) == 'f')
 		return 0;
 	return -1;
-}
-
-/* Bytes in one UTF-8 sequence starting at s[i] (RFC 3629: no overlong forms, surrogates
- * or values past U+10FFFF), 0 when it is not one. */
-static size_t utf8_length(const unsigned char *s, size_t i, size_t n)
-{
-	static const struct { unsigned char mask, lead; uint32_t min; } forms[] = {
-		{ 0xe0, 0xc0, 0x80 }, { 0xf0, 0xe0, 0x800 }, { 0xf8, 0xf0, 0x10000 },
-	};
-	for (size_t f = 0; f < 3; f++) {
-		if ((s[i] & forms[f].mask) != forms[f].lead)
-			continue;
-		uint32_t cp = s[i] & (unsigned char)~forms[f].mask;
-		for (size_t j = 1; j <= f + 1; j++) {
-			if (i + j >= n || (s[i + j] & 0xc0) != 0x80)
-				return 0;
-			cp = cp << 6 | (s[i + j] & 0x3f);
-		}
-		if (cp < forms[f].min || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-			return 0;
-		return f + 2;
-	}
-	return 0;
-}
-
-/* The kernel refuses a source whole (lib/config.c check_text) when it is longer than
- * CFG_SOURCE_MAX, has a NUL before the trailing ones or another control character than
- * tab, CR and LF, or is not UTF-8: none of it applies. Trailing NULs are dropped. */
-static int refused_text(const char *text, size_t *len)
-{
-	const unsigned char *s = (const unsigned char *)text;
-	if (*len > CFG_SOURCE_MAX)
-		return 1;
-	while (*len && s[*len - 1] == 0)
-		(*len)--;
-	for (size_t i = 0; i < *len;) {
-		unsigned char c = s[i];
-		size_t n = c < 0x80 ? 1 : utf8_length(s, i, *len);
-		if (n == 0 || (c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f)
-			return 1;
-		i += n;
-	}
-	return 0;
 }
 
 /* value as seconds for boot.menu_timeout: a decimal or 0x hexadecimal number from 0 to
@@ -145,65 +92,25 @@ static int seconds(const char *v, size_t vlen)
 
 #define VALUE_MAX 8     /* longer values are none that on_off or seconds accept */
 
-/* The last value of key in text that value_of takes (0 or more), or -1. Entries split as
- * config_apply splits them: blanks, ';' and newlines separate, '#' comments to the end of
- * the line, blanks may surround '=', quotes group. */
+/* The last value of key in text that value_of takes (0 or more), or -1; none when the
+ * kernel refuses the source whole (lib/cfg-lex.h). */
 static int last_setting(const char *text, size_t len, const char *key_name,
 			int (*value_of)(const char *v, size_t vlen))
 {
-	size_t key_len = 0;
+	struct cfg_text_check check;
+	struct cfg_lexer lx;
+	struct cfg_entry e;
+	char value[VALUE_MAX];
 	int setting = -1;
-	size_t i = 0;
 
-	while (key_name[key_len])
-		key_len++;
-	if (!text || refused_text(text, &len))
+	if (!text || cfg_text_check(text, &len, &check) != CFG_TEXT_OK)
 		return -1;
-	if (len >= 3 && (unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb &&
-	    (unsigned char)text[2] == 0xbf)
-		i = 3;          /* UTF-8 byte-order mark */
-	while (i < len) {
-		char c = text[i];
-		if (c == '\n' || is_blank(c) || c == ';') {
-			i++;
-			continue;
-		}
-		if (c == '#') {
-			while (i < len && text[i] != '\n')
-				i++;
-			continue;
-		}
-		size_t key = i;
-		while (i < len && !ends_entry(text[i]) && text[i] != '=')
-			i++;
-		size_t klen = i - key, j = i;
-		while (j < len && is_blank(text[j]))
-			j++;
-		if (j == len || text[j] != '=')
-			continue;               /* no value: an error, nothing set */
-		i = j + 1;
-		while (i < len && is_blank(text[i]))
-			i++;
-		char value[VALUE_MAX];
-		size_t vlen = 0;
-		int quoted = 0;
-		while (i < len && text[i] != '\n' && (quoted || !ends_entry(text[i]))) {
-			if (text[i] == '"')
-				quoted = !quoted;
-			else if (vlen < sizeof(value))
-				value[vlen++] = text[i];
-			else
-				vlen = sizeof(value) + 1;       /* too long for any value taken */
-			i++;
-		}
-		if (quoted || klen != key_len)
-			continue;
-		size_t k = 0;
-		while (k < key_len && text[key + k] == key_name[k])
-			k++;
-		if (k != key_len)
-			continue;
-		int v = vlen <= sizeof(value) ? value_of(value, vlen) : -1;
+	cfg_lex_init(&lx, text, len);
+	while (cfg_lex_next(&lx, &e, value, sizeof(value))) {
+		if (!e.has_eq || e.unterminated || e.vlen > sizeof(value) ||
+		    !cfg_key_is(&e, key_name))
+			continue;       /* an error to the kernel, or another key: nothing set */
+		int v = value_of(value, e.vlen);
 		if (v >= 0)
 			setting = v;
 	}

@@ -51,16 +51,6 @@ struct cfg_key {
 
 /* ------------------------------------------------------------ small helpers */
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-static bool ends_entry(char c)
-{
-	return is_blank(c) || c == '\n' || c == ';' || c == '#';
-}
-
 /* Quotes at most CFG_EXCERPT bytes of user text, cut at a UTF-8 character boundary. */
 static const char *excerpt(const char *s, size_t len, char *buf, size_t buflen)
 {
@@ -324,7 +314,7 @@ static void show_list(const struct cfg_key *k, const struct bp_config *cfg, char
 	bool quote = false;
 
 	for (const char *p = s; *p; p++)
-		if (ends_entry(*p))
+		if (cfg_ends_entry(*p))
 			quote = true;
 	bp_snprintf(buf, buflen, quote ? "\"%s\"" : "%s", s);
 }
@@ -899,66 +889,31 @@ static void apply_entry(struct cfg_parser *p, struct bp_config *cfg, unsigned li
 		report(p, line, why);
 }
 
-/* Rejects text that is not UTF-8 (or has control characters other than tab, CR, LF).
- * Trailing NULs, as a C string's terminator, end the text. */
+/* Rejects a source whose text cfg_text_check refuses, saying where and why. Trailing NULs,
+ * as a C string's terminator, end the text. */
 static bool check_text(struct cfg_parser *p, const char *text, size_t *len)
 {
-	const unsigned char *s = (const unsigned char *)text;
-	size_t n = *len, i = 0;
-	unsigned line = 1;
+	struct cfg_text_check c;
 	char why[CFG_MSG_MAX];
 
-	while (n > 0 && s[n - 1] == '\0')
-		n--;
-	while (i < n) {
-		unsigned char c = s[i];
-		size_t extra = 0;
-		uint32_t cp = c, min_cp = 0;
-		if (c == '\n')
-			line++;
-		if (c < 0x80) {
-			if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
-				bp_snprintf(why, sizeof(why),
-					    "not a text file (control byte 0x%02x at offset %zu); "
-					    "source ignored", c, i);
-				report(p, line, why);
-				return false;
-			}
-			i++;
-			continue;
-		}
-		if ((c & 0xe0) == 0xc0) {
-			extra = 1;
-			cp = c & 0x1f;
-			min_cp = 0x80;
-		} else if ((c & 0xf0) == 0xe0) {
-			extra = 2;
-			cp = c & 0x0f;
-			min_cp = 0x800;
-		} else if ((c & 0xf8) == 0xf0) {
-			extra = 3;
-			cp = c & 0x07;
-			min_cp = 0x10000;
-		}
-		bool ok = extra > 0;
-		for (size_t j = 1; ok && j <= extra; j++) {
-			if (i + j >= n || (s[i + j] & 0xc0) != 0x80)
-				ok = false;
-			else
-				cp = (cp << 6) | (s[i + j] & 0x3f);
-		}
-		/* Overlong forms, UTF-16 surrogates and values past U+10FFFF are not UTF-8. */
-		if (!ok || cp < min_cp || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) {
-			bp_snprintf(why, sizeof(why),
-				    "not a text file (invalid UTF-8 byte 0x%02x at offset %zu); "
-				    "source ignored", c, i);
-			report(p, line, why);
-			return false;
-		}
-		i += extra + 1;
+	switch (cfg_text_check(text, len, &c)) {
+	case CFG_TEXT_OK:
+		return true;
+	case CFG_TEXT_TOO_LONG:
+		config_refuse(p->origin, *len, CFG_SOURCE_MAX, p->err, p->ctx);
+		p->errors++;
+		return false;
+	case CFG_TEXT_CONTROL:
+		bp_snprintf(why, sizeof(why), "not a text file (control byte 0x%02x at offset %zu); "
+			    "source ignored", c.byte, c.offset);
+		break;
+	case CFG_TEXT_NOT_UTF8:
+		bp_snprintf(why, sizeof(why), "not a text file (invalid UTF-8 byte 0x%02x at offset "
+			    "%zu); source ignored", c.byte, c.offset);
+		break;
 	}
-	*len = n;
-	return true;
+	report(p, c.line, why);
+	return false;
 }
 
 int config_refuse(const char *origin, uint64_t size, uint64_t max, config_error_fn err,
@@ -977,75 +932,23 @@ int config_apply(struct bp_config *cfg, const char *origin, const char *text, si
 		 config_error_fn err, void *ctx)
 {
 	struct cfg_parser p = { .origin = origin ? origin : "config", .err = err, .ctx = ctx };
-	char value[CFG_SOURCE_MAX + 1];
-	unsigned line = 1;
-	size_t i = 0;
+	char value[CFG_SOURCE_MAX + 1];         /* a source's longest value fits whole */
+	struct cfg_lexer lx;
+	struct cfg_entry e;
 
-	if (!text)
-		len = 0;
 	/* Whole or not at all: an entry cut at a limit would apply half a value. */
-	if (len > CFG_SOURCE_MAX)
-		return config_refuse(origin, len, CFG_SOURCE_MAX, err, ctx);
 	if (!check_text(&p, text, &len))
 		return p.errors;
-	if (len >= 3 && (unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb &&
-	    (unsigned char)text[2] == 0xbf)
-		i = 3;          /* UTF-8 byte-order mark */
-
-	while (i < len) {
-		char c = text[i];
-		if (c == '\n') {
-			line++;
-			i++;
-			continue;
-		}
-		if (is_blank(c) || c == ';') {
-			i++;
-			continue;
-		}
-		if (c == '#') {
-			while (i < len && text[i] != '\n')
-				i++;
-			continue;
-		}
-
-		/* key, then optional blanks, '=', blanks, value */
-		const char *key = text + i;
-		size_t klen = 0;
-		while (i < len && !ends_entry(text[i]) && text[i] != '=') {
-			i++;
-			klen++;
-		}
-		size_t j = i;
-		while (j < len && is_blank(text[j]))
-			j++;
-		bool has_eq = j < len && text[j] == '=';
-		size_t vlen = 0;
-		bool quoted = false;
-		if (has_eq) {
-			i = j + 1;
-			while (i < len && is_blank(text[i]))
-				i++;
-			/* Double quotes group characters, separators included; they are not
-			 * part of the value. */
-			while (i < len && text[i] != '\n' && (quoted || !ends_entry(text[i]))) {
-				if (text[i] == '"') {
-					quoted = !quoted;
-				} else {
-					value[vlen++] = text[i];     /* len <= CFG_SOURCE_MAX */
-				}
-				i++;
-			}
-		}
-		if (quoted) {
+	cfg_lex_init(&lx, text, len);
+	while (cfg_lex_next(&lx, &e, value, sizeof(value))) {
+		if (e.unterminated) {
 			char why[CFG_MSG_MAX], ex[CFG_EXCERPT + 4];
 			bp_snprintf(why, sizeof(why), "unterminated quote in '%s' (close it with \" "
-				    "on the same line)", excerpt(key, klen, ex, sizeof(ex)));
-			report(&p, line, why);
+				    "on the same line)", excerpt(e.key, e.klen, ex, sizeof(ex)));
+			report(&p, e.line, why);
 			continue;
 		}
-		value[vlen] = '\0';
-		apply_entry(&p, cfg, line, key, klen, has_eq, value, vlen);
+		apply_entry(&p, cfg, e.line, e.key, e.klen, e.has_eq, value, e.vlen);
 	}
 	return p.errors;
 }

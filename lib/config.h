@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/cfg-lex.h"     /* CFG_SOURCE_MAX */
 
-#define CFG_SOURCE_MAX 8191     /* bytes in one source; a longer one is refused whole */
 #define CFG_LIST_MAX   1024     /* bytes for list-valued keys */
 #define CFG_SIZES_MAX  32
 #define CFG_PAYLOADS_DEFAULT "*"    /* every payload in the catalogue */
