@@ -295,18 +295,24 @@ static BOOLEAN smbios_unattended(void)
 	return table && table < BELOW_4G && bootmenu_smbios_off((const UINT8 *)table, size);
 }
 
-/* boot.menu=off in bareperf.cfg, or an unattended virtual machine. */
-static BOOLEAN menu_switched_off(void)
+/* boot.menu and boot.menu_timeout from bareperf.cfg and the load options. */
+static struct bootmenu_settings menu_settings(void)
 {
-	return bootmenu_cfg_setting(bi->config, bi->config_len) == 0 ||
-	       bootmenu_cfg_seconds(bi->config, bi->config_len) == 0 || smbios_unattended();
+	struct bootmenu_settings m;
+	bootmenu_settings(bi->config, bi->config_len, bi->cmdline, bi->cmdline_len, &m);
+	return m;
 }
 
-/* The countdown: boot.menu_timeout from bareperf.cfg, else BOOTMENU_SECONDS. */
+/* boot.menu=off (or a countdown of 0), or an unattended virtual machine. */
+static BOOLEAN menu_switched_off(void)
+{
+	return !menu_settings().shown || smbios_unattended();
+}
+
+/* The countdown: boot.menu_timeout, else BOOTMENU_SECONDS. */
 static UINTN menu_seconds(void)
 {
-	int s = bootmenu_cfg_seconds(bi->config, bi->config_len);
-	return s > 0 ? (UINTN)s : BOOTMENU_SECONDS;
+	return menu_settings().seconds;
 }
 
 /* The line below the entries: the countdown, or how to choose once it stopped. */

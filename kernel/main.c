@@ -65,6 +65,27 @@ static const char *cmdline_origin(const struct boot_info *bi)
 	}
 }
 
+/* The command line; UEFI load options without the image's name that firmware and boot
+ * managers put first (lib/cfg-lex.h cfg_image_word), which the report names. */
+static void apply_cmdline(const struct boot_info *bi, const char *origin, bool shown)
+{
+	size_t start = 0, end = 0, skip = 0;
+	char what[96];
+
+	if (bi->protocol == BI_PROTOCOL_UEFI)
+		skip = cfg_image_word(bi->cmdline, bi->cmdline_len, &start, &end);
+	config_apply(&kernel.cfg, origin, bi->cmdline + skip, bi->cmdline_len - skip,
+		     config_error, 0);
+	if (skip) {
+		bp_snprintf(what, sizeof(what), "after the image name %.*s%s",
+			    (int)(end - start > 48 ? 48 : end - start), bi->cmdline + start,
+			    end - start > 48 ? "..." : "");
+		note_source(origin, what, false);
+	} else {
+		note_source(origin, shown ? bi->cmdline : 0, false);
+	}
+}
+
 /* Sources in order, a later value overriding an earlier one: bareperf.cfg, the command
  * line (UEFI load options or GRUB's menu), the UEFI loader's menu, --config (fw_cfg). */
 static void load_config(const struct boot_info *bi)
@@ -86,8 +107,7 @@ static void load_config(const struct boot_info *bi)
 		config_refuse(cmdline, bi->cmdline_size, BI_CMDLINE_MAX - 1, config_error, 0);
 		note_source(cmdline, 0, true);
 	} else if (bi->cmdline_len) {
-		config_apply(&kernel.cfg, cmdline, bi->cmdline, bi->cmdline_len, config_error, 0);
-		note_source(cmdline, shown ? bi->cmdline : 0, false);
+		apply_cmdline(bi, cmdline, shown);
 	}
 	if (bi->menu[0]) {
 		config_apply(&kernel.cfg, "menu", bi->menu, strnlen(bi->menu, BI_MENU_MAX),

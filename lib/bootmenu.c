@@ -127,6 +127,22 @@ int bootmenu_cfg_seconds(const char *text, size_t len)
 	return last_setting(text, len, "boot.menu_timeout", seconds);
 }
 
+void bootmenu_settings(const char *cfg, size_t cfg_len, const char *options, size_t options_len,
+		       struct bootmenu_settings *out)
+{
+	size_t start, end, skip = cfg_image_word(options, options_len, &start, &end);
+	const char *opt = options ? options + skip : 0;
+	size_t opt_len = options ? options_len - skip : 0;
+	int menu = bootmenu_cfg_setting(opt, opt_len), s = bootmenu_cfg_seconds(opt, opt_len);
+
+	if (menu < 0)
+		menu = bootmenu_cfg_setting(cfg, cfg_len);
+	if (s < 0)
+		s = bootmenu_cfg_seconds(cfg, cfg_len);
+	out->seconds = s >= 0 ? (unsigned)s : BOOTMENU_SECONDS;
+	out->shown = menu != 0 && out->seconds != 0;
+}
+
 /* ------------------------------------------------ SMBIOS OEM strings */
 
 static int same_bytes(const uint8_t *a, const char *b, size_t n)

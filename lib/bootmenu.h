@@ -44,6 +44,15 @@ int bootmenu_cfg_setting(const char *text, size_t len);
  * BOOTMENU_SECONDS_MAX; 0 boots the default at once), or -1 not set. */
 int bootmenu_cfg_seconds(const char *text, size_t len);
 
+/* The menu's settings from every source the loader reads, the later winning as in the
+ * kernel: bareperf.cfg, then the load options after the image's name (cfg_image_word). */
+struct bootmenu_settings {
+	int shown;              /* 0: boot.menu=off, or a countdown of 0 */
+	unsigned seconds;       /* the countdown, BOOTMENU_SECONDS unless set */
+};
+void bootmenu_settings(const char *cfg, size_t cfg_len, const char *options, size_t options_len,
+		       struct bootmenu_settings *out);
+
 /* Entry point lengths (DSP0134 5.2.1, 5.2.2): what bootmenu_smbios_table needs to read. */
 #define BOOTMENU_SMBIOS2_EPS_LEN 0x1f
 #define BOOTMENU_SMBIOS3_EPS_LEN 0x18

@@ -153,3 +153,47 @@ bool cfg_key_is(const struct cfg_entry *e, const char *name)
 		i++;
 	return i == e->klen && name[i] == '\0';
 }
+
+static char lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Whether w[0..n) names a file: a path, a drive or device prefix, or a ".efi" name. */
+static bool names_file(const char *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (w[i] == '/' || w[i] == '\\' || w[i] == ':')
+			return true;
+	return n > 4 && w[n - 4] == '.' && lower(w[n - 3]) == 'e' && lower(w[n - 2]) == 'f' &&
+	       lower(w[n - 1]) == 'i';
+}
+
+size_t cfg_image_word(const char *text, size_t len, size_t *start, size_t *end)
+{
+	size_t i = 0, s, e;
+
+	if (!text)
+		return 0;
+	while (i < len && (is_blank(text[i]) || text[i] == '\n'))
+		i++;
+	bool quoted = i < len && text[i] == '"';
+	s = i += quoted;
+	while (i < len && text[i] != '\n' && (quoted ? text[i] != '"' : !cfg_ends_entry(text[i])))
+		i++;
+	e = i;
+	if (quoted && (i++ == len || text[e] != '"'))
+		return 0;               /* unterminated: the lexer says so */
+	for (size_t k = s; k < e; k++)
+		if (text[k] == '=' || text[k] == '"')
+			return 0;
+	size_t next = i;
+	while (next < len && is_blank(text[next]))
+		next++;
+	if (e == s || (i < len && !cfg_ends_entry(text[i])) || (next < len && text[next] == '=') ||
+	    !names_file(text + s, e - s))
+		return 0;               /* a key (key=value, "a b"=c), or no file name */
+	*start = s;
+	*end = e;
+	return i;
+}

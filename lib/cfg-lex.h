@@ -59,6 +59,14 @@ void cfg_lex_init(struct cfg_lexer *lx, const char *text, size_t len);
  * of size bytes or more did not fit. */
 bool cfg_lex_next(struct cfg_lexer *lx, struct cfg_entry *e, char *value, size_t size);
 
+/* Firmware and boot managers put the image's path or file name first in the load options
+ * they give a UEFI application (the UEFI shell, iPXE's chain and kernel, GRUB's
+ * chainloader), before the options for it. Returns the offset just past such a first word
+ * (which is text[start..end) in *start, *end), or 0 where the first word is not one. A word
+ * is the image's when it has no '=' and names a file: it holds '/', '\\' or ':', or ends in
+ * ".efi" (any case). It may be double-quoted (a path with blanks). */
+size_t cfg_image_word(const char *text, size_t len, size_t *start, size_t *end);
+
 /* Whether c ends an unquoted key or value (a blank, newline, ';' or '#'): a value with one
  * must be quoted to read back whole. */
 bool cfg_ends_entry(char c);

@@ -183,6 +183,38 @@ static size_t put_struct(uint8_t *t, uint8_t type, uint8_t flen, const char **st
 	return o;
 }
 
+/* The menu's settings from bareperf.cfg and the load options: the load options win, and
+ * the image's name that firmware puts first in them is not an entry. */
+static void test_settings(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *cfg, *options;
+		int shown;
+		unsigned seconds;
+	} cases[] = {
+		{ NULL, NULL, 1, BOOTMENU_SECONDS },
+		{ "", "BOOTX64.EFI", 1, BOOTMENU_SECONDS },
+		{ "boot.menu=off", NULL, 0, BOOTMENU_SECONDS },
+		{ NULL, "BOOTX64.EFI boot.menu=off", 0, BOOTMENU_SECONDS },
+		{ NULL, "fs0:\\EFI\\BOOT\\BOOTX64.EFI boot.menu_timeout=0", 0, 0 },
+		{ NULL, "boot.menu_timeout=7 mode=detect", 1, 7 },
+		{ "boot.menu=off boot.menu_timeout=9", "x.efi boot.menu=on", 1, 9 },
+		{ "boot.menu=on", "x.efi boot.menu=off", 0, BOOTMENU_SECONDS },
+		{ "boot.menu_timeout=3", "x.efi boot.menu_timeout=12", 1, 12 },
+		{ "boot.menu_timeout=3", "x.efi boot.menu_timeout=99", 1, 3 },
+		{ NULL, "x.efi boot.menu=off\001", 1, BOOTMENU_SECONDS },     /* refused whole */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bootmenu_settings m;
+		const char *c = cases[i].cfg, *o = cases[i].options;
+		bootmenu_settings(c, c ? strlen(c) : 0, o, o ? strlen(o) : 0, &m);
+		if (m.shown != cases[i].shown || m.seconds != cases[i].seconds)
+			fail_msg("cfg '%s', options '%s': shown %d, %u s; want %d, %u s", c ? c : "",
+				 o ? o : "", m.shown, m.seconds, cases[i].shown, cases[i].seconds);
+	}
+}
+
 static void test_smbios(void **state)
 {
 	(void)state;
@@ -266,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_cfg_setting),
 		cmocka_unit_test(test_cfg_seconds),
 		cmocka_unit_test(test_cfg_agrees_with_kernel),
+		cmocka_unit_test(test_settings),
 		cmocka_unit_test(test_smbios),
 		cmocka_unit_test(test_smbios_entry_point),
 	};

@@ -133,6 +133,47 @@ static void test_text_check(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* The image word cfg_image_word finds in s, or "-" for none; then what follows it. */
+static const char *image_word(const char *s)
+{
+	static char out[256];
+	size_t start = 0, end = 0, n = cfg_image_word(s, strlen(s), &start, &end);
+	if (!n)
+		return "-";
+	assert_true(start < end && end <= n);
+	snprintf(out, sizeof(out), "%.*s|%s", (int)(end - start), s + start, s + n);
+	return out;
+}
+
+static void test_image_word(void **state)
+{
+	(void)state;
+	/* As the UEFI shell, iPXE, GRUB's chainloader and boot entries put it first. */
+	assert_string_equal(image_word("BOOTX64.EFI mode=pmucheck"), "BOOTX64.EFI| mode=pmucheck");
+	assert_string_equal(image_word("bootx64.efi"), "bootx64.efi|");
+	assert_string_equal(image_word("fs0:\\EFI\\BOOT\\BOOTX64.EFI reps=3"),
+			    "fs0:\\EFI\\BOOT\\BOOTX64.EFI| reps=3");
+	assert_string_equal(image_word("/EFI/BOOT/BOOTX64.EFI\tmode=detect"),
+			    "/EFI/BOOT/BOOTX64.EFI|\tmode=detect");
+	assert_string_equal(image_word("\\EFI\\bareperf mode=detect"), "\\EFI\\bareperf| mode=detect");
+	assert_string_equal(image_word("  \"fs0:\\My Tools\\bp.efi\" mode=run"),
+			    "fs0:\\My Tools\\bp.efi| mode=run");
+	assert_string_equal(image_word("bp.efi;mode=run"), "bp.efi|;mode=run");
+	/* Not an image's name: a setting, a word that names no file, a key before '='. */
+	assert_string_equal(image_word("mode=detect BOOTX64.EFI"), "-");
+	assert_string_equal(image_word("detect mode=run"), "-");
+	assert_string_equal(image_word("a/b=c"), "-");
+	assert_string_equal(image_word("x.efi = 3"), "-");
+	assert_string_equal(image_word("\"a b.efi\"=3"), "-");
+	assert_string_equal(image_word("\"a b.efi"), "-");
+	assert_string_equal(image_word("a\"b.efi"), "-");
+	assert_string_equal(image_word(".efi"), "-");
+	assert_string_equal(image_word(""), "-");
+	assert_string_equal(image_word("   "), "-");
+	size_t s, e;
+	assert_int_equal(cfg_image_word(NULL, 0, &s, &e), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_value_buffer),
 		cmocka_unit_test(test_key_is),
 		cmocka_unit_test(test_text_check),
+		cmocka_unit_test(test_image_word),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
