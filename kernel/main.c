@@ -233,6 +233,7 @@ static void report_system(const struct boot_info *bi)
 {
 	kprintf("boot.firmware=%s\n", bootinfo_firmware_name(bi));
 	kprintf("boot.protocol=%s\n", bootinfo_protocol_name(bi));
+	kprintf("boot.medium=%s\n", bootinfo_medium_name(bi));
 	kprintf("cpu.mode=%s\n", sizeof(void *) == 8 ? "long" : "protected");
 	kprintf("boot.memory_mib=%llu\n", (unsigned long long)(bootinfo_usable_bytes(bi) >> 20));
 	kprintf("boot.exit_tries=%u\n", bi->exit_tries);

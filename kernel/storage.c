@@ -174,12 +174,27 @@ static int write_header(void)
 	return blockdev_write(save.bd, save.slot.lba, RESULTS_HEADER_BYTES / save.bd->sector_size, header_buf);
 }
 
+/* Why the boot medium keeps no runs (a network boot has none of its own, a CD is
+ * read-only), or NULL for a disk. Runs are then saved nowhere else. */
+static const char *medium_keeps_no_runs(void)
+{
+	switch (kernel.bi->medium) {
+	case BI_MEDIUM_NETWORK: return "booted from the network";
+	case BI_MEDIUM_CD:      return "booted from a CD, which cannot be written";
+	default:                return NULL;
+	}
+}
+
 /* Find the disk, choose the slot, write the header (writing, no log yet). 0, or -1 with
  * the reason in why and nothing written. */
 static int save_begin(char *why, size_t whylen)
 {
 	static struct results_area area;
 
+	const char *medium = medium_keeps_no_runs();
+
+	if (medium)
+		return bp_snprintf(why, whylen, "%s", medium), -1;
 	if (!kernel.cfg.save_auto)
 		return bp_snprintf(why, whylen, "save=off"), -1;
 	if (!this_image_known)
@@ -308,6 +323,13 @@ static void report_disks(void)
 
 void storage_detect(void)
 {
+	const char *medium = medium_keeps_no_runs();
+
+	if (medium) {
+		/* No disk is searched: none of them is this run's medium. */
+		kprintf("boot.image=none (%s: runs are not saved)\n", medium);
+		return;
+	}
 	learn_image_identity();
 	storage_probe();
 	report_disks();

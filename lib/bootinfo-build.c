@@ -80,6 +80,53 @@ int bib_add_range(struct bi_builder *b, uint64_t base, uint64_t len, uint32_t ty
 	return 0;
 }
 
+/* The text of a small module without the blanks and newlines around it: [*from, *to). */
+static void trim(const char *t, uint64_t len, uint64_t *from, uint64_t *to)
+{
+	*from = 0;
+	*to = len;
+	while (*from < *to && (t[*from] == ' ' || t[*from] == '\t' || t[*from] == '\r' ||
+			       t[*from] == '\n'))
+		(*from)++;
+	while (*to > *from && (t[*to - 1] == ' ' || t[*to - 1] == '\t' || t[*to - 1] == '\r' ||
+			       t[*to - 1] == '\n'))
+		(*to)--;
+}
+
+static int take_medium(struct bi_builder *b, const char *t, uint64_t len)
+{
+	static const struct { const char *word; uint32_t medium; } media[] = {
+		{ "network", BI_MEDIUM_NETWORK }, { "cd", BI_MEDIUM_CD }, { "disk", BI_MEDIUM_DISK },
+	};
+	uint64_t from, to;
+
+	trim(t, len, &from, &to);
+	for (size_t i = 0; i < sizeof(media) / sizeof(media[0]); i++)
+		if (to - from == strlen(media[i].word) &&
+		    memcmp(t + from, media[i].word, (size_t)(to - from)) == 0) {
+			b->bi->medium = media[i].medium;
+			return 0;
+		}
+	bib_note(b->bi, "module '" BIB_MEDIUM_MODULE "' names no medium (network, cd or disk): "
+		 "taken as a disk");
+	return 0;
+}
+
+/* The note's printable ASCII, each other byte as '?', cut to what a note holds. */
+static void take_note(struct boot_info *bi, const char *t, uint64_t len)
+{
+	char msg[BI_NOTE_MAX / 2];
+	uint64_t from, to;
+	size_t n = 0;
+
+	trim(t, len, &from, &to);
+	for (uint64_t i = from; i < to && n < sizeof(msg) - 1; i++)
+		msg[n++] = t[i] >= 0x20 && t[i] < 0x7f ? t[i] : '?';
+	msg[n] = '\0';
+	if (n)
+		bib_note(bi, msg);
+}
+
 int bib_module(struct bi_builder *b, const char *name, uint64_t start, uint64_t end)
 {
 	struct boot_info *bi = b->bi;
@@ -103,6 +150,12 @@ int bib_module(struct bi_builder *b, const char *name, uint64_t start, uint64_t 
 		}
 		memcpy(bi->identity, bib_phys(b, start), (size_t)len);
 		bi->identity_len = (uint32_t)len;
+		return 0;
+	}
+	if (strcmp(name, BIB_MEDIUM_MODULE) == 0)
+		return take_medium(b, bib_phys(b, start), len);
+	if (strcmp(name, BIB_NOTE_MODULE) == 0) {
+		take_note(bi, bib_phys(b, start), len);
 		return 0;
 	}
 	if (strcmp(name, BIB_CONFIG_MODULE) != 0) {

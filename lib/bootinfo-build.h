@@ -15,6 +15,10 @@
 #define BIB_MODULES_MAX     60
 #define BIB_CONFIG_MODULE   "bareperf.cfg"        /* the module that holds the configuration */
 #define BIB_IDENTITY_MODULE "bareperf.identity"   /* /bareperf/results/IDENTITY */
+/* What GRUB booted from, when it is not a disk: "network" or "cd" (enum bi_medium). */
+#define BIB_MEDIUM_MODULE   "bareperf.medium"
+/* A note from the boot path for the user (as the UEFI loader's), its text the module's. */
+#define BIB_NOTE_MODULE     "bareperf.note"
 
 /* What the entry code knows of the hand-over. */
 struct boot_source {
@@ -54,7 +58,8 @@ void bib_note(struct boot_info *bi, const char *msg);
  * ranges run out. */
 int bib_add_range(struct bi_builder *b, uint64_t base, uint64_t len, uint32_t type);
 /* A module [start, end) named name: the configuration (BIB_CONFIG_MODULE), the image's
- * identity (BIB_IDENTITY_MODULE), or one the kernel ignores with a note. Its memory is
+ * identity (BIB_IDENTITY_MODULE), the boot medium (BIB_MEDIUM_MODULE), a note
+ * (BIB_NOTE_MODULE), or one the kernel ignores with a note. Its memory is
  * marked in use. 0, or -1 with the reason. */
 int bib_module(struct bi_builder *b, const char *name, uint64_t start, uint64_t end);
 /* The loader's command line, len characters at str; one too long is refused whole. */

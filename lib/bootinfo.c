@@ -31,6 +31,10 @@ int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen)
 		bp_snprintf(err, errlen, "boot-info names unknown hand-over protocol %u", bi->protocol);
 		return -1;
 	}
+	if (bi->medium > BI_MEDIUM_LAST) {
+		bp_snprintf(err, errlen, "boot-info names unknown boot medium %u", bi->medium);
+		return -1;
+	}
 	if (bi->mmap_count == 0 || bi->mmap_count > BI_MMAP_MAX) {
 		bp_snprintf(err, errlen, "memory map has %u entries (1..%u allowed)",
 			    bi->mmap_count, BI_MMAP_MAX);
@@ -93,6 +97,16 @@ uint64_t bootinfo_usable_bytes(const struct boot_info *bi)
 const char *bootinfo_firmware_name(const struct boot_info *bi)
 {
 	return bi->firmware == BI_FIRMWARE_BIOS ? "bios" : bi->firmware == BI_FIRMWARE_UEFI ? "uefi" : "unknown";
+}
+
+const char *bootinfo_medium_name(const struct boot_info *bi)
+{
+	static const char *const names[] = { [BI_MEDIUM_DISK] = "disk",
+					     [BI_MEDIUM_NETWORK] = "network",
+					     [BI_MEDIUM_CD] = "cd" };
+	if (bi->medium == BI_MEDIUM_DISK && bi->protocol == BI_PROTOCOL_PVH)
+		return "unknown";       /* QEMU's -kernel: no medium at all */
+	return bi->medium < sizeof(names) / sizeof(names[0]) ? names[bi->medium] : "unknown";
 }
 
 const char *bootinfo_protocol_name(const struct boot_info *bi)

@@ -9,8 +9,9 @@
 #include <stdint.h>
 
 #define BOOTINFO_MAGIC    0x4f464e4952455042ull   /* "BPERINFO" little-endian */
-#define BOOTINFO_VERSION  3         /* 2: firmware; cmdline_size, config_size (sources
-                                       refused whole); 3: menu, fb_layout, identity */
+#define BOOTINFO_VERSION  4         /* 2: firmware; cmdline_size, config_size (sources
+                                       refused whole); 3: menu, fb_layout, identity;
+                                       4: medium */
 
 #define BI_MMAP_MAX       512
 #define BI_CMDLINE_MAX    1024
@@ -42,6 +43,15 @@ enum bi_protocol {
 	BI_PROTOCOL_MULTIBOOT2 = 1,
 	BI_PROTOCOL_PVH = 2,
 };
+
+/* What the kernel was booted from, as its loader knows it. Runs are saved only on a disk
+ * (docs/results-area.md): a network boot has no medium of its own, a CD is read-only. */
+enum bi_medium {
+	BI_MEDIUM_DISK = 0,         /* a disk or stick, or not known (PVH) */
+	BI_MEDIUM_NETWORK = 1,      /* PXE, HTTP boot, iPXE; GRUB over TFTP */
+	BI_MEDIUM_CD = 2,
+};
+#define BI_MEDIUM_LAST BI_MEDIUM_CD
 
 struct bi_mem_range {
 	uint64_t base;
@@ -116,6 +126,8 @@ struct boot_info {
 	uint32_t identity_len;
 	uint32_t reserved2;
 	char identity[BI_IDENTITY_MAX];
+	uint32_t medium;            /* enum bi_medium */
+	uint32_t reserved3;
 };
 _Static_assert(offsetof(struct boot_info, fb) == 48, "boot_info layout");
 _Static_assert(offsetof(struct boot_info, mmap) == 80, "boot_info layout");
@@ -136,7 +148,7 @@ _Static_assert(offsetof(struct boot_info, identity) ==
 	       BI_MENU_MAX + 792 + 8, "boot_info layout");
 _Static_assert(sizeof(struct boot_info) ==
 	       80 + 24 * BI_MMAP_MAX + 8 + BI_CMDLINE_MAX + BI_CONFIG_MAX + BI_NOTE_MAX + 24 +
-	       BI_MENU_MAX + 792 + 8 + BI_IDENTITY_MAX, "boot_info layout");
+	       BI_MENU_MAX + 792 + 8 + BI_IDENTITY_MAX + 8, "boot_info layout");
 
 /* Whether the loader refused a source for its length (see cmdline_size, config_size). */
 #define BI_CMDLINE_REFUSED(bi) ((bi)->cmdline_size > BI_CMDLINE_MAX - 1)
@@ -148,6 +160,8 @@ int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen);
 const char *bootinfo_firmware_name(const struct boot_info *bi);
 /* "uefi", "multiboot2" or "pvh": how the kernel was started (boot.protocol). */
 const char *bootinfo_protocol_name(const struct boot_info *bi);
+/* disk, network or cd (enum bi_medium); unknown for PVH, which has no medium. */
+const char *bootinfo_medium_name(const struct boot_info *bi);
 /* Bytes of usable RAM in the map. */
 uint64_t bootinfo_usable_bytes(const struct boot_info *bi);
 
