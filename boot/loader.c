@@ -11,6 +11,7 @@
 #include <efilib.h>
 
 #include "arch/x86/abi.h"
+#include "boot/pxe.h"
 #include "lib/bootinfo.h"
 #include "lib/bootmenu.h"
 
@@ -44,10 +45,10 @@ static void note(const char *msg)
 	UINTN len = 0;
 	while (bi->note[len] && len < BI_NOTE_MAX - 1)
 		len++;
-	while (*msg && len < BI_NOTE_MAX - 2)
+	for (const char *sep = len ? "; " : ""; *sep && len < BI_NOTE_MAX - 1; sep++)
+		bi->note[len++] = *sep;
+	while (*msg && len < BI_NOTE_MAX - 1)
 		bi->note[len++] = *msg++;
-	if (len < BI_NOTE_MAX - 1)
-		bi->note[len++] = ';';
 	bi->note[len] = 0;
 }
 
@@ -177,16 +178,18 @@ static UINT64 count_rest(EFI_FILE_HANDLE fh)
 	}
 }
 
-static void read_config(EFI_LOADED_IMAGE *li)
+/* bareperf.cfg from the boot device's file system. FALSE when it has none (or no file
+ * system: a network boot but through iPXE, which shows its downloads as files). */
+static BOOLEAN read_config(EFI_LOADED_IMAGE *li)
 {
 	EFI_FILE_HANDLE root = LibOpenRoot(li->DeviceHandle), fh;
 	if (!root)
-		return;
+		return FALSE;
 	EFI_STATUS err = uefi_call_wrapper(root->Open, 5, root, &fh, L"\\bareperf.cfg",
 					   EFI_FILE_MODE_READ, 0);
 	if (err != EFI_SUCCESS) {
 		uefi_call_wrapper(root->Close, 1, root);
-		return;
+		return FALSE;
 	}
 	/* A file longer than the buffer is refused whole: config_size says how long it is,
 	 * config stays empty, and the kernel reports it as a configuration error. */
@@ -207,6 +210,53 @@ static void read_config(EFI_LOADED_IMAGE *li)
 	}
 	uefi_call_wrapper(fh->Close, 1, fh);
 	uefi_call_wrapper(root->Close, 1, root);
+	return TRUE;
+}
+
+/* A note of up to three parts. */
+static void note3(const char *a, const char *b, const char *c)
+{
+	char msg[BI_NOTE_MAX / 2];
+	const char *parts[] = { a, b, c };
+	UINTN n = 0;
+	for (UINTN i = 0; i < 3; i++)
+		for (const char *p = parts[i]; p && *p && n + 1 < sizeof(msg); p++)
+			msg[n++] = *p;
+	msg[n] = 0;
+	note(msg);
+}
+
+/* After a network boot, bareperf.cfg from the TFTP server, beside the boot file. A file
+ * too long is refused whole, as on a disk; a missing one leaves the defaults. */
+static void read_config_from_server(EFI_LOADED_IMAGE *li)
+{
+	char where[PXE_WHERE_MAX];
+	UINT64 size;
+	EFI_STATUS err = pxe_read_beside_bootfile(li->DeviceHandle, "bareperf.cfg", bi->config,
+						  BI_CONFIG_MAX - 1, &size, where, sizeof(where));
+
+	switch (err) {
+	case EFI_SUCCESS:
+		bi->config_size = size;
+		bi->config_len = (UINT32)size;
+		bi->config[size] = 0;
+		note3("bareperf.cfg from ", where, NULL);
+		return;
+	case EFI_BUFFER_TOO_SMALL:
+		bi->config_size = size;
+		SetMem(bi->config, BI_CONFIG_MAX, 0);
+		note3("bareperf.cfg from ", where, NULL);
+		return;
+	case EFI_NOT_FOUND:
+		note3("no bareperf.cfg at ", where, ": the defaults apply");
+		return;
+	case EFI_UNSUPPORTED:
+		note3("bareperf.cfg not fetched from the network (", where, ")");
+		return;
+	default:
+		SetMem(bi->config, BI_CONFIG_MAX, 0);
+		note3("bareperf.cfg at ", where, " could not be read: the defaults apply");
+	}
 }
 
 static void get_rsdp(void)
@@ -546,8 +596,11 @@ static EFI_STATUS gather_boot_info(EFI_HANDLE image)
 		return err;
 	}
 	get_load_options(li);
-	read_config(li);
-	read_identity(li);
+	bi->medium = boot_medium(li->DeviceHandle);
+	if (!read_config(li) && bi->medium == BI_MEDIUM_NETWORK)
+		read_config_from_server(li);
+	if (bi->medium == BI_MEDIUM_DISK)
+		read_identity(li);      /* a network or CD boot keeps no runs: it needs none */
 	get_rsdp();
 	get_framebuffer();
 	return EFI_SUCCESS;
