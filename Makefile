@@ -5,6 +5,8 @@
 #   make image    build/bareperf.img (MBR, GRUB for BIOS, one FAT ESP, with bareperf.cfg if
 #                 present), ready for dd; CONFIG=FILE puts another config on it, IMAGE=FILE
 #                 writes elsewhere, BENCH=FILE adds the benchmarks of a bench file
+#   make netboot  build/netboot/, the tree to copy to a TFTP server's root for network
+#                 boot under UEFI and BIOS (docs/netboot.md); CONFIG and BENCH as for image
 #   make run      build and boot in QEMU (ARGS='key=value ...' passes a config string;
 #                 QEMU_ARGS='--bios' boots through SeaBIOS instead of OVMF; with a CPU
 #                 without long mode, QEMU_ARGS='--bios --cpu pentium3', GRUB starts the
@@ -465,10 +467,35 @@ $(B)/test-cfg-menu1.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32
 $(B)/test-noresults.img: $(B)/test-cfg-detect.img
 	cp $< $@.tmp && MTOOLS_SKIP_CHECK=1 mdeltree -i $@.tmp@@1M ::/bareperf && mv $@.tmp $@
 
-TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-noresults.img \
+# The network boot tree (scripts/mknetboot, docs/netboot.md), with CONFIG's or BENCH's
+# bareperf.cfg as the image gets it; NETBOOT names the folder. Its stamp beside it names
+# the config, as IMAGE.config does.
+NETBOOT   ?= $(B)/netboot
+MKNETBOOT_DEPS := scripts/mknetboot scripts/gen/grub-cfg $(B)/host/bareperf-menu-settings
+$(NETBOOT).stamp: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf \
+		$(MKNETBOOT_DEPS) $(IMAGE).config $(IMAGE_CFG)
+	scripts/mknetboot $(NETBOOT) $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(IMAGE_CFG)
+	@touch $@
+netboot: $(NETBOOT).stamp
+	@echo "netboot: $(NETBOOT)/ is ready for the root of a TFTP server (docs/netboot.md)"
+
+# Trees for the network boot tests: a short plan in bareperf.cfg (and an iPXE script that
+# chains BOOTX64.EFI with load options), and one whose server has no bareperf.cfg.
+$(B)/netboot-test.stamp: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf \
+		$(MKNETBOOT_DEPS) tests/qemu/netboot.cfg tests/qemu/netboot-chain.ipxe
+	scripts/mknetboot $(B)/netboot-test $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/netboot.cfg
+	cp tests/qemu/netboot-chain.ipxe $(B)/netboot-test/
+	@touch $@
+$(B)/netboot-nocfg.stamp: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf \
+		$(MKNETBOOT_DEPS)
+	scripts/mknetboot $(B)/netboot-nocfg $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf
+	rm $(B)/netboot-nocfg/bareperf.cfg
+	@touch $@
+
+TEST_IMAGES := $(B)/netboot-test.stamp $(B)/netboot-nocfg.stamp $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-noresults.img \
 	$(B)/test-cfg-nomenu.img $(B)/test-cfg-menu1.img $(RESULTS_IMG)/done
 
-.PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
+.PHONY: all image netboot run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:
 all: $(B)/BOOTX64.EFI $(B)/kernel32.elf $(HOST_TOOLS)
 image: $(IMAGE)
