@@ -37,6 +37,8 @@ static unsigned nsticks;
 static struct blockdev *disks[STORAGE_DISKS_MAX];
 static unsigned ndisks, nexamined;
 static storage_examine_fn examine;
+static unsigned nunsearched;
+static char first_unsearched[BLOCKDEV_ERR_MAX];
 static struct ehci_hc ehci_hcs[STORAGE_EHCI_MAX];
 static const struct pci_dev *ehci_pci[STORAGE_EHCI_MAX];
 static unsigned nehci;
@@ -163,6 +165,15 @@ static bool keep_disk(struct blockdev *bd)
 	return true;
 }
 
+/* A place that may hold a disk, not searched for want of an entry bareperf has a fixed
+ * number of: what says so is a storage.note line, and it is counted (storage_unsearched). */
+static void not_searched(const char *what)
+{
+	kprintf("storage.note=%s\n", what);
+	if (nunsearched++ == 0)
+		str_copy(first_unsearched, what, sizeof(first_unsearched));
+}
+
 static int dma_alloc(uint64_t size, uint64_t align, struct dma_region *out)
 {
 	out->phys = mem_alloc_phys(size, align);
@@ -285,6 +296,28 @@ static int open_usb_device(struct usb_dev *ud)
 	return 0;
 }
 
+/* Whether the USB controller hc (a struct usb_dev's) has no device entry left
+ * (XHCI_DEVICES_MAX, EHCI_DEVS_MAX): a device it then fails to attach was not searched. */
+static bool usb_controller_full(const void *hc)
+{
+	for (unsigned i = 0; i < nxhci; i++)
+		if (hc == &xhcis[i])
+			return xhcis[i].ndev == XHCI_DEVICES_MAX;
+	for (unsigned i = 0; i < nehci; i++)
+		if (hc == &ehci_hcs[i])
+			return ehci_hcs[i].ndevs == EHCI_DEVS_MAX;
+	return false;
+}
+
+/* A device that failed to attach: not searched where the controller was full, else noted. */
+static void attach_failed(const void *hc, const char *err)
+{
+	if (usb_controller_full(hc))
+		not_searched(err);
+	else
+		kprintf("storage.note=%s\n", err);
+}
+
 /* The devices on a hub's ports (one tier: a hub behind it is named, not followed). */
 static void open_usb_hub(struct usb_dev *hub)
 {
@@ -300,7 +333,7 @@ static void open_usb_hub(struct usb_dev *hub)
 	for (unsigned p = 1; p <= h.nports; p++) {
 		int r = usb_hub_attach_port(&h, p, &ud, err, sizeof(err));
 		if (r < 0)
-			kprintf("storage.note=%s\n", err);
+			attach_failed(hub->hc, err);
 		if (r > 0 && open_usb_device(ud))
 			kprintf("storage.note=%s: a hub behind a hub; devices behind it are not searched\n", ud->where);
 	}
@@ -314,7 +347,7 @@ static void open_usb_port(struct xhci *x, unsigned port)
 
 	int r = xhci_attach_port(x, port, &ud, err, sizeof(err));
 	if (r < 0)
-		kprintf("storage.note=%s\n", err);
+		attach_failed(x, err);
 	if (r > 0 && open_usb_device(ud))
 		open_usb_hub(ud);
 }
@@ -335,8 +368,9 @@ static void open_xhci(const struct pci_dev *d)
 		return;
 	}
 	if (nxhci == STORAGE_XHCI_MAX) {
-		kprintf("storage.note=xHCI %02x:%02x.%x: past the %u xHCI controllers bareperf opens\n", d->bus, d->dev,
-			d->fn, STORAGE_XHCI_MAX);
+		bp_snprintf(note, sizeof(note), "xHCI %02x:%02x.%x: past the %u xHCI controllers bareperf opens", d->bus,
+			    d->dev, d->fn, STORAGE_XHCI_MAX);
+		not_searched(note);
 		return;
 	}
 	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
@@ -366,8 +400,9 @@ static void open_ehci(const struct pci_dev *d)
 	struct dma_region dma;
 
 	if (nehci == STORAGE_EHCI_MAX) {
-		kprintf("storage.note=EHCI %02x:%02x.%x: past the %u EHCI controllers bareperf opens\n", d->bus, d->dev,
-			d->fn, STORAGE_EHCI_MAX);
+		bp_snprintf(note, sizeof(note), "EHCI %02x:%02x.%x: past the %u EHCI controllers bareperf opens", d->bus,
+			    d->dev, d->fn, STORAGE_EHCI_MAX);
+		not_searched(note);
 		return;
 	}
 	struct ehci_hc *hc = &ehci_hcs[nehci];
@@ -402,8 +437,10 @@ static void open_ehci(const struct pci_dev *d)
 			if (open_usb_device(ud))
 				open_usb_hub(ud);
 			break;
-		case EHCI_PORT_SKIPPED:
 		case EHCI_PORT_FAILED:
+			attach_failed(hc, err);
+			break;
+		case EHCI_PORT_SKIPPED:
 			kprintf("storage.note=%s\n", err);
 			break;
 		case EHCI_PORT_EMPTY:
@@ -488,6 +525,12 @@ void storage_probe(storage_examine_fn examine_disk)
 	for (unsigned i = 0; i < pci.count; i++)
 		if (controller_kind(&pci.dev[i]) == CTRL_EHCI)
 			open_ehci(&pci.dev[i]);
+}
+
+unsigned storage_unsearched(const char **first)
+{
+	*first = first_unsearched;
+	return nunsearched;
 }
 
 unsigned storage_disks(struct blockdev *const **list)

@@ -24,6 +24,12 @@ void storage_probe(storage_examine_fn examine);
  * count, and *list set to them. */
 unsigned storage_disks(struct blockdev *const **list);
 
+/* How many places that may hold a disk were not searched for want of an entry bareperf
+ * has a fixed number of (an xHCI or EHCI controller past those it opens, a device past
+ * the entries of its controller), and *first set to what the first one's note said. A
+ * disk there could carry this image's identity as well. */
+unsigned storage_unsearched(const char **first);
+
 /* What was searched, for a not saved: line: "2 disks searched; AHCI: 1 controller, 6
  * ports; IDE: 0 controllers; ...". */
 const char *storage_searched_text(void);

@@ -131,6 +131,14 @@ static struct blockdev *own_disk(struct results_area *area, char *why, size_t wh
 			    identity_disks);
 		return NULL;
 	}
+	const char *first;
+	unsigned unsearched = storage_unsearched(&first);
+	if (unsearched) {
+		bp_snprintf(why, whylen, "%u place%s that may hold a disk %s not searched, and a disk there could carry "
+			    "this image's identity as well (%s)", unsearched, unsearched == 1 ? "" : "s",
+			    unsearched == 1 ? "was" : "were", first);
+		return NULL;
+	}
 	if (identity_disks == 0 || storage_disks(&disks) != 1) {
 		bp_snprintf(why, whylen, "no disk carries this image's identity (%s%s)", storage_searched_text(),
 			    first_problem);
