@@ -334,3 +334,25 @@ CASES += [
          match=[THIS_IMAGE % EHCI_WHERE, EHCI_SAVED], absent=NO_FAIL,
          check=written_only(os.path.join(BOOTS_DIR, N + ".img"), [], [case_disk(N, b) for b in BLANKS])),
 ]
+
+# Where bareperf has a fixed number of entries still (xHCI controllers it opens, devices a
+# controller serves), what it cannot open is not searched: a disk there could carry the
+# identity too, so nothing is written, and the not saved: line says why. The image on EHCI
+# port 1 with four blank sticks beside it (the fifth device past EHCI_DEVS_MAX) and three
+# xHCI controllers (the third past STORAGE_XHCI_MAX).
+N = "storage-limit-unsearched"
+CASES += [
+    dict(name=N, grub=False, writable=True, timeout=60,
+         copies=[(case_disk(N, "blank%d" % i), None) for i in (2, 3, 4, 5)],
+         args=["--cpu", "qemu64", "--usb", "ehci", "--config", "mode=detect", "--"]
+         + sum((stick("usb", i, "blank%d" % i, case_disk(N, "blank%d" % i)) for i in (2, 3, 4, 5)), [])
+         + sum((["-device", "qemu-xhci,addr=0x%x" % a] for a in (2, 3, 4)), []),
+         lines=disk_lines([("USB stick (EHCI 00:01.0, port %d)" % i, 131072 if i == 1 else 2048) for i in (1, 2, 3, 4)])
+         + ["storage.note=xHCI 00:04.0: past the 2 xHCI controllers bareperf opens",
+            "storage.note=EHCI 00:01.0, port 5: bareperf serves 4 devices per controller",
+            "not saved: 2 places that may hold a disk were not searched, and a disk there could carry this "
+            "image's identity as well (xHCI 00:04.0: past the 2 xHCI controllers bareperf opens)"],
+         match=[THIS_IMAGE % EHCI_WHERE], absent=NO_FAIL + [r"^saved:"],
+         check=written_only(None, [os.path.join(BOOTS_DIR, N + ".img")],
+                            [case_disk(N, "blank%d" % i) for i in (2, 3, 4, 5)])),
+]
