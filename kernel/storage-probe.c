@@ -166,7 +166,8 @@ static bool keep_disk(struct blockdev *bd)
 }
 
 /* A place that may hold a disk, not searched for want of an entry bareperf has a fixed
- * number of: what says so is a storage.note line, and it is counted (storage_unsearched). */
+ * number of (or of a hub tier past the one it follows): what says so is a storage.note
+ * line, and it is counted (storage_unsearched). */
 static void not_searched(const char *what)
 {
 	kprintf("storage.note=%s\n", what);
@@ -322,7 +323,7 @@ static void attach_failed(const void *hc, const char *err)
 static void open_usb_hub(struct usb_dev *hub)
 {
 	static struct usb_hub h;
-	char err[BLOCKDEV_ERR_MAX];
+	char err[BLOCKDEV_ERR_MAX], note[BLOCKDEV_ERR_MAX];
 	struct usb_dev *ud;
 
 	if (usb_hub_open(&h, hub, err, sizeof(err))) {
@@ -334,8 +335,11 @@ static void open_usb_hub(struct usb_dev *hub)
 		int r = usb_hub_attach_port(&h, p, &ud, err, sizeof(err));
 		if (r < 0)
 			attach_failed(hub->hc, err);
-		if (r > 0 && open_usb_device(ud))
-			kprintf("storage.note=%s: a hub behind a hub; devices behind it are not searched\n", ud->where);
+		if (r > 0 && open_usb_device(ud)) {
+			bp_snprintf(note, sizeof(note), "%s: a hub behind a hub; devices behind it are not searched",
+				    ud->where);
+			not_searched(note);
+		}
 	}
 }
 

@@ -26,8 +26,9 @@ unsigned storage_disks(struct blockdev *const **list);
 
 /* How many places that may hold a disk were not searched for want of an entry bareperf
  * has a fixed number of (an xHCI or EHCI controller past those it opens, a device past
- * the entries of its controller), and *first set to what the first one's note said. A
- * disk there could carry this image's identity as well. */
+ * the entries of its controller, a hub behind the one hub tier it follows), and *first
+ * set to what the first one's note said. A disk there could carry this image's identity
+ * as well. */
 unsigned storage_unsearched(const char **first);
 
 /* What was searched, for a not saved: line: "2 disks searched; AHCI: 1 controller, 6
