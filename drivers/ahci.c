@@ -165,9 +165,8 @@ static int ahci_write(struct blockdev *bd, uint64_t lba, uint32_t count, const v
 
 static const struct blockdev_ops ahci_ops = { .read = ahci_read, .write = ahci_write };
 
-/* Stop the port's engines (3.3.7: ST then FRE, waiting for CR and FR), point it at our
- * memory, and start it again. */
-static int port_start(struct ahci_port *ap, char *err, size_t errlen)
+/* Stop the port's engines (3.3.7: ST then FRE, waiting for CR and FR). */
+static int port_stop(struct ahci_port *ap, char *err, size_t errlen)
 {
 	volatile uint8_t *abar = ap->abar;
 	uint32_t port = AHCI_PORT(ap->port), cmd = rd(abar, port + AHCI_PxCMD);
@@ -178,6 +177,17 @@ static int port_start(struct ahci_port *ap, char *err, size_t errlen)
 	wr(abar, port + AHCI_PxCMD, rd(abar, port + AHCI_PxCMD) & ~AHCI_PxCMD_FRE);
 	if (!wait_reg(abar, port + AHCI_PxCMD, AHCI_PxCMD_FR, 0, ENGINE_POLLS))
 		return fmt_error(err, errlen, "%s: the port's FIS receive engine does not stop", ap->bd.where);
+	return 0;
+}
+
+/* Stop the port, point it at our memory, and start it again. */
+static int port_start(struct ahci_port *ap, char *err, size_t errlen)
+{
+	volatile uint8_t *abar = ap->abar;
+	uint32_t port = AHCI_PORT(ap->port);
+
+	if (port_stop(ap, err, errlen))
+		return -1;
 	memset(ap->dma.virt, 0, DMA_BOUNCE);
 	wr(abar, port + AHCI_PxCLB, (uint32_t)(ap->dma.phys + DMA_CMD_LIST));
 	wr(abar, port + AHCI_PxCLBU, (uint32_t)((ap->dma.phys + DMA_CMD_LIST) >> 32));
@@ -221,4 +231,9 @@ int ahci_port_open(struct ahci_port *out, volatile uint8_t *abar, unsigned p, co
 	out->bd.sector_size = disk.sector_size;
 	out->bd.sectors = disk.sectors;
 	return 0;
+}
+
+int ahci_port_close(struct ahci_port *ap, char *err, size_t errlen)
+{
+	return port_stop(ap, err, errlen);
 }

@@ -83,4 +83,9 @@ uint32_t ahci_disk_ports(volatile uint8_t *abar);
 int ahci_port_open(struct ahci_port *out, volatile uint8_t *abar, unsigned p, const struct dma_region *dma,
 		   char *err, size_t errlen);
 
+/* Stop the port's engines, so that the HBA no longer reads or writes its DMA memory, which
+ * may then serve another port. 0, or -1 with the reason in err (the memory is then the
+ * port's still). */
+int ahci_port_close(struct ahci_port *ap, char *err, size_t errlen);
+
 #endif

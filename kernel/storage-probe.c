@@ -24,15 +24,21 @@
 #define STORAGE_XHCI_MAX  2     /* xHCI controllers opened */
 
 static struct pci_found pci;
-static struct ahci_port ahci_ports[STORAGE_DISKS_MAX];
-static struct ide_drive ide_drives[STORAGE_DISKS_MAX];
+/* Per kind, the disks kept and, past them, one entry for the disk being examined. */
+static struct ahci_port ahci_ports[STORAGE_DISKS_MAX + 1];
+static unsigned nahci;
+static struct dma_region ahci_spare;    /* DMA memory no port uses: the next port's */
+static struct ide_drive ide_drives[STORAGE_DISKS_MAX + 1];
 static unsigned nide;
 static struct xhci xhcis[STORAGE_XHCI_MAX];
 static unsigned nxhci;
-static struct usb_msc sticks[STORAGE_DISKS_MAX];
+static struct usb_msc sticks[STORAGE_DISKS_MAX + 1];
 static unsigned nsticks;
 static struct blockdev *disks[STORAGE_DISKS_MAX];
-static unsigned ndisks;
+static unsigned ndisks, nexamined;
+static storage_examine_fn examine;
+static unsigned nunsearched;
+static char first_unsearched[BLOCKDEV_ERR_MAX];
 static struct ehci_hc ehci_hcs[STORAGE_EHCI_MAX];
 static const struct pci_dev *ehci_pci[STORAGE_EHCI_MAX];
 static unsigned nehci;
@@ -142,12 +148,72 @@ static bool mmio_mapped(uint64_t base, uint64_t len)
 #endif
 }
 
+/* A disk just opened: examined (reported, and asked whether it carries this image's
+ * identity) and kept open when it does, else to be closed by the caller. Every disk found
+ * comes here, however many there are: only the kept ones are limited. */
+static bool keep_disk(struct blockdev *bd)
+{
+	nexamined++;
+	if (!examine(bd))
+		return false;
+	if (ndisks == STORAGE_DISKS_MAX) {
+		kprintf("storage.note=%s: carries this image's identity, past the %u such disks bareperf keeps "
+			"open; nothing is written there\n", bd->where, STORAGE_DISKS_MAX);
+		return false;
+	}
+	disks[ndisks++] = bd;
+	return true;
+}
+
+/* A place that may hold a disk, not searched for want of an entry bareperf has a fixed
+ * number of (or of a hub tier past the one it follows): what says so is a storage.note
+ * line, and it is counted (storage_unsearched). */
+static void not_searched(const char *what)
+{
+	kprintf("storage.note=%s\n", what);
+	if (nunsearched++ == 0)
+		str_copy(first_unsearched, what, sizeof(first_unsearched));
+}
+
+static int dma_alloc(uint64_t size, uint64_t align, struct dma_region *out)
+{
+	out->phys = mem_alloc_phys(size, align);
+	out->virt = (void *)(uintptr_t)out->phys;
+	out->size = size;
+	return out->phys ? 0 : -1;
+}
+
+/* One SATA disk: opened on the spare DMA memory, examined, and kept or closed; a closed
+ * port's memory serves the next port (or none, where the port does not stop). */
+static void open_ahci_port(volatile uint8_t *regs, const struct pci_dev *d, unsigned p)
+{
+	struct ahci_port *ap = &ahci_ports[nahci];
+	char err[BLOCKDEV_ERR_MAX];
+
+	bp_snprintf(ap->bd.where, sizeof(ap->bd.where), "AHCI %02x:%02x.%x, port %u", d->bus, d->dev, d->fn, p);
+	if (!ahci_spare.phys && dma_alloc(AHCI_PORT_DMA_BYTES, PAGE_SIZE, &ahci_spare)) {
+		kprintf("storage.note=%s: no memory for DMA\n", ap->bd.where);
+		return;
+	}
+	int r = ahci_port_open(ap, regs, p, &ahci_spare, err, sizeof(err));
+	if (r)
+		kprintf("storage.note=%s\n", err);
+	if (!r && keep_disk(&ap->bd)) {
+		nahci++;
+		ahci_spare = (struct dma_region){ 0 };
+		return;
+	}
+	if (ahci_port_close(ap, err, sizeof(err))) {
+		kprintf("storage.note=%s; its DMA memory is left to it\n", err);
+		ahci_spare = (struct dma_region){ 0 };
+	}
+}
+
 /* Open each SATA disk on an AHCI controller as a block device. */
 static void open_ahci(const struct pci_dev *d)
 {
 	uint32_t bar = pci_dev_read32(d, PCI_BAR(5));
 	uint64_t abar = bar & PCI_BAR_MEM_MASK;
-	char err[BLOCKDEV_ERR_MAX];
 
 	if ((bar & PCI_BAR_MEM_TYPE_64) && pci_dev_read32(d, PCI_BAR(5) + 4))
 		abar = 0;   /* above 4 GiB: not mapped */
@@ -161,24 +227,9 @@ static void open_ahci(const struct pci_dev *d)
 	volatile uint8_t *regs = (volatile uint8_t *)(uintptr_t)abar;
 	uint32_t ports = ahci_disk_ports(regs);
 	count_searched(SEARCHED_AHCI, ahci_port_count(regs));
-	for (unsigned p = 0; p < AHCI_PORTS && ndisks < STORAGE_DISKS_MAX; p++) {
-		if (!(ports & (1u << p)))
-			continue;
-		struct ahci_port *ap = &ahci_ports[ndisks];
-		struct dma_region dma = { .size = AHCI_PORT_DMA_BYTES };
-		dma.phys = mem_alloc_phys(dma.size, PAGE_SIZE);
-		dma.virt = (void *)(uintptr_t)dma.phys;
-		bp_snprintf(ap->bd.where, sizeof(ap->bd.where), "AHCI %02x:%02x.%x, port %u", d->bus, d->dev, d->fn, p);
-		if (dma.phys == 0) {
-			kprintf("storage.note=%s: no memory for DMA\n", ap->bd.where);
-			return;
-		}
-		if (ahci_port_open(ap, regs, p, &dma, err, sizeof(err))) {
-			kprintf("storage.note=%s\n", err);
-			continue;
-		}
-		disks[ndisks++] = &ap->bd;
-	}
+	for (unsigned p = 0; p < AHCI_PORTS; p++)
+		if (ports & (1u << p))
+			open_ahci_port(regs, d, p);
 }
 
 /* Each IDE disk on the controller's two channels, master and slave. */
@@ -195,27 +246,17 @@ static void open_ide(const struct pci_dev *d)
 	for (unsigned ch = 0; ch < 2; ch++) {
 		uint16_t cmd, ctrl;
 		ide_channel_ports(ch, d->progif, bar, &cmd, &ctrl);
-		for (unsigned slave = 0; slave < 2 && ndisks < STORAGE_DISKS_MAX && nide < STORAGE_DISKS_MAX; slave++) {
+		for (unsigned slave = 0; slave < 2; slave++) {
 			struct ide_drive *dr = &ide_drives[nide];
 			bp_snprintf(dr->bd.where, sizeof(dr->bd.where), "IDE %02x:%02x.%x, %s %s", d->bus, d->dev, d->fn,
 				    channel_names[ch], slave ? "slave" : "master");
 			int r = ide_drive_open(dr, cmd, ctrl, slave, err, sizeof(err));
 			if (r < 0)
 				kprintf("storage.note=%s\n", err);
-			if (r == 1) {
-				nide++;
-				disks[ndisks++] = &dr->bd;
-			}
+			if (r == 1 && keep_disk(&dr->bd))
+				nide++;         /* else closed: PIO leaves nothing to undo */
 		}
 	}
-}
-
-static int dma_alloc(uint64_t size, uint64_t align, struct dma_region *out)
-{
-	out->phys = mem_alloc_phys(size, align);
-	out->virt = (void *)(uintptr_t)out->phys;
-	out->size = size;
-	return out->phys ? 0 : -1;
 }
 
 /* A memory BAR's size (PCI Local Bus 3.0, 6.2.5.1): all ones written, the size read back,
@@ -233,8 +274,9 @@ static uint64_t bar_bytes(const struct pci_dev *d, unsigned n)
 }
 
 /* An addressed USB device: a bulk-only stick becomes a disk (drivers/usb.c configures it,
- * drivers/usb-msc.c opens it); anything else is noted. 1 for a hub (usb_hub_open is then
- * the caller's), else 0. */
+ * drivers/usb-msc.c opens it) and is examined; anything else is noted. A stick not kept
+ * stays addressed but idle: its memory is its controller's. 1 for a hub (usb_hub_open is
+ * then the caller's), else 0. */
 static int open_usb_device(struct usb_dev *ud)
 {
 	char err[BLOCKDEV_ERR_MAX];
@@ -246,23 +288,42 @@ static int open_usb_device(struct usb_dev *ud)
 		kprintf("storage.note=%s\n", err);
 		return 0;
 	}
-	if (ndisks == STORAGE_DISKS_MAX || nsticks == STORAGE_DISKS_MAX) {
-		kprintf("storage.note=%s: a stick past the %u disks bareperf searches\n", ud->where, STORAGE_DISKS_MAX);
-		return 0;
-	}
 	if (usb_msc_open(&sticks[nsticks], ud, err, sizeof(err))) {
 		kprintf("storage.note=%s\n", err);
 		return 0;
 	}
-	disks[ndisks++] = &sticks[nsticks++].bd;
+	if (keep_disk(&sticks[nsticks].bd))
+		nsticks++;
 	return 0;
+}
+
+/* Whether the USB controller hc (a struct usb_dev's) has no device entry left
+ * (XHCI_DEVICES_MAX, EHCI_DEVS_MAX): a device it then fails to attach was not searched. */
+static bool usb_controller_full(const void *hc)
+{
+	for (unsigned i = 0; i < nxhci; i++)
+		if (hc == &xhcis[i])
+			return xhcis[i].ndev == XHCI_DEVICES_MAX;
+	for (unsigned i = 0; i < nehci; i++)
+		if (hc == &ehci_hcs[i])
+			return ehci_hcs[i].ndevs == EHCI_DEVS_MAX;
+	return false;
+}
+
+/* A device that failed to attach: not searched where the controller was full, else noted. */
+static void attach_failed(const void *hc, const char *err)
+{
+	if (usb_controller_full(hc))
+		not_searched(err);
+	else
+		kprintf("storage.note=%s\n", err);
 }
 
 /* The devices on a hub's ports (one tier: a hub behind it is named, not followed). */
 static void open_usb_hub(struct usb_dev *hub)
 {
 	static struct usb_hub h;
-	char err[BLOCKDEV_ERR_MAX];
+	char err[BLOCKDEV_ERR_MAX], note[BLOCKDEV_ERR_MAX];
 	struct usb_dev *ud;
 
 	if (usb_hub_open(&h, hub, err, sizeof(err))) {
@@ -273,9 +334,12 @@ static void open_usb_hub(struct usb_dev *hub)
 	for (unsigned p = 1; p <= h.nports; p++) {
 		int r = usb_hub_attach_port(&h, p, &ud, err, sizeof(err));
 		if (r < 0)
-			kprintf("storage.note=%s\n", err);
-		if (r > 0 && open_usb_device(ud))
-			kprintf("storage.note=%s: a hub behind a hub; devices behind it are not searched\n", ud->where);
+			attach_failed(hub->hc, err);
+		if (r > 0 && open_usb_device(ud)) {
+			bp_snprintf(note, sizeof(note), "%s: a hub behind a hub; devices behind it are not searched",
+				    ud->where);
+			not_searched(note);
+		}
 	}
 }
 
@@ -287,7 +351,7 @@ static void open_usb_port(struct xhci *x, unsigned port)
 
 	int r = xhci_attach_port(x, port, &ud, err, sizeof(err));
 	if (r < 0)
-		kprintf("storage.note=%s\n", err);
+		attach_failed(x, err);
 	if (r > 0 && open_usb_device(ud))
 		open_usb_hub(ud);
 }
@@ -308,8 +372,9 @@ static void open_xhci(const struct pci_dev *d)
 		return;
 	}
 	if (nxhci == STORAGE_XHCI_MAX) {
-		kprintf("storage.note=xHCI %02x:%02x.%x: past the %u xHCI controllers bareperf opens\n", d->bus, d->dev,
-			d->fn, STORAGE_XHCI_MAX);
+		bp_snprintf(note, sizeof(note), "xHCI %02x:%02x.%x: past the %u xHCI controllers bareperf opens", d->bus,
+			    d->dev, d->fn, STORAGE_XHCI_MAX);
+		not_searched(note);
 		return;
 	}
 	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
@@ -339,8 +404,9 @@ static void open_ehci(const struct pci_dev *d)
 	struct dma_region dma;
 
 	if (nehci == STORAGE_EHCI_MAX) {
-		kprintf("storage.note=EHCI %02x:%02x.%x: past the %u EHCI controllers bareperf opens\n", d->bus, d->dev,
-			d->fn, STORAGE_EHCI_MAX);
+		bp_snprintf(note, sizeof(note), "EHCI %02x:%02x.%x: past the %u EHCI controllers bareperf opens", d->bus,
+			    d->dev, d->fn, STORAGE_EHCI_MAX);
+		not_searched(note);
 		return;
 	}
 	struct ehci_hc *hc = &ehci_hcs[nehci];
@@ -375,8 +441,10 @@ static void open_ehci(const struct pci_dev *d)
 			if (open_usb_device(ud))
 				open_usb_hub(ud);
 			break;
-		case EHCI_PORT_SKIPPED:
 		case EHCI_PORT_FAILED:
+			attach_failed(hc, err);
+			break;
+		case EHCI_PORT_SKIPPED:
 			kprintf("storage.note=%s\n", err);
 			break;
 		case EHCI_PORT_EMPTY:
@@ -390,7 +458,7 @@ static void open_ehci(const struct pci_dev *d)
 const char *storage_searched_text(void)
 {
 	static char text[240];
-	size_t n = bp_snprintf(text, sizeof(text), "%u disk%s searched", ndisks, ndisks == 1 ? "" : "s");
+	size_t n = bp_snprintf(text, sizeof(text), "%u disk%s searched", nexamined, nexamined == 1 ? "" : "s");
 
 	for (unsigned k = 0; k < SEARCHED_KINDS && n < sizeof(text); k++) {
 		if (!searched[k].holders && !searched[k].named_when_none)
@@ -422,11 +490,12 @@ void storage_usb_idle(void)
 }
 
 /* Enumerate PCI, report each storage controller, and open every disk and USB stick on
- * them as a block device. */
-void storage_probe(void)
+ * them as a block device, each examined as it opens. */
+void storage_probe(storage_examine_fn examine_disk)
 {
 	unsigned controllers = 0;
 
+	examine = examine_disk;
 	choose_config_access();
 	pci_enumerate(&pci);
 	kprintf("pci.functions=%u%s\n", pci.count, pci.dropped ? " (more not kept)" : "");
@@ -460,6 +529,12 @@ void storage_probe(void)
 	for (unsigned i = 0; i < pci.count; i++)
 		if (controller_kind(&pci.dev[i]) == CTRL_EHCI)
 			open_ehci(&pci.dev[i]);
+}
+
+unsigned storage_unsearched(const char **first)
+{
+	*first = first_unsearched;
+	return nunsearched;
 }
 
 unsigned storage_disks(struct blockdev *const **list)

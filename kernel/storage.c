@@ -87,43 +87,75 @@ static uint8_t header_buf[RESULTS_HEADER_BYTES];
 static uint8_t scratch[RESULTS_SCRATCH_BYTES];    /* results_area_find's sectors */
 
 
-/* The one disk whose results area carries this image's identity, checked again now; NULL
- * with the reason in why. */
+/* What the disks said as they were examined at boot: how many carry this image's
+ * identity, and the first one's problem (a not saved: line names it). */
+static unsigned identity_disks;
+static char first_problem[360];
+
+/* storage_probe's examine: the disk, and what the results area on it says. True where it
+ * carries this image's identity. */
+static bool examine_disk(struct blockdev *bd)
+{
+	static struct results_area area;
+	char err[160];
+
+	kprintf("storage.disk=%s (%s): %llu sectors of %u bytes\n", bd->kind, bd->where,
+		(unsigned long long)bd->sectors, bd->sector_size);
+	bd->err[0] = 0;
+	if (results_area_find(disk_read, bd, bd->sector_size, bd->sectors, scratch, &area, err, sizeof(err))) {
+		kprintf("storage.results=none on %s (%s%s%s)\n", bd->where, err, bd->err[0] ? ": " : "", bd->err);
+		/* a device error (a stick pulled out) says more than the sector it hit */
+		if (!first_problem[0])
+			bp_snprintf(first_problem, sizeof(first_problem), "; %s: %s%s%s", bd->where, err,
+				    bd->err[0] ? ": " : "", bd->err);
+		return false;
+	}
+	bool ours = this_image_known && memcmp(area.id, this_image.id, RESULTS_ID_BYTES) == 0;
+	kprintf("storage.results=");
+	print_id(area.id);
+	kprintf(" on %s: %u slots from sector %llu (%s)\n", bd->where, RESULTS_SLOTS,
+		(unsigned long long)area.slot[0].lba, ours ? "this image" : "another image");
+	identity_disks += ours;
+	return ours;
+}
+
+/* The one disk whose results area carries this image's identity, of all the disks examined
+ * at boot, its area read again now; NULL with the reason in why. */
 static struct blockdev *own_disk(struct results_area *area, char *why, size_t whylen)
 {
-	static struct results_area found;
-	struct blockdev *own = NULL;
-	unsigned matches = 0;
-	char err[160], first_problem[360] = "";
+	char err[160];
 	struct blockdev *const *disks;
-	unsigned ndisks = storage_disks(&disks);
 
-	for (unsigned i = 0; i < ndisks; i++) {
-		disks[i]->err[0] = 0;
-		if (results_area_find(disk_read, disks[i], disks[i]->sector_size, disks[i]->sectors, scratch, &found,
-				      err, sizeof(err))) {
-			/* a device error (a stick pulled out) says more than the sector it hit */
-			if (!first_problem[0])
-				bp_snprintf(first_problem, sizeof(first_problem), "; %s: %s%s%s", disks[i]->where, err,
-					    disks[i]->err[0] ? ": " : "", disks[i]->err);
-			continue;
-		}
-		if (memcmp(found.id, this_image.id, RESULTS_ID_BYTES) != 0)
-			continue;
-		if (matches++ == 0) {
-			own = disks[i];
-			*area = found;
-		}
-	}
-	if (matches == 1)
-		return own;
-	if (matches > 1)
+	if (identity_disks > 1) {
 		bp_snprintf(why, whylen, "%u disks carry this image's identity; bareperf writes on none of them",
-			    matches);
-	else
+			    identity_disks);
+		return NULL;
+	}
+	const char *first;
+	unsigned unsearched = storage_unsearched(&first);
+	if (unsearched) {
+		bp_snprintf(why, whylen, "%u place%s that may hold a disk %s not searched, and a disk there could carry "
+			    "this image's identity as well (%s)", unsearched, unsearched == 1 ? "" : "s",
+			    unsearched == 1 ? "was" : "were", first);
+		return NULL;
+	}
+	if (identity_disks == 0 || storage_disks(&disks) != 1) {
 		bp_snprintf(why, whylen, "no disk carries this image's identity (%s%s)", storage_searched_text(),
 			    first_problem);
-	return NULL;
+		return NULL;
+	}
+	struct blockdev *bd = disks[0];
+	bd->err[0] = 0;
+	if (results_area_find(disk_read, bd, bd->sector_size, bd->sectors, scratch, area, err, sizeof(err))) {
+		bp_snprintf(why, whylen, "no disk carries this image's identity now (%s: %s%s%s)", bd->where, err,
+			    bd->err[0] ? ": " : "", bd->err);
+		return NULL;
+	}
+	if (memcmp(area->id, this_image.id, RESULTS_ID_BYTES) != 0) {
+		bp_snprintf(why, whylen, "no disk carries this image's identity now (%s carries another)", bd->where);
+		return NULL;
+	}
+	return bd;
 }
 
 static void header_for(struct results_header *h, uint32_t run)
@@ -296,31 +328,6 @@ void storage_save(void)
 	storage_usb_idle();
 }
 
-/* Each disk, and what the results area on it says. */
-static void report_disks(void)
-{
-	static struct results_area area;
-	char err[160];
-	struct blockdev *const *disks;
-	unsigned ndisks = storage_disks(&disks);
-
-	for (unsigned i = 0; i < ndisks; i++) {
-		struct blockdev *bd = disks[i];
-		kprintf("storage.disk=%s (%s): %llu sectors of %u bytes\n", bd->kind, bd->where,
-			(unsigned long long)bd->sectors, bd->sector_size);
-		bd->err[0] = 0;
-		if (results_area_find(disk_read, bd, bd->sector_size, bd->sectors, scratch, &area, err, sizeof(err))) {
-			kprintf("storage.results=none on %s (%s%s%s)\n", bd->where, err, bd->err[0] ? ": " : "", bd->err);
-			continue;
-		}
-		bool ours = this_image_known && memcmp(area.id, this_image.id, RESULTS_ID_BYTES) == 0;
-		kprintf("storage.results=");
-		print_id(area.id);
-		kprintf(" on %s: %u slots from sector %llu (%s)\n", bd->where, RESULTS_SLOTS,
-			(unsigned long long)area.slot[0].lba, ours ? "this image" : "another image");
-	}
-}
-
 void storage_detect(void)
 {
 	const char *medium = medium_keeps_no_runs();
@@ -331,7 +338,6 @@ void storage_detect(void)
 		return;
 	}
 	learn_image_identity();
-	storage_probe();
-	report_disks();
+	storage_probe(examine_disk);
 	storage_usb_idle();
 }
