@@ -56,6 +56,41 @@ static void test_keys(void **state)
 	assert_int_equal(m.selected, 1);
 }
 
+/* Each digit 1..N boots its own entry, from whatever was selected before; every other
+ * digit boots nothing and leaves the selection where it was. */
+static void test_every_digit(void **state)
+{
+	(void)state;
+	for (unsigned from = 0; from < bootmenu_count; from++) {
+		for (unsigned d = 1; d <= bootmenu_count; d++) {
+			struct bootmenu m = { from, 0 };
+			if (bootmenu_key(&m, BOOTMENU_DIGIT, d) != 1)
+				fail_msg("digit %u (entry %u selected) does not boot", d, from + 1);
+			if (m.selected != d - 1)
+				fail_msg("digit %u (entry %u selected) boots entry %u", d, from + 1,
+					 m.selected + 1);
+			assert_int_equal(m.waiting, 1);
+		}
+		static const unsigned out_of_range[] = { 0, 7, 8, 9, 10, 0x7fffffffu, 0xffffffffu };
+		for (unsigned i = 0; i < sizeof(out_of_range) / sizeof(out_of_range[0]); i++) {
+			unsigned d = out_of_range[i];
+			struct bootmenu m = { from, 0 };
+			if (d >= 1 && d <= bootmenu_count)
+				continue;
+			if (bootmenu_key(&m, BOOTMENU_DIGIT, d) != 0)
+				fail_msg("digit %u boots, with %u entries", d, bootmenu_count);
+			if (m.selected != from)
+				fail_msg("digit %u moves the selection from entry %u to %u", d, from + 1,
+					 m.selected + 1);
+			assert_int_equal(m.waiting, 1);         /* it still stops the countdown */
+		}
+	}
+	/* bootmenu_count + 1 is out of range whatever N is */
+	struct bootmenu m = { 0, 0 };
+	assert_int_equal(bootmenu_key(&m, BOOTMENU_DIGIT, bootmenu_count + 1), 0);
+	assert_int_equal(m.selected, 0);
+}
+
 static int setting(const char *text)
 {
 	return bootmenu_cfg_setting(text, strlen(text));
@@ -263,6 +298,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_entries),
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_every_digit),
 		cmocka_unit_test(test_cfg_setting),
 		cmocka_unit_test(test_cfg_seconds),
 		cmocka_unit_test(test_cfg_agrees_with_kernel),
