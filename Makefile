@@ -207,7 +207,7 @@ HLDFLAGS := -fuse-ld=lld
 $(B)/host/% $(B)/fuzz/% $(B)/kernel/% $(B)/kernel32/%: \
 	export GLIBC_TUNABLES := glibc.malloc.hugetlb=1$(if $(GLIBC_TUNABLES),:$(GLIBC_TUNABLES))
 HOST_ONLY_KERNEL := lib/string.c
-HOST_KERNEL_PURE := kernel/plan.c kernel/result-json.c kernel/sample-hist.c payloads/userbench-64.c
+HOST_KERNEL_PURE := kernel/plan.c kernel/result-json.c kernel/harness-out.c kernel/sample-hist.c payloads/userbench-64.c
 HOST_KERNEL_PURE += drivers/usb.c drivers/usb-msc.c drivers/usb-hub.c
 HOST_LIB_C   := $(filter-out $(HOST_ONLY_KERNEL),$(wildcard lib/*.c)) $(wildcard arch/x86/pmu/*.c) \
 	$(HOST_KERNEL_PURE)
