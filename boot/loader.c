@@ -392,21 +392,10 @@ static void menu_draw(const struct bootmenu *m, UINTN row, UINTN seconds)
 	menu_draw_status(m, row, seconds);
 }
 
-static enum bootmenu_input menu_input(const EFI_INPUT_KEY *key, unsigned *digit)
-{
-	*digit = 0;
-	if (key->ScanCode == SCAN_UP)
-		return BOOTMENU_UP;
-	if (key->ScanCode == SCAN_DOWN)
-		return BOOTMENU_DOWN;
-	if (key->UnicodeChar == CHAR_CARRIAGE_RETURN || key->UnicodeChar == CHAR_LINEFEED)
-		return BOOTMENU_ENTER;
-	if (key->UnicodeChar >= '0' && key->UnicodeChar <= '9') {
-		*digit = key->UnicodeChar - '0';
-		return BOOTMENU_DIGIT;
-	}
-	return BOOTMENU_OTHER;
-}
+/* lib/bootmenu.c reads keys without gnu-efi's headers: the same codes. */
+_Static_assert(SCAN_UP == BOOTMENU_SCAN_UP && SCAN_DOWN == BOOTMENU_SCAN_DOWN &&
+	       CHAR_CARRIAGE_RETURN == BOOTMENU_CHAR_CR && CHAR_LINEFEED == BOOTMENU_CHAR_LF,
+	       "EFI_INPUT_KEY codes");
 
 /* The menu's clock: a periodic timer event of MENU_POLLS_PER_SECOND ticks, or NULL where
  * the firmware has none to give (menu_wait then stalls). */
@@ -466,7 +455,7 @@ static void boot_menu(void)
 		unsigned digit = 0;
 		EFI_STATUS err = uefi_call_wrapper(in->ReadKeyStroke, 2, in, &key);
 		if (err == EFI_SUCCESS) {
-			enum bootmenu_input input = menu_input(&key, &digit);
+			enum bootmenu_input input = bootmenu_input_of(key.ScanCode, key.UnicodeChar, &digit);
 			if (bootmenu_key(&m, input, digit))
 				break;
 			menu_draw(&m, row, 0);

@@ -1,5 +1,5 @@
 #include "drivers/ehci.h"
-#include "arch/x86/cpu.h"
+#include "drivers/mmio.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -45,17 +45,17 @@ _Static_assert(EHCI_BOUNCE_BYTES <= EHCI_QTD_BUFFERS * EHCI_PAGE, "one qTD reach
 
 static uint32_t cap_rd(const struct ehci_hc *hc, uint32_t off)
 {
-	return *(volatile uint32_t *)(hc->cap + off);
+	return mmio_read32(hc->cap + off);
 }
 
 static uint32_t op_rd(const struct ehci_hc *hc, uint32_t off)
 {
-	return *(volatile uint32_t *)(hc->op + off);
+	return mmio_read32(hc->op + off);
 }
 
 static void op_wr(struct ehci_hc *hc, uint32_t off, uint32_t v)
 {
-	*(volatile uint32_t *)(hc->op + off) = v;
+	mmio_write32(hc->op + off, v);
 }
 
 static void delay_polls(unsigned polls)

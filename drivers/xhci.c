@@ -1,5 +1,5 @@
 #include "drivers/xhci.h"
-#include "arch/x86/cpu.h"
+#include "drivers/mmio.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
@@ -38,12 +38,12 @@ static const struct usb_hc_ops xhci_ops;
 
 static uint32_t rd32(volatile uint8_t *base, uint32_t off)
 {
-	return *(volatile uint32_t *)(base + off);
+	return mmio_read32(base + off);
 }
 
 static void wr32(volatile uint8_t *base, uint32_t off, uint32_t v)
 {
-	*(volatile uint32_t *)(base + off) = v;
+	mmio_write32(base + off, v);
 }
 
 /* 64-bit registers written as two dwords, low first (5.1). */
@@ -182,9 +182,9 @@ static void take_from_firmware(struct xhci *x, uint32_t off, char *note, size_t 
 {
 	volatile uint8_t *sem = x->cap + off;
 
-	sem[3] = 1;                             /* OS Owned, bit 24: its own byte */
+	mmio_write8(sem + 3, 1);                /* OS Owned, bit 24: its own byte */
 	if (!wait32(x->cap, off, XHCI_USBLEGSUP_BIOS_OWNED, 0, HANDOFF_POLLS)) {
-		sem[2] = 0;                     /* BIOS Owned, bit 16 */
+		mmio_write8(sem + 2, 0);        /* BIOS Owned, bit 16 */
 		if (note)
 			bp_snprintf(note, notelen, "%s: the firmware kept the USB legacy semaphore for 1 s; "
 				    "taken anyway", x->where);
@@ -319,7 +319,7 @@ int xhci_open(struct xhci *x, volatile uint8_t *mmio, uint64_t mmio_len, const s
 	x->cap = mmio;
 	x->mmio_len = mmio_len;
 	x->alloc = alloc;
-	uint32_t caplen = *(volatile uint8_t *)(mmio + XHCI_CAPLENGTH);
+	uint32_t caplen = mmio_read8(mmio + XHCI_CAPLENGTH);
 	uint32_t hcs1 = rd32(mmio, XHCI_HCSPARAMS1), hcc1 = rd32(mmio, XHCI_HCCPARAMS1);
 	uint32_t rtsoff = rd32(mmio, XHCI_RTSOFF) & XHCI_RTSOFF_MASK, dboff = rd32(mmio, XHCI_DBOFF) & XHCI_DBOFF_MASK;
 	x->ports = XHCI_HCS1_MAX_PORTS(hcs1);

@@ -9,6 +9,7 @@
 #include "arch/x86/paging.h"
 #include "arch/x86/run.h"
 #include "kernel/console.h"
+#include "kernel/harness-out.h"
 #include "kernel/kernel.h"
 #include "kernel/mem.h"
 #include "kernel/placement.h"
@@ -264,29 +265,29 @@ static bool measure_group(const struct payload *pl, uint64_t size, unsigned cpl,
 	if (run_failed(pl, size, cpl, &run))
 		return false;
 
-	/* out[rep][len][c]: c < nctr are RDPMC counters, then nmsr RDMSR counters, then the
-	 * TSC (reported once, from group 0). */
-	unsigned stride = nctr + nmsr + 1;
+	/* The TSC, the last value, is reported once, from group 0. */
+	unsigned msr_width[HARNESS_MAX_MSRS];
+	for (unsigned i = 0; i < nmsr; i++)
+		msr_width[i] = plan.msr_slot[i].width;
+	const struct harness_values v = { .nctr = nctr, .nmsr = nmsr, .ctr_width = g->width,
+					  .msr_width = msr_width };
+	unsigned stride = harness_stride(&v);
 	for (unsigned c = 0; c < stride; c++) {
 		if (c == stride - 1 && gi > 0)
 			break;
-		unsigned width = c < nctr ? g->width[c]
-				 : c < nctr + nmsr ? plan.msr_slot[c - nctr].width : 64;
-		uint64_t mask = width < 64 ? (1ull << width) - 1 : ~0ull;
 		user_access_begin();
-		for (unsigned r = 0; r < kernel.cfg.reps; r++) {
-			const uint64_t *rep = out + (uint64_t)(kernel.cfg.warmup + r) * 2 * stride;
-			samples[r] = (int64_t)((rep[stride + c] & mask) - (rep[c] & mask));
-		}
+		harness_samples(out, &v, c, kernel.cfg.warmup, kernel.cfg.reps, samples);
 		user_access_end();
-		if (c < nctr)
-			record(pl, size, cpl, g->ev[c].name, gi, SRC_PMU, kernel.cfg.reps, samples, 0);
-		else if (c < nctr + nmsr)
-			record(pl, size, cpl, plan.msr_ev[c - nctr].name, gi, SRC_MSR, kernel.cfg.reps,
+		unsigned width;
+		enum result_source src = harness_source(&v, c, &width);
+		if (src == SRC_PMU)
+			record(pl, size, cpl, g->ev[c].name, gi, src, kernel.cfg.reps, samples, 0);
+		else if (src == SRC_MSR)
+			record(pl, size, cpl, plan.msr_ev[c - nctr].name, gi, src, kernel.cfg.reps,
 			       samples, plan.msr_ev[c - nctr].cls == EV_CLASS_ENERGY
 					? &plan.msr_ev[c - nctr] : 0);
 		else
-			record(pl, size, cpl, "tsc", 0, SRC_TSC, kernel.cfg.reps, samples, 0);
+			record(pl, size, cpl, "tsc", 0, src, kernel.cfg.reps, samples, 0);
 	}
 	return true;
 }
@@ -332,7 +333,7 @@ static void measure_steps(const struct payload *pl, uint64_t size, unsigned cpl,
 				return;
 			steps[len] = run.steps;
 		}
-		samples[r] = (int64_t)(steps[1] - steps[0]);
+		samples[r] = harness_delta(steps[0], steps[1], 64);
 	}
 	record(pl, size, cpl, "instructions", 0, SRC_STEP, reps, samples, 0);
 }

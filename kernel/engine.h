@@ -4,13 +4,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86/run.h"
+#include "kernel/harness-out.h"     /* enum result_source */
 #include "lib/event.h"
 #include "lib/stats.h"
 #include "payloads/payload.h"
-
-/* pmu: RDPMC; msr: a free-running counter read by RDMSR (APERF, MPERF); tsc: RDTSC;
- * step: instructions counted by single-stepping. */
-enum result_source { SRC_PMU, SRC_MSR, SRC_TSC, SRC_STEP };
 
 struct result {
 	const struct payload *pl;

@@ -23,6 +23,22 @@ const struct bootmenu_entry bootmenu_entries[] = {
 };
 const unsigned bootmenu_count = sizeof(bootmenu_entries) / sizeof(bootmenu_entries[0]);
 
+enum bootmenu_input bootmenu_input_of(uint16_t scan, uint16_t ch, unsigned *digit)
+{
+	*digit = 0;
+	if (scan == BOOTMENU_SCAN_UP)
+		return BOOTMENU_UP;
+	if (scan == BOOTMENU_SCAN_DOWN)
+		return BOOTMENU_DOWN;
+	if (ch == BOOTMENU_CHAR_CR || ch == BOOTMENU_CHAR_LF)
+		return BOOTMENU_ENTER;
+	if (ch >= '0' && ch <= '9') {
+		*digit = (unsigned)(ch - '0');
+		return BOOTMENU_DIGIT;
+	}
+	return BOOTMENU_OTHER;
+}
+
 int bootmenu_key(struct bootmenu *m, enum bootmenu_input in, unsigned digit)
 {
 	m->waiting = 1;

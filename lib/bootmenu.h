@@ -31,6 +31,17 @@ struct bootmenu {
 	int waiting;            /* 1 once a key has stopped the countdown */
 };
 
+/* EFI_INPUT_KEY (UEFI Specification, EFI_SIMPLE_TEXT_INPUT_PROTOCOL.ReadKeyStroke): the
+ * scan codes of the "EFI Scan Codes" table and the UCS-2 characters the menu reads. */
+#define BOOTMENU_SCAN_UP   0x0001
+#define BOOTMENU_SCAN_DOWN 0x0002
+#define BOOTMENU_CHAR_LF   0x000A
+#define BOOTMENU_CHAR_CR   0x000D
+
+/* A key as the firmware gives it: up, down, Enter (CR or LF), a digit ('0'..'9', its
+ * value in *digit), or another key. */
+enum bootmenu_input bootmenu_input_of(uint16_t scan, uint16_t ch, unsigned *digit);
+
 /* One key: any key stops the countdown; up/down move (without wrapping), Enter chooses,
  * digit d (1..N) chooses entry d - 1 at once. Returns 1 when the selected entry is to boot. */
 int bootmenu_key(struct bootmenu *m, enum bootmenu_input in, unsigned digit);

@@ -56,6 +56,76 @@ static void test_keys(void **state)
 	assert_int_equal(m.selected, 1);
 }
 
+/* Each digit key 1..N boots its own entry, from whatever was selected before; every other
+ * digit boots nothing and leaves the selection where it was. Keys go through
+ * bootmenu_input_of, as the loader reads them. */
+static void test_every_digit(void **state)
+{
+	(void)state;
+	for (unsigned from = 0; from < bootmenu_count; from++) {
+		for (unsigned d = 1; d <= bootmenu_count; d++) {
+			struct bootmenu m = { from, 0 };
+			unsigned digit = 99;
+			assert_int_equal(bootmenu_input_of(0, (uint16_t)('0' + d), &digit), BOOTMENU_DIGIT);
+			if (digit != d)
+				fail_msg("key '%c' reads as digit %u", '0' + d, digit);
+			if (bootmenu_key(&m, BOOTMENU_DIGIT, digit) != 1)
+				fail_msg("digit %u (entry %u selected) does not boot", d, from + 1);
+			if (m.selected != d - 1)
+				fail_msg("digit %u (entry %u selected) boots entry %u", d, from + 1,
+					 m.selected + 1);
+			assert_int_equal(m.waiting, 1);
+		}
+		static const unsigned out_of_range[] = { 0, 7, 8, 9, 10, 0x7fffffffu, 0xffffffffu };
+		for (unsigned i = 0; i < sizeof(out_of_range) / sizeof(out_of_range[0]); i++) {
+			unsigned d = out_of_range[i];
+			struct bootmenu m = { from, 0 };
+			if (d >= 1 && d <= bootmenu_count)
+				continue;
+			if (bootmenu_key(&m, BOOTMENU_DIGIT, d) != 0)
+				fail_msg("digit %u boots, with %u entries", d, bootmenu_count);
+			if (m.selected != from)
+				fail_msg("digit %u moves the selection from entry %u to %u", d, from + 1,
+					 m.selected + 1);
+			assert_int_equal(m.waiting, 1);         /* it still stops the countdown */
+		}
+	}
+	/* bootmenu_count + 1 is out of range whatever N is */
+	struct bootmenu m = { 0, 0 };
+	assert_int_equal(bootmenu_key(&m, BOOTMENU_DIGIT, bootmenu_count + 1), 0);
+	assert_int_equal(m.selected, 0);
+}
+
+/* The other keys the firmware gives. */
+static void test_input_of(void **state)
+{
+	(void)state;
+	unsigned digit = 99;
+	assert_int_equal(bootmenu_input_of(BOOTMENU_SCAN_UP, 0, &digit), BOOTMENU_UP);
+	assert_int_equal(digit, 0);
+	assert_int_equal(bootmenu_input_of(BOOTMENU_SCAN_DOWN, 0, &digit), BOOTMENU_DOWN);
+	assert_int_equal(bootmenu_input_of(0, BOOTMENU_CHAR_CR, &digit), BOOTMENU_ENTER);
+	assert_int_equal(bootmenu_input_of(0, BOOTMENU_CHAR_LF, &digit), BOOTMENU_ENTER);
+	for (unsigned c = 0; c < 0x80; c++) {
+		enum bootmenu_input in = bootmenu_input_of(0, (uint16_t)c, &digit);
+		if (c >= '0' && c <= '9') {
+			assert_int_equal(in, BOOTMENU_DIGIT);
+			assert_int_equal(digit, c - '0');
+		} else if (c != BOOTMENU_CHAR_CR && c != BOOTMENU_CHAR_LF) {
+			assert_int_equal(in, BOOTMENU_OTHER);
+			assert_int_equal(digit, 0);
+		}
+	}
+	/* a fullwidth digit (U+FF13) and an escape with a character are no digits */
+	assert_int_equal(bootmenu_input_of(0, 0xFF13, &digit), BOOTMENU_OTHER);
+	assert_int_equal(bootmenu_input_of(0x0017, 0, &digit), BOOTMENU_OTHER);
+	/* '0' reads as digit 0, which boots nothing */
+	struct bootmenu m = { 2, 0 };
+	assert_int_equal(bootmenu_input_of(0, '0', &digit), BOOTMENU_DIGIT);
+	assert_int_equal(bootmenu_key(&m, BOOTMENU_DIGIT, digit), 0);
+	assert_int_equal(m.selected, 2);
+}
+
 static int setting(const char *text)
 {
 	return bootmenu_cfg_setting(text, strlen(text));
@@ -295,6 +365,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_entries),
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_every_digit),
+		cmocka_unit_test(test_input_of),
 		cmocka_unit_test(test_cfg_setting),
 		cmocka_unit_test(test_cfg_seconds),
 		cmocka_unit_test(test_cfg_agrees_with_kernel),

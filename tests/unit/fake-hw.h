@@ -1,0 +1,24 @@
+/*
+ * A fake device behind drivers/mmio.h (the drivers built with BAREPERF_FAKE_HW): the test
+ * sets fake_hw to its device, whose hooks see each register read and write, each poll
+ * delay (a read of port 0x80) and each PCI configuration access, in order.
+ */
+#ifndef TESTS_UNIT_FAKE_HW_H
+#define TESTS_UNIT_FAKE_HW_H
+#include <stdint.h>
+
+struct fake_hw {
+	volatile uint8_t *regs;         /* the register block the driver was given */
+	uint32_t len;
+	/* off: from regs, 4-byte aligned for the 32-bit hooks */
+	uint32_t (*read32)(uint32_t off);
+	void (*write32)(uint32_t off, uint32_t v);
+	void (*write8)(uint32_t off, uint8_t v);        /* NULL: as a 32-bit read-modify-write */
+	void (*delay)(void);                            /* may be NULL */
+	uint32_t (*pci_read32)(uint16_t off);           /* NULL: all ones, no function */
+	void (*pci_write32)(uint16_t off, uint32_t v);
+};
+
+extern struct fake_hw *fake_hw;
+
+#endif
