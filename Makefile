@@ -23,7 +23,10 @@ OBJCOPY := objcopy
 MKIMAGE_DEPS := scripts/mkimage scripts/gen/grub-cfg lib/bootmenu.h lib/results-area.h
 # An object's folder is made once (an order-only prerequisite, $$(@D)/), not by a mkdir
 # before each compile: starting a process costs several milliseconds here.
+# Precious: a folder made by this pattern rule is otherwise an intermediate file, which
+# make tries to delete at the end of the build (`make: unlink: ...: Is a directory`).
 .SECONDEXPANSION:
+.PRECIOUS: %/
 %/:
 	@mkdir -p $@
 # $(call write_list,MACRO,NAMES) as the recipe of a FORCE rule: its target holds a line
