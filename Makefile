@@ -468,6 +468,18 @@ $(B)/test-noresults.img: $(B)/test-cfg-detect.img
 TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-noresults.img \
 	$(B)/test-cfg-nomenu.img $(B)/test-cfg-menu1.img $(RESULTS_IMG)/done
 
+# SOURCE_DATE_EPOCH (command line or environment) and, when it is set, the commit decide an
+# image's identity and timestamps (scripts/mkimage). IMG.env records them for each image
+# mkimage makes here, rewritten only when they change: another value rebuilds the image,
+# the same one leaves it as it is.
+MKIMAGE_IMAGES := $(IMAGE) $(filter-out $(B)/test-noresults.img,$(filter %.img,$(TEST_IMAGES)))
+$(MKIMAGE_IMAGES:%=%.env): FORCE
+	@mkdir -p $(dir $@)
+	@{ printf 'SOURCE_DATE_EPOCH=%s\n' "$${SOURCE_DATE_EPOCH-}"; [ -z "$${SOURCE_DATE_EPOCH-}" ] || \
+		git rev-parse HEAD 2>/dev/null || echo no-commit; } > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+$(MKIMAGE_IMAGES): %: %.env
+
 .PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:
 all: $(B)/BOOTX64.EFI $(B)/kernel32.elf $(HOST_TOOLS)
