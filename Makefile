@@ -26,7 +26,10 @@ MKIMAGE_DEPS := scripts/mkimage scripts/gen/grub-cfg $(B)/host/bareperf-menu-set
 	lib/results-area.h
 # An object's folder is made once (an order-only prerequisite, $$(@D)/), not by a mkdir
 # before each compile: starting a process costs several milliseconds here.
+# Precious: a folder made by this pattern rule is otherwise an intermediate file, which
+# make tries to delete at the end of the build (`make: unlink: ...: Is a directory`).
 .SECONDEXPANSION:
+.PRECIOUS: %/
 %/:
 	@mkdir -p $@
 # $(call write_list,MACRO,NAMES) as the recipe of a FORCE rule: its target holds a line
@@ -499,6 +502,18 @@ $(B)/netboot-nocfg.stamp: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel3
 
 TEST_IMAGES := $(B)/netboot-test.stamp $(B)/netboot-nocfg.stamp $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-noresults.img \
 	$(B)/test-cfg-nomenu.img $(B)/test-cfg-menu1.img $(RESULTS_IMG)/done
+
+# SOURCE_DATE_EPOCH (command line or environment) and, when it is set, the commit decide an
+# image's identity and timestamps (scripts/mkimage). IMG.env records them for each image
+# mkimage makes here, rewritten only when they change: another value rebuilds the image,
+# the same one leaves it as it is.
+MKIMAGE_IMAGES := $(IMAGE) $(filter-out $(B)/test-noresults.img,$(filter %.img,$(TEST_IMAGES)))
+$(MKIMAGE_IMAGES:%=%.env): FORCE
+	@mkdir -p $(dir $@)
+	@{ printf 'SOURCE_DATE_EPOCH=%s\n' "$${SOURCE_DATE_EPOCH-}"; [ -z "$${SOURCE_DATE_EPOCH-}" ] || \
+		git rev-parse HEAD 2>/dev/null || echo no-commit; } > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+$(MKIMAGE_IMAGES): %: %.env
 
 .PHONY: all image netboot run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:
