@@ -191,12 +191,12 @@ static void info_lines(void)
 	info(r++, "CPUs", v);
 	info(r++, "Config", kernel.config_sources && kernel.config_sources[0] ?
 	     kernel.config_sources : "defaults");
-	if (uart_present()) {
-		char desc[64];
-		uart_describe(uart_current(), desc, sizeof(desc));
-		bp_snprintf(v, sizeof(v), "%s, %u baud (the full report goes there)", desc,
-			    kernel.cfg.serial_baud);
-	}
+	if (uart_present() && uart_port())
+		bp_snprintf(v, sizeof(v), "port 0x%x, %u baud (the full report goes there)",
+			    uart_port(), kernel.cfg.serial_baud);
+	else if (uart_present())
+		bp_snprintf(v, sizeof(v), "mmio 0x%llx, %u baud (the full report goes there)",
+			    (unsigned long long)uart_current()->phys, kernel.cfg.serial_baud);
 	else
 		str_copy(v, "none", sizeof(v));
 	info(r++, "Serial", v);
