@@ -140,3 +140,12 @@ volatile void *paging_map_mmio_uncached(uint64_t pa, uint64_t len)
 		return NULL;
 	return (volatile void *)(uintptr_t)pa;
 }
+
+bool paging_uncached(uint64_t va)
+{
+	int level = 1;
+	if (paging.two_level)
+		return false;
+	uint64_t *e = paging_lookup(va, &level);
+	return e && (*e & (PTE_PCD | PTE_PWT)) == (PTE_PCD | PTE_PWT);
+}
