@@ -97,11 +97,6 @@ static bool answers(const struct choice *c, char *note, size_t len)
 	return false;
 }
 
-static uint32_t configured_baud(void)
-{
-	return kernel.cfg.serial_baud;
-}
-
 /* The UART the SPCR names. 1 when there is no SPCR (not a fault of anyone's). */
 static int from_spcr(struct choice *c, char *note, size_t len)
 {
@@ -123,7 +118,7 @@ static int from_spcr(struct choice *c, char *note, size_t len)
 		io_choice(c, (uint16_t)s.address);
 	}
 	/* serial.baud, given, wins over the table's rate: nothing the user said is dropped. */
-	c->baud = kernel.cfg.serial_baud_given ? configured_baud() : s.baud;
+	c->baud = kernel.cfg.serial_baud_given ? kernel.cfg.serial_baud : s.baud;
 	if (s.pci)
 		bp_snprintf(c->source, sizeof(c->source), "ACPI SPCR, PCI %02x:%02x.%x", s.pci_bus,
 			    s.pci_dev, s.pci_fn);
@@ -139,7 +134,7 @@ static bool from_pci_function(const struct pci_dev *d, struct choice *c, char *n
 
 	bp_snprintf(c->source, sizeof(c->source), "PCI %02x:%02x.%x %04x:%04x", d->bus, d->dev, d->fn,
 		    d->vendor, d->device);
-	c->baud = configured_baud();
+	c->baud = kernel.cfg.serial_baud;
 	bp_snprintf(note, len, "%s has no I/O or memory BAR", c->source);
 	for (unsigned n = 0; n < PCI_BARS && pci_read_bar(d, n, &b); n += b.wide ? 2 : 1) {
 		if (b.addr == 0 || (b.io && b.addr > IO_PORT_LAST - (UART_REG_COUNT - 1)))
@@ -204,7 +199,7 @@ static bool search(struct choice *c)
 		kprintf("console: not the ACPI SPCR's UART: %s\n", note);
 	if (early_found) {
 		*c = early;
-		c->baud = configured_baud();
+		c->baud = kernel.cfg.serial_baud;
 		if (answers(c, note, sizeof(note)))
 			return true;
 		kprintf("console: %s at %u baud: %s\n", early.source, c->baud, note);
@@ -225,12 +220,12 @@ static bool configured(struct choice *c, char *note, size_t len)
 	switch (cfg->serial_kind) {
 	case CFG_SERIAL_IO:
 		io_choice(c, cfg->serial_port);
-		c->baud = configured_baud();
+		c->baud = kernel.cfg.serial_baud;
 		bp_snprintf(c->source, sizeof(c->source), "serial.port");
 		return answers(c, note, len);
 	case CFG_SERIAL_MMIO:
 	case CFG_SERIAL_MMIO32:
-		c->baud = configured_baud();
+		c->baud = kernel.cfg.serial_baud;
 		bp_snprintf(c->source, sizeof(c->source), "serial.port");
 		return mmio_choice(c, cfg->serial_mmio, cfg->serial_kind == CFG_SERIAL_MMIO32 ? 2 : 0,
 				   cfg->serial_kind == CFG_SERIAL_MMIO32 ? 4 : 1, note, len) &&
