@@ -124,3 +124,38 @@ void pci_enumerate(struct pci_found *out)
 	for (unsigned next = 0; next < queued; next++)
 		scan_bus(queue[next], out, seen, queue, &queued);
 }
+
+#define PCI_BARS_TYPE0 6
+
+bool pci_read_bar(const struct pci_dev *d, unsigned n, struct pci_bar *out)
+{
+	if (n >= PCI_BARS_TYPE0)
+		return false;
+	uint32_t v = pci_dev_read32(d, PCI_BAR(n));
+	out->io = v & PCI_BAR_IO;
+	out->wide = false;
+	if (out->io) {
+		out->addr = v & PCI_BAR_IO_MASK;
+		return true;
+	}
+	out->addr = v & PCI_BAR_MEM_MASK;
+	out->wide = (v & PCI_BAR_MEM_TYPE_64) && n + 1 < PCI_BARS_TYPE0;
+	if (out->wide)
+		out->addr |= (uint64_t)pci_dev_read32(d, PCI_BAR(n + 1)) << 32;
+	return true;
+}
+
+void pci_enable_decode(const struct pci_dev *d, bool io)
+{
+	uint32_t cmd = pci_dev_read32(d, PCI_COMMAND);
+	uint32_t want = io ? PCI_COMMAND_IO : PCI_COMMAND_MEMORY;
+	/* The status half of the dword is write-1-to-clear: write it as 0. */
+	if (!(cmd & want))
+		pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND, (cmd & 0xFFFFu) | want);
+}
+
+bool pci_is_uart(const struct pci_dev *d)
+{
+	return d->class_code == PCI_CLASS_COMM && d->subclass == PCI_SUBCLASS_SERIAL &&
+	       d->progif >= PCI_PROGIF_16450 && d->progif <= PCI_PROGIF_16950;
+}

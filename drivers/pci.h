@@ -37,6 +37,10 @@
 #define PCI_SUBCLASS_IDE        0x01
 #define PCI_SUBCLASS_SATA       0x06
 #define PCI_PROGIF_AHCI         0x01    /* SATA: AHCI 1.0 (Serial ATA AHCI 1.3.1, 2.1) */
+#define PCI_CLASS_COMM          0x07    /* simple communication controllers */
+#define PCI_SUBCLASS_SERIAL     0x00
+#define PCI_PROGIF_16450        0x01    /* 0x02 16550, 0x03 16650, 0x04 16750, 0x05 16850, */
+#define PCI_PROGIF_16950        0x06    /* 0x06 16950: all with the 16550's registers */
 #define PCI_CLASS_SERIAL_BUS    0x0C
 #define PCI_SUBCLASS_USB        0x03
 #define PCI_PROGIF_EHCI         0x20
@@ -71,6 +75,21 @@ static inline uint32_t pci_dev_read32(const struct pci_dev *d, uint16_t off)
 {
 	return pci_read32(d->bus, d->dev, d->fn, off);
 }
+
+/* A decoded BAR (PCI Local Bus 3.0, 6.2.5.1). */
+struct pci_bar {
+	bool io;                    /* I/O space, else memory */
+	bool wide;                  /* a 64-bit memory BAR: it takes the next BAR too */
+	uint64_t addr;              /* 0: not assigned */
+};
+
+/* BAR n of d (a 64-bit memory BAR takes n and n + 1); false past a type 0 header's six. */
+bool pci_read_bar(const struct pci_dev *d, unsigned n, struct pci_bar *out);
+/* Turn on d's decoding of I/O or memory space (the firmware may leave it off). */
+void pci_enable_decode(const struct pci_dev *d, bool io);
+/* Whether d is a serial controller with the 16550's registers (class 07, subclass 00,
+ * prog-if 01 16450 to 06 16950). */
+bool pci_is_uart(const struct pci_dev *d);
 
 /* Every function on bus 0 and the buses behind its bridges, each bus visited once. */
 void pci_enumerate(struct pci_found *out);

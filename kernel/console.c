@@ -29,6 +29,13 @@ const char *console_log(uint32_t *len, uint32_t *dropped)
 	return log_copy;
 }
 
+void console_replay(void)
+{
+	uint32_t n = __atomic_load_n(&log_reserved, __ATOMIC_RELAXED);
+	for (uint32_t i = 0; i < n && i < sizeof(log_copy); i++)
+		uart_putc(log_copy[i]);
+}
+
 static char line[SCR_COLS_MAX];
 static unsigned line_len;
 

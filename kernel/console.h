@@ -12,5 +12,8 @@ void console_line(void *ctx, const char *line);
 /* Everything sent to serial so far, as serial carried it (at most RESULTS_LOG_BYTES; the
  * bytes past that in *dropped). */
 const char *console_log(uint32_t *len, uint32_t *dropped);
+/* Send everything the console has printed so far to the UART now in use, as serial
+ * carried it (for a console found after the boot began: kernel/serial-console.c). */
+void console_replay(void);
 
 #endif

@@ -15,6 +15,7 @@
 #include "kernel/mem.h"
 #include "kernel/platform.h"
 #include "kernel/screen-ui.h"
+#include "kernel/serial-console.h"
 #include "kernel/pmucheck.h"
 #include "kernel/smp.h"
 #include "kernel/storage.h"
@@ -147,16 +148,18 @@ static __attribute__((noreturn)) void stop_after_fatal_trap(void)
 
 static const struct trap_hooks trap_hooks = { kvprintf, stop_after_fatal_trap };
 
-/* Until the configuration is read: COM1, or the first of COM2-4 that answers
- * (boards without COM1 often have a header for another). */
+/* Until the page tables are up: COM1, or the first of COM2-4 that answers (boards
+ * without COM1 often have a header for another). Without any, output is kept for the
+ * console kernel/serial-console.c finds later (the SPCR's UART, a PCI one). */
 static void console_early_init(void)
 {
-	static const uint16_t com_ports[] = { UART_COM1, UART_COM2, UART_COM3, UART_COM4 };
-	for (unsigned i = 0; i < 4 && !uart_init(com_ports[i], UART_BASE_BAUD); i++)
-		;
+	serial_console_early();
 	trap_set_hooks(&trap_hooks);
 	kprintf("\nbareperf %s\n", kernel_version);
-	if (uart_port() != UART_COM1)
+	if (!uart_present())
+		kprintf("console: no UART at COM1-COM4; the ACPI SPCR's or a PCI one gets this "
+			"output once the kernel can reach them\n");
+	else if (uart_port() != UART_COM1)
 		kprintf("console: no UART at COM1; using port 0x%x\n", uart_port());
 }
 
@@ -171,32 +174,6 @@ static void accept_boot_info(struct boot_info *bi)
 	kernel.bi = bi;
 	if (bi->note[0])
 		kprintf("loader: %s\n", bi->note);
-}
-
-/* Moves the console to the configured port and speed; stays put if nothing answers,
- * which is a configuration error (the report would otherwise go nowhere). */
-static void console_apply_config(void)
-{
-	char msg[KERNEL_CONFIG_ERROR_LEN];
-
-	/* serial.port at its default (COM1) keeps whichever port the fallback found. */
-	uint16_t want = kernel.cfg.serial_port == UART_COM1 ? uart_port() : kernel.cfg.serial_port;
-	bool change = want != uart_port() || kernel.cfg.serial_baud != UART_BASE_BAUD;
-	kernel.cfg.serial_port = want;
-	if (change) {
-		kprintf("console: switching to port 0x%x at %u baud\n", kernel.cfg.serial_port,
-			kernel.cfg.serial_baud);
-		uint16_t before = uart_port();
-		if (!uart_init(kernel.cfg.serial_port, kernel.cfg.serial_baud)) {
-			uart_init(before, UART_BASE_BAUD);
-			/* config_apply took only bauds that divide 115200: the port is at fault. */
-			bp_snprintf(msg, sizeof(msg), "serial.port=0x%x: no UART answers at that "
-				    "port; staying on port 0x%x", kernel.cfg.serial_port, before);
-			config_error(0, msg);
-			kernel.cfg.serial_port = before;
-			kernel.cfg.serial_baud = UART_BASE_BAUD;
-		}
-	}
 }
 
 static void watchdog_init(void)
@@ -299,9 +276,9 @@ void kernel_main(struct boot_info *bi)
 	accept_boot_info(bi);
 	screen_attach(bi);
 	load_config(bi);
-	console_apply_config();
 
 	arch_init(bi, &kernel.cpu);
+	serial_console_choose(config_error);
 	mem_init(bi);
 	user_stack_init();
 	watchdog_init();

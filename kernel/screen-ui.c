@@ -191,9 +191,12 @@ static void info_lines(void)
 	info(r++, "CPUs", v);
 	info(r++, "Config", kernel.config_sources && kernel.config_sources[0] ?
 	     kernel.config_sources : "defaults");
-	if (uart_present())
+	if (uart_present() && uart_port())
 		bp_snprintf(v, sizeof(v), "port 0x%x, %u baud (the full report goes there)",
 			    uart_port(), kernel.cfg.serial_baud);
+	else if (uart_present())
+		bp_snprintf(v, sizeof(v), "mmio 0x%llx, %u baud (the full report goes there)",
+			    (unsigned long long)uart_current()->phys, kernel.cfg.serial_baud);
 	else
 		str_copy(v, "none", sizeof(v));
 	info(r++, "Serial", v);
@@ -367,8 +370,11 @@ void screen_results(unsigned results, unsigned faults, unsigned timeouts, unsign
 		   SCR_ATTR(SCR_YELLOW, SCR_BLACK) : ATTR_GOOD);
 	if (summary) {
 		char where[64];
-		if (uart_present())
+		if (uart_present() && uart_port())
 			bp_snprintf(where, sizeof(where), "serial port 0x%x", uart_port());
+		else if (uart_present())
+			bp_snprintf(where, sizeof(where), "serial mmio 0x%llx",
+				    (unsigned long long)uart_current()->phys);
 		else
 			str_copy(where, "serial (no port here)", sizeof(where));
 		/* Short: 80 columns (VGA text) should hold it. */

@@ -289,6 +289,36 @@ static void test_user_region_reuse(void)
 	      after);
 }
 
+/* A memory-mapped UART's registers are mapped uncached (kernel/serial-console.c): the
+ * identity map's 2 MiB page around them is split, the page that holds them alone made
+ * uncached, its neighbours mapped as before. A RAM page stands in for the registers. */
+static void test_mmio_uncached(void)
+{
+	uint64_t pa = mem_alloc_phys(3 * PAGE_SIZE, LARGE_PAGE_SIZE);
+	if (paging.two_level) {
+		check_skip("paging.mmio_uncached_split", "no PAE: the kernel maps no MMIO uncached");
+		return;
+	}
+	if (!pa) {
+		check(false, "paging.mmio_uncached_split", "no memory for the test");
+		return;
+	}
+	volatile uint32_t *lo = (volatile uint32_t *)(uintptr_t)pa;
+	volatile uint32_t *hi = (volatile uint32_t *)(uintptr_t)(pa + 2 * PAGE_SIZE);
+	*lo = 0x1badb002;
+	*hi = 0x2badb002;
+	volatile uint32_t *regs = paging_map_mmio_uncached(pa + PAGE_SIZE, 8);
+	if (regs)
+		*regs = 0x3badb002;
+	check(regs == (volatile uint32_t *)(uintptr_t)(pa + PAGE_SIZE) && *regs == 0x3badb002 &&
+	      paging_uncached(pa + PAGE_SIZE) && !paging_uncached(pa) &&
+	      !paging_uncached(pa + 2 * PAGE_SIZE) && *lo == 0x1badb002 && *hi == 0x2badb002,
+	      "paging.mmio_uncached_split", "mapped at %p for 0x%llx; uncached %d, neighbours %d %d, "
+	      "values %x %x", (void *)regs, (unsigned long long)(pa + PAGE_SIZE),
+	      paging_uncached(pa + PAGE_SIZE), paging_uncached(pa),
+	      paging_uncached(pa + 2 * PAGE_SIZE), *lo, *hi);
+}
+
 static void test_transitions(void)
 {
 	struct run_result r;
@@ -630,6 +660,7 @@ int selftest_run(void)
 	test_rdpmc_pce();
 	test_protection();
 	test_user_region_reuse();
+	test_mmio_uncached();
 	test_transitions();
 	test_single_step();
 	test_payload_stack();

@@ -420,3 +420,148 @@ int acpi_read_mcfg(acpi_read_fn rd, void *ctx, uint64_t rsdp, unsigned rsdp_revi
 	memset(out, 0, sizeof(*out));
 	return -1;
 }
+
+/* ---- SPCR: Microsoft Serial Port Console Redirection Table, revision 2 (the layout
+ * revisions 3 and 4 keep for these fields); ACPI 6.5 5.2.3.2 (Generic Address Structure).
+ * Interface types are the DBG2 serial port subtypes (Microsoft DBG2, Table 3). */
+#define SPCR_OFF_INTERFACE      36
+#define SPCR_OFF_BASE           40      /* 12-byte Generic Address Structure */
+#define SPCR_OFF_BAUD           58
+#define SPCR_OFF_PCI_DEVICE_ID  64
+#define SPCR_OFF_PCI_VENDOR_ID  66
+#define SPCR_OFF_PCI_BUS        68
+#define SPCR_OFF_PCI_DEV        69
+#define SPCR_OFF_PCI_FN         70
+#define SPCR_OFF_PCI_SEGMENT    75
+#define SPCR_MIN_LEN            80      /* revision 2's whole table */
+#define SPCR_PCI_NONE           0xffffu /* PCI device ID of a UART that is not a PCI function */
+
+#define GAS_OFF_SPACE           0
+#define GAS_OFF_BIT_WIDTH       1
+#define GAS_OFF_ACCESS_SIZE     3
+#define GAS_OFF_ADDRESS         4
+#define GAS_SPACE_MEMORY        0
+#define GAS_SPACE_IO            1
+#define GAS_ACCESS_UNDEFINED    0       /* legacy: the register width says */
+#define GAS_ACCESS_BYTE         1
+#define GAS_ACCESS_DWORD        3
+#define IO_PORT_LAST            0xffffu
+#define UART_REGS               8       /* the 16550's registers 0..7 */
+
+/* SPCR Configured Baud Rate codes; 0 keeps what the firmware set. */
+static const struct { uint8_t code; uint32_t baud; } spcr_bauds[] = {
+	{ 0, 0 }, { 3, 9600 }, { 4, 19200 }, { 6, 57600 }, { 7, 115200 },
+};
+
+static const char *const gas_spaces[] = {
+	"system memory", "system I/O", "PCI configuration space", "embedded controller",
+	"SMBus", "SystemCMOS", "PCI BAR target", "IPMI", "general-purpose I/O",
+	"generic serial bus", "platform communications channel",
+};
+
+/* Register stride and access size from the Generic Address Structure g: 8-bit registers
+ * side by side, or 32-bit ones 4 bytes apart, as Linux's earlycon mmio and mmio32. */
+static int spcr_registers(const uint8_t *g, struct acpi_spcr_info *out, char *err, size_t errlen)
+{
+	uint8_t width = g[GAS_OFF_BIT_WIDTH], access = g[GAS_OFF_ACCESS_SIZE];
+
+	switch (width) {
+	case 0: case 8:  out->reg_shift = 0; break;
+	case 16:         out->reg_shift = 1; break;
+	case 32:         out->reg_shift = 2; break;
+	default:
+		return fmt_error(err, errlen, "SPCR: register bit width %u (bareperf takes 8, 16 "
+				 "or 32)", width);
+	}
+	if (access == GAS_ACCESS_UNDEFINED)
+		access = width == 32 ? GAS_ACCESS_DWORD : GAS_ACCESS_BYTE;
+	if (access != GAS_ACCESS_BYTE && access != GAS_ACCESS_DWORD)
+		return fmt_error(err, errlen, "SPCR: access size %u (bareperf takes 1 = byte or "
+				 "3 = dword)", access);
+	out->access_bytes = access == GAS_ACCESS_DWORD ? 4 : 1;
+	if (out->access_bytes > 1u << out->reg_shift)
+		return fmt_error(err, errlen, "SPCR: %u-byte accesses to registers %u bytes apart",
+				 out->access_bytes, 1u << out->reg_shift);
+	return 0;
+}
+
+static int spcr_address(const uint8_t *g, struct acpi_spcr_info *out, char *err, size_t errlen)
+{
+	uint8_t space = g[GAS_OFF_SPACE];
+
+	out->address = get_u64(g + GAS_OFF_ADDRESS);
+	if (space != GAS_SPACE_MEMORY && space != GAS_SPACE_IO)
+		return fmt_error(err, errlen, "SPCR: the UART is in address space %u (%s), not "
+				 "system memory or I/O", space,
+				 space < ARRAY_SIZE(gas_spaces) ? gas_spaces[space] : "unknown");
+	out->mmio = space == GAS_SPACE_MEMORY;
+	/* The spec: a zero address means console redirection is disabled. */
+	if (out->address == 0)
+		return fmt_error(err, errlen, "SPCR: base address 0 (console redirection disabled)");
+	if (spcr_registers(g, out, err, errlen) != 0)
+		return -1;
+	if (!out->mmio && (out->reg_shift != 0 || out->access_bytes != 1))
+		return fmt_error(err, errlen, "SPCR: an I/O-port UART with %u-byte registers",
+				 1u << out->reg_shift);
+	if (!out->mmio && out->address > IO_PORT_LAST - (UART_REGS - 1))
+		return fmt_error(err, errlen, "SPCR: I/O port 0x%llx is past 0x%x",
+				 (unsigned long long)out->address, IO_PORT_LAST - (UART_REGS - 1));
+	return 0;
+}
+
+static int parse_spcr(const struct acpi_src *s, uint64_t phys, struct acpi_spcr_info *out,
+		      char *err, size_t errlen)
+{
+	uint8_t t[SPCR_MIN_LEN];
+	uint32_t len;
+	unsigned i;
+
+	if (check_sdt(s, phys, "SPCR", "SPCR", t, &len, err, errlen) != 0)
+		return -1;
+	if (len < SPCR_MIN_LEN)
+		return fmt_error(err, errlen, "SPCR length 0x%x too short for its fields (0x%x)",
+				 len, SPCR_MIN_LEN);
+	if (!src_read(s, phys, t, sizeof(t)))
+		return fmt_error(err, errlen, "SPCR at 0x%llx cannot be read", (unsigned long long)phys);
+	out->revision = t[ACPI_SDT_OFF_REVISION];
+	out->interface_type = t[SPCR_OFF_INTERFACE];
+	if (out->interface_type != ACPI_SPCR_16550 && out->interface_type != ACPI_SPCR_16450 &&
+	    out->interface_type != ACPI_SPCR_16550_GAS)
+		return fmt_error(err, errlen, "SPCR: interface type 0x%02x is no 16550 (0x00, 0x01 "
+				 "or 0x12)", out->interface_type);
+	if (spcr_address(t + SPCR_OFF_BASE, out, err, errlen) != 0)
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(spcr_bauds) && spcr_bauds[i].code != t[SPCR_OFF_BAUD]; i++)
+		;
+	if (i == ARRAY_SIZE(spcr_bauds))
+		return fmt_error(err, errlen, "SPCR: baud rate code %u unknown (0, 3, 4, 6 or 7)",
+				 t[SPCR_OFF_BAUD]);
+	out->baud = spcr_bauds[i].baud;
+	out->pci_device = (uint16_t)(t[SPCR_OFF_PCI_DEVICE_ID] | t[SPCR_OFF_PCI_DEVICE_ID + 1] << 8);
+	out->pci_vendor = (uint16_t)(t[SPCR_OFF_PCI_VENDOR_ID] | t[SPCR_OFF_PCI_VENDOR_ID + 1] << 8);
+	out->pci = out->pci_device != SPCR_PCI_NONE;
+	out->pci_bus = t[SPCR_OFF_PCI_BUS];
+	out->pci_dev = t[SPCR_OFF_PCI_DEV];
+	out->pci_fn = t[SPCR_OFF_PCI_FN];
+	out->pci_segment = t[SPCR_OFF_PCI_SEGMENT];
+	return 0;
+}
+
+int acpi_read_spcr(acpi_read_fn rd, void *ctx, uint64_t rsdp, unsigned rsdp_revision,
+		   struct acpi_spcr_info *out, char *err, size_t errlen)
+{
+	const struct acpi_src s = { rd, ctx };
+	struct acpi_root root = { 0, 0 };
+	uint64_t spcr;
+
+	memset(out, 0, sizeof(*out));
+	if (read_rsdp(&s, rsdp, rsdp_revision, &root, err, errlen) != 0)
+		return -1;
+	if (!(root.xsdt && find_table(&s, root.xsdt, true, "SPCR", "SPCR", &spcr, err, errlen) == 0) &&
+	    !(root.rsdt && find_table(&s, root.rsdt, false, "SPCR", "SPCR", &spcr, err, errlen) == 0))
+		return 1;
+	if (parse_spcr(&s, spcr, out, err, errlen) == 0)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	return -1;
+}

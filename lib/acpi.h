@@ -66,4 +66,30 @@ struct acpi_mcfg_info {
 int acpi_read_mcfg(acpi_read_fn rd, void *ctx, uint64_t rsdp, unsigned rsdp_revision,
 		   struct acpi_mcfg_info *out, char *err, size_t errlen);
 
+/* The console UART from the SPCR (Microsoft Serial Port Console Redirection Table,
+ * revision 2 and later): only the 16550 kinds (DBG2 port subtypes 0x00 full 16550, 0x01
+ * 16450 subset, 0x12 16550 described by the Generic Address Structure), on I/O ports or
+ * in memory. */
+#define ACPI_SPCR_16550          0x00
+#define ACPI_SPCR_16450          0x01
+#define ACPI_SPCR_16550_GAS      0x12
+
+struct acpi_spcr_info {
+	uint8_t revision;
+	uint8_t interface_type;     /* one of ACPI_SPCR_16550, _16450, _16550_GAS */
+	bool mmio;                  /* system memory, else system I/O */
+	uint64_t address;
+	uint8_t reg_shift;          /* register n at address + (n << reg_shift) */
+	uint8_t access_bytes;       /* 1 or 4 */
+	uint32_t baud;              /* 0: as the firmware left it */
+	bool pci;                   /* the UART is the PCI function below (device ID not 0xffff) */
+	uint16_t pci_vendor, pci_device;
+	uint8_t pci_segment, pci_bus, pci_dev, pci_fn;
+};
+
+/* Find and parse the SPCR. 0; 1 when the root tables name none (most PCs); -1 with a
+ * reason in err for unusable ACPI tables, a bad SPCR or a UART bareperf cannot drive. */
+int acpi_read_spcr(acpi_read_fn rd, void *ctx, uint64_t rsdp, unsigned rsdp_revision,
+		   struct acpi_spcr_info *out, char *err, size_t errlen);
+
 #endif

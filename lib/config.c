@@ -390,26 +390,108 @@ static void show_sizes(const struct cfg_key *k, const struct bp_config *cfg, cha
 static const struct cfg_word com_ports[] = {
 	{ "com1", UART_COM1 }, { "com2", UART_COM2 }, { "com3", UART_COM3 }, { "com4", UART_COM4 }, { NULL, 0 },
 };
+static const struct cfg_word serial_words[] = {
+	{ "auto", CFG_SERIAL_AUTO }, { "spcr", CFG_SERIAL_SPCR }, { "pci", CFG_SERIAL_PCI }, { NULL, 0 },
+};
+/* A memory-mapped UART's prefixes, as Linux's earlycon writes them. */
+static const struct cfg_word mmio_prefixes[] = {
+	{ "mmio:", CFG_SERIAL_MMIO }, { "mmio32:", CFG_SERIAL_MMIO32 }, { NULL, 0 },
+};
+#define PCI_BUS_LAST 0xff
+#define PCI_DEV_LAST 0x1f
+#define PCI_FN_LAST  7
+
+/* Hex digits v[*pos..] up to the first non-digit, at most max; false when there are none
+ * or too many. */
+static bool hex_field(const char *v, size_t len, size_t *pos, unsigned max, unsigned *out)
+{
+	size_t start = *pos;
+	unsigned n = 0;
+
+	for (; *pos < len && str_hex_digit(v[*pos]) >= 0; (*pos)++) {
+		n = n * 16 + (unsigned)str_hex_digit(v[*pos]);
+		if (n > max)
+			return false;
+	}
+	*out = n;
+	return *pos > start;
+}
+
+/* bus:dev.fn in hex, as lspci prints it (00:1f.3). */
+static bool parse_pci_address(struct bp_config *cfg, const char *v, size_t len)
+{
+	size_t pos = 0;
+	unsigned bus, dev, fn;
+
+	if (!hex_field(v, len, &pos, PCI_BUS_LAST, &bus) || pos >= len || v[pos++] != ':' ||
+	    !hex_field(v, len, &pos, PCI_DEV_LAST, &dev) || pos >= len || v[pos++] != '.' ||
+	    !hex_field(v, len, &pos, PCI_FN_LAST, &fn) || pos != len)
+		return false;
+	cfg->serial_kind = CFG_SERIAL_PCI_AT;
+	cfg->serial_pci_bus = (uint8_t)bus;
+	cfg->serial_pci_dev = (uint8_t)dev;
+	cfg->serial_pci_fn = (uint8_t)fn;
+	return true;
+}
+
+/* mmio:ADDRESS or mmio32:ADDRESS: 1 when v is one, 0 when it is not, -1 (with why) when
+ * the address is wrong. */
+static int parse_mmio(const struct cfg_key *k, struct bp_config *cfg, const char *v, size_t len,
+		      char *why, size_t whylen)
+{
+	char ex[CFG_EXCERPT + 4];
+	uint64_t a;
+
+	for (const struct cfg_word *w = mmio_prefixes; w->word; w++) {
+		size_t n = strlen(w->word);
+		if (len < n || str_ncasecmp(w->word, v, n) != 0)
+			continue;
+		if (str_to_u64(v + n, len - n, &a) != 0 || a == 0) {
+			bp_snprintf(why, whylen, "%s=%s: the address after '%s' is not a number from 1",
+				    k->name, excerpt(v, len, ex, sizeof(ex)), w->word);
+			return -1;
+		}
+		cfg->serial_kind = (enum cfg_serial)w->value;
+		cfg->serial_mmio = a;
+		return 1;
+	}
+	return 0;
+}
 
 static int parse_port(const struct cfg_key *k, struct bp_config *cfg, const char *v,
 		      size_t len, char *why, size_t whylen)
 {
 	char ex[CFG_EXCERPT + 4];
 	uint64_t n;
+	int mmio;
 
+	for (const struct cfg_word *w = serial_words; w->word; w++) {
+		if (word_equal(w->word, v, len)) {
+			cfg->serial_kind = (enum cfg_serial)w->value;
+			return 0;
+		}
+	}
 	for (const struct cfg_word *w = com_ports; w->word; w++) {
 		if (word_equal(w->word, v, len)) {
+			cfg->serial_kind = CFG_SERIAL_IO;
 			cfg->serial_port = (uint16_t)w->value;
 			return 0;
 		}
 	}
+	mmio = parse_mmio(k, cfg, v, len, why, whylen);
+	if (mmio != 0)
+		return mmio < 0 ? -1 : 0;
+	if (parse_pci_address(cfg, v, len))
+		return 0;
 	if (str_to_u64(v, len, &n) != 0 || n < k->min || n > k->max) {
 		bp_snprintf(why, whylen,
-			    "%s=%s is not com1..com4 or an I/O port number (0x%llx..0x%llx)",
-			    k->name, excerpt(v, len, ex, sizeof(ex)), (unsigned long long)k->min,
-			    (unsigned long long)k->max);
+			    "%s=%s is not auto, spcr, pci, com1..com4, an I/O port number (0x%llx..0x%llx), "
+			    "a PCI address (bus:dev.fn, e.g. 00:1f.3) or mmio:ADDRESS (mmio32: for 32-bit "
+			    "registers)", k->name, excerpt(v, len, ex, sizeof(ex)),
+			    (unsigned long long)k->min, (unsigned long long)k->max);
 		return -1;
 	}
+	cfg->serial_kind = CFG_SERIAL_IO;
 	cfg->serial_port = (uint16_t)n;
 	return 0;
 }
@@ -418,7 +500,25 @@ static void show_port(const struct cfg_key *k, const struct bp_config *cfg, char
 		      size_t buflen)
 {
 	(void)k;
-	bp_snprintf(buf, buflen, "0x%x", cfg->serial_port);
+	switch (cfg->serial_kind) {
+	case CFG_SERIAL_IO:
+		bp_snprintf(buf, buflen, "0x%x", cfg->serial_port);
+		break;
+	case CFG_SERIAL_PCI_AT:
+		bp_snprintf(buf, buflen, "%02x:%02x.%x", cfg->serial_pci_bus, cfg->serial_pci_dev,
+			    cfg->serial_pci_fn);
+		break;
+	case CFG_SERIAL_MMIO:
+	case CFG_SERIAL_MMIO32:
+		bp_snprintf(buf, buflen, "%s0x%llx", cfg->serial_kind == CFG_SERIAL_MMIO ? "mmio:" : "mmio32:",
+			    (unsigned long long)cfg->serial_mmio);
+		break;
+	default:
+		for (const struct cfg_word *w = serial_words; w->word; w++)
+			if (w->value == (unsigned)cfg->serial_kind)
+				str_copy(buf, w->word, buflen);
+		break;
+	}
 }
 
 static int parse_baud(const struct cfg_key *k, struct bp_config *cfg, const char *v,
@@ -437,6 +537,7 @@ static int parse_baud(const struct cfg_key *k, struct bp_config *cfg, const char
 		return -1;
 	}
 	cfg->serial_baud = (uint32_t)n;
+	cfg->serial_baud_given = true;
 	return 0;
 }
 
@@ -768,6 +869,7 @@ void config_defaults(struct bp_config *cfg)
 	cfg->nsizes = ARRAY_SIZE(default_sizes);
 	memcpy(cfg->sizes, default_sizes, sizeof(default_sizes));
 	cfg->format = CFG_FORMAT_BOTH;
+	cfg->serial_kind = CFG_SERIAL_AUTO;
 	cfg->serial_port = UART_COM1;
 	cfg->serial_baud = UART_BASE_BAUD;
 	cfg->trace_msr = false;
@@ -967,6 +1069,17 @@ void config_report(const struct bp_config *cfg, void (*emit)(void *ctx, const ch
 	}
 	for (unsigned i = 0; i < cfg->nbench && i < CFG_BENCH_MAX; i++)
 		bench_config_report(&cfg->bench[i], emit, ctx);
+}
+
+int config_show_value(const struct bp_config *cfg, const char *key, char *buf, size_t buflen)
+{
+	for (size_t i = 0; i < CFG_NKEYS; i++) {
+		if (strcmp(cfg_keys[i].name, key) == 0) {
+			cfg_keys[i].show(&cfg_keys[i], cfg, buf, buflen);
+			return 0;
+		}
+	}
+	return -1;
 }
 
 const char *cfg_mode_name(enum cfg_mode mode)

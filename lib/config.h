@@ -87,6 +87,17 @@ enum cfg_format { CFG_FORMAT_BOTH = 0, CFG_FORMAT_HUMAN, CFG_FORMAT_MACHINE };
 #define CFG_C2C_FALSE_SHARING 0x2u      /* false_sharing */
 #define CFG_C2C_SHARED_BW     0x4u      /* shared_bw */
 
+/* Where the serial console is (docs/config.md, serial.port). */
+enum cfg_serial {
+	CFG_SERIAL_AUTO,                /* the SPCR's UART, COM1-COM4, a PCI UART: the first that answers */
+	CFG_SERIAL_IO,                  /* an I/O port */
+	CFG_SERIAL_SPCR,                /* the UART ACPI's SPCR names */
+	CFG_SERIAL_PCI,                 /* the first PCI 16550 (class 07, subclass 00) */
+	CFG_SERIAL_PCI_AT,              /* the PCI function at bus:dev.fn */
+	CFG_SERIAL_MMIO,                /* memory-mapped, 8-bit registers side by side */
+	CFG_SERIAL_MMIO32,              /* memory-mapped, 32-bit registers 4 bytes apart */
+};
+
 struct bp_config {
 	enum cfg_mode mode;             /* mode=run|selftest|detect|crashtest|list|crashstack|pmucheck|c2c */
 	char payloads[CFG_LIST_MAX];    /* payloads=add_chain,mem_*  (names and globs, comma list) */
@@ -98,8 +109,12 @@ struct bp_config {
 	unsigned nsizes;                /* sizes=4K,64K,8M  memory payload buffer sizes */
 	uint64_t sizes[CFG_SIZES_MAX];
 	enum cfg_format format;         /* format=human|machine|both */
-	uint16_t serial_port;           /* serial.port=0x3f8|com1..com4 */
+	enum cfg_serial serial_kind;    /* serial.port=auto|spcr|pci|com1..com4|PORT|B:D.F|mmio:A */
+	uint16_t serial_port;           /* CFG_SERIAL_IO: the I/O port */
+	uint64_t serial_mmio;           /* CFG_SERIAL_MMIO, _MMIO32: the physical address */
+	uint8_t serial_pci_bus, serial_pci_dev, serial_pci_fn;  /* CFG_SERIAL_PCI_AT */
 	uint32_t serial_baud;           /* serial.baud=115200 (divides 115200) */
+	bool serial_baud_given;         /* set by serial.baud (else an SPCR's rate may apply) */
 	bool trace_msr;                 /* trace=msr (comma list; "none" clears) */
 	unsigned trim_pct;              /* trim=N percent of outliers dropped at each end, 0..25 */
 	uint32_t watchdog_ms;           /* watchdog=ms per payload run, 1..600000 */
@@ -153,6 +168,8 @@ int config_apply(struct bp_config *cfg, const char *origin, const char *text, si
 int config_refuse(const char *origin, uint64_t size, uint64_t max, config_error_fn err,
 		  void *ctx);
 
+/* The value of key as config_report prints it (without "cfg.key="); -1 for no such key. */
+int config_show_value(const struct bp_config *cfg, const char *key, char *buf, size_t buflen);
 /* Emit the effective configuration as "cfg.key=value" lines (user benchmarks last). */
 void config_report(const struct bp_config *cfg, void (*emit)(void *ctx, const char *line),
 		   void *ctx);

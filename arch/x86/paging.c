@@ -3,6 +3,7 @@
  * .payload, and the protections in CR4. SDM Vol. 3A 4.4, 4.5 (the tables), 4.6 (access
  * rights: U/S, R/W, NX, SMEP, SMAP). The halves (building the tables, walking them) are
  * arch/x86/64/paging-word.c and arch/x86/32/paging-word.c. */
+#include <stddef.h>
 #include "arch/x86/paging-word.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/pt-pool.h"
@@ -92,4 +93,59 @@ void paging_enable_protections(const struct cpu_info *ci)
 unsigned paging_tables_in_use(void)
 {
 	return pt_pool_in_use();
+}
+
+/* Split the 2 MiB page that entry e maps into 512 4 KiB pages of the same rights; the
+ * entry of va's 4 KiB page, or 0 when no table page is left. A 4 KiB entry's bit 7 is
+ * PAT, a large one's is PS: the flags keep neither (the kernel sets no PAT bit). */
+static uint64_t *split_large_page(uint64_t *e, uint64_t va)
+{
+	uint64_t *pt = pt_pool_alloc();
+	if (!pt)
+		return 0;
+	uint64_t base = *e & PTE_ADDR & ~(LARGE_PAGE_SIZE - 1);
+	uint64_t flags = *e & ~(PTE_ADDR | PTE_PS);
+	for (unsigned i = 0; i < 512; i++)
+		pt[i] = (base + i * PAGE_SIZE) | flags;
+	*e = kernel_virt_to_phys((uintptr_t)pt) | PTE_P | PTE_W | (flags & PTE_U);
+	write_cr3(read_cr3());
+	return &pt[(va >> 12) & 511];
+}
+
+/* The identity map's pages of [pa, pa+len) made uncached (PCD, PWT: UC under the
+ * power-on PAT, SDM Vol. 3A 11.12.3), whatever the MTRRs say of the range. */
+static int identity_uncached(uint64_t pa, uint64_t len)
+{
+	for (uint64_t va = pa & ~(PAGE_SIZE - 1); va < pa + len; va += PAGE_SIZE) {
+		int level = 1;
+		uint64_t *e = paging_lookup(va, &level);
+		if (e && level == 2)
+			e = split_large_page(e, va);
+		if (!e)
+			return -1;
+		*e |= PTE_PCD | PTE_PWT;
+		invlpg((uintptr_t)va);
+	}
+	return 0;
+}
+
+volatile void *paging_map_mmio_uncached(uint64_t pa, uint64_t len)
+{
+	if (len == 0 || pa + len < pa)
+		return NULL;
+	if (!paging_identity_reaches(pa, len))
+		return paging_map_mmio(pa, len);        /* x86-64's MMIO window: uncached */
+	/* Two-level entries are 32 bits wide: not the 64-bit format walked here. */
+	if (paging.two_level || identity_uncached(pa, len) != 0)
+		return NULL;
+	return (volatile void *)(uintptr_t)pa;
+}
+
+bool paging_uncached(uint64_t va)
+{
+	int level = 1;
+	if (paging.two_level)
+		return false;
+	uint64_t *e = paging_lookup(va, &level);
+	return e && (*e & (PTE_PCD | PTE_PWT)) == (PTE_PCD | PTE_PWT);
 }

@@ -50,6 +50,12 @@ bool paging_identity_reaches(uint64_t pa, uint64_t len);
 /* Where the kernel reaches the MMIO at [pa, pa+len): the identity map, or (x86-64) a new
  * uncached mapping in the kernel's MMIO window; NULL where neither can. */
 volatile void *paging_map_mmio(uint64_t pa, uint64_t len);
+/* As paging_map_mmio, but always uncached, for registers where a cached read would be
+ * stale (a UART's): identity-mapped pages are made so, a 2 MiB page split around them.
+ * NULL where the kernel cannot (i686 MMIO outside its window, or without PAE). */
+volatile void *paging_map_mmio_uncached(uint64_t pa, uint64_t len);
+/* Whether va's page is mapped uncached (PCD and PWT); false where unmapped. */
+bool paging_uncached(uint64_t va);
 /* Physical address of a kernel-image virtual address. */
 uint64_t kernel_virt_to_phys(uint64_t va);
 /* User-region address of a payload-section address, or 0 if not in .payload. */

@@ -82,12 +82,34 @@ static void check_ranges(const struct bp_config *c)
 	for (unsigned i = 0; i < c->nsizes; i++)
 		if (c->sizes[i] < 4096 || c->sizes[i] > (1ull << 30))
 			fail("a size out of 4K..1G", NULL);
-	if (c->serial_port == 0 || c->serial_baud == 0 || 115200 % c->serial_baud)
+	if ((c->serial_kind == CFG_SERIAL_IO && c->serial_port == 0) ||
+	    ((c->serial_kind == CFG_SERIAL_MMIO || c->serial_kind == CFG_SERIAL_MMIO32) &&
+	     c->serial_mmio == 0) || c->serial_kind > CFG_SERIAL_MMIO32 ||
+	    c->serial_baud == 0 || 115200 % c->serial_baud)
 		fail("serial port or baud out of range", NULL);
 	if (c->trim_pct > 25 || c->watchdog_ms < 1 || c->watchdog_ms > 600000)
 		fail("trim or watchdog out of range", NULL);
 	if (c->nb_thread > CFG_NB_AUTO)
 		fail("netburst.thread out of range", NULL);
+}
+
+/* serial.port's value: the field its kind uses. */
+static bool same_serial(const struct bp_config *a, const struct bp_config *b)
+{
+	if (a->serial_kind != b->serial_kind)
+		return false;
+	switch (a->serial_kind) {
+	case CFG_SERIAL_IO:
+		return a->serial_port == b->serial_port;
+	case CFG_SERIAL_MMIO:
+	case CFG_SERIAL_MMIO32:
+		return a->serial_mmio == b->serial_mmio;
+	case CFG_SERIAL_PCI_AT:
+		return a->serial_pci_bus == b->serial_pci_bus && a->serial_pci_dev == b->serial_pci_dev &&
+		       a->serial_pci_fn == b->serial_pci_fn;
+	default:
+		return true;
+	}
 }
 
 static void check_same(const struct bp_config *a, const struct bp_config *b)
@@ -96,7 +118,7 @@ static void check_same(const struct bp_config *a, const struct bp_config *b)
 	    a->cpls != b->cpls || a->reps != b->reps || a->warmup != b->warmup ||
 	    a->iters != b->iters || a->nsizes != b->nsizes ||
 	    memcmp(a->sizes, b->sizes, a->nsizes * sizeof(a->sizes[0])) ||
-	    a->format != b->format || a->serial_port != b->serial_port ||
+	    a->format != b->format || !same_serial(a, b) ||
 	    a->serial_baud != b->serial_baud || a->trace_msr != b->trace_msr ||
 	    a->trim_pct != b->trim_pct || a->watchdog_ms != b->watchdog_ms ||
 	    a->single_step != b->single_step || a->nb_thread != b->nb_thread ||

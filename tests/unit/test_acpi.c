@@ -3,7 +3,8 @@
  * physical memory: good RSDT and XSDT paths, the revision rules that pick between them,
  * Local APIC, x2APIC and override entries, flags, duplicates, the ACPI_MAX_CPUS cap,
  * and every check on the way (signatures, checksums, lengths, entries, reads that fail).
- * Layouts: ACPI 6.5 5.2.5.3 (RSDP), 5.2.6 (header), 5.2.7/5.2.8 (RSDT/XSDT), 5.2.12 (MADT).
+ * Layouts: ACPI 6.5 5.2.5.3 (RSDP), 5.2.6 (header), 5.2.7/5.2.8 (RSDT/XSDT), 5.2.12 (MADT);
+ * the MCFG (PCI Firmware 3.0, 4.1.2) and the SPCR (Microsoft SPCR, revision 2).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -757,6 +758,166 @@ static void test_mcfg_bad(void **state)
 	expect_mcfg_err(machine_rsdt(), "no MCFG (\"MCFG\") among the 2 entries of the RSDT");
 }
 
+/* ------------------------------------------------------------------ SPCR */
+
+#define SPCR_AT 0x000EB000u
+
+/* An SPCR (revision 2, 80 bytes) for a UART of interface type `type` in GAS address space
+ * `space` at addr, register bit width `width`, access size `access`, baud code `baud`,
+ * not a PCI function; named by the RSDT after the FACP and the MADT, and with xsdt_too by
+ * an XSDT. */
+static struct mem *machine_spcr(uint8_t type, uint8_t space, uint8_t width, uint8_t access,
+				uint64_t addr, uint8_t baud, bool xsdt_too)
+{
+	struct mem *m = machine_rsdt();
+	const uint32_t tables[] = { FACP_AT, MADT_AT, SPCR_AT };
+	const uint64_t xtables[] = { FACP_AT, MADT_AT, SPCR_AT };
+	uint8_t *p = at(m, SPCR_AT);
+
+	memset(p, 0, 80);
+	p[36] = type;
+	p[40] = space;
+	p[41] = width;
+	p[43] = access;
+	put64(p + 44, addr);
+	p[52] = 1;                  /* interrupt type: 8259 */
+	p[53] = 4;                  /* IRQ 4 */
+	p[58] = baud;
+	p[60] = 1;                  /* one stop bit */
+	p[64] = p[65] = 0xff;       /* PCI device ID 0xffff: not a PCI function */
+	p[66] = p[67] = 0xff;
+	sdt(m, SPCR_AT, "SPCR", 2, 80);
+	rsdt(m, tables, 3);
+	if (xsdt_too) {
+		xsdt(m, xtables, 3);
+		rsdp(m, 2, RSDT_AT, XSDT_AT);
+	}
+	return m;
+}
+
+static struct acpi_spcr_info spcr;
+
+static int run_spcr(struct mem *m, unsigned revision)
+{
+	memset(&spcr, 0xA5, sizeof(spcr));
+	strcpy(err, "(untouched)");
+	return acpi_read_spcr(mem_read, m, RSDP_AT, revision, &spcr, err, sizeof(err));
+}
+
+/* COM2 on I/O ports at 115200 (through the RSDT), and an MMIO UART with 32-bit registers
+ * at 57600 (through the XSDT), as a BMC's serial-over-LAN may be. */
+static void test_spcr_io_and_mmio(void **state)
+{
+	struct mem *m = machine_spcr(ACPI_SPCR_16550, 1, 8, 1, 0x2f8, 7, false);
+	(void)state;
+
+	if (run_spcr(m, 0) != 0)
+		fail_msg("acpi_read_spcr failed: %s", err);
+	assert_false(spcr.mmio);
+	assert_int_equal(spcr.address, 0x2f8);
+	assert_int_equal(spcr.reg_shift, 0);
+	assert_int_equal(spcr.access_bytes, 1);
+	assert_int_equal(spcr.baud, 115200);
+	assert_int_equal(spcr.revision, 2);
+	assert_false(spcr.pci);
+
+	m = machine_spcr(ACPI_SPCR_16550_GAS, 0, 32, 3, 0xfe030000u, 6, true);
+	if (run_spcr(m, 2) != 0)
+		fail_msg("acpi_read_spcr failed: %s", err);
+	assert_true(spcr.mmio);
+	assert_int_equal(spcr.interface_type, ACPI_SPCR_16550_GAS);
+	assert_int_equal(spcr.address, 0xfe030000u);
+	assert_int_equal(spcr.reg_shift, 2);
+	assert_int_equal(spcr.access_bytes, 4);
+	assert_int_equal(spcr.baud, 57600);
+
+	/* Access size 0 (legacy tables): the register width says; baud code 0 keeps the
+	 * firmware's rate; a 16450 is driven as a 16550. */
+	m = machine_spcr(ACPI_SPCR_16450, 0, 32, 0, 0xfe031000u, 0, false);
+	if (run_spcr(m, 0) != 0)
+		fail_msg("acpi_read_spcr failed: %s", err);
+	assert_int_equal(spcr.access_bytes, 4);
+	assert_int_equal(spcr.baud, 0);
+	assert_int_equal(spcr.interface_type, ACPI_SPCR_16450);
+}
+
+/* A PCI UART (Intel AMT's SOL): the PCI fields come through. */
+static void test_spcr_pci(void **state)
+{
+	struct mem *m = machine_spcr(ACPI_SPCR_16550, 1, 8, 1, 0xf0e0, 4, false);
+	uint8_t *p = at(m, SPCR_AT);
+	(void)state;
+
+	p[64] = 0x3d; p[65] = 0x1c;         /* device 0x1c3d */
+	p[66] = 0x86; p[67] = 0x80;         /* Intel */
+	p[68] = 0; p[69] = 22; p[70] = 3;
+	p[75] = 0;
+	fix_checksum(m, SPCR_AT);
+	if (run_spcr(m, 0) != 0)
+		fail_msg("acpi_read_spcr failed: %s", err);
+	assert_true(spcr.pci);
+	assert_int_equal(spcr.pci_vendor, 0x8086);
+	assert_int_equal(spcr.pci_device, 0x1c3d);
+	assert_int_equal(spcr.pci_dev, 22);
+	assert_int_equal(spcr.pci_fn, 3);
+	assert_int_equal(spcr.baud, 19200);
+}
+
+static void expect_spcr_err(struct mem *m, const char *want)
+{
+	if (run_spcr(m, 0) == 0)
+		fail_msg("acpi_read_spcr accepted what should fail with \"%s\"", want);
+	if (strstr(err, want) == NULL)
+		fail_msg("error \"%s\" does not say \"%s\"", err, want);
+	assert_int_equal(spcr.address, 0);
+	assert_false(spcr.mmio);
+}
+
+static void test_spcr_bad(void **state)
+{
+	struct mem *m;
+	(void)state;
+
+	/* Malformed tables. */
+	m = machine_spcr(ACPI_SPCR_16550, 1, 8, 1, 0x3f8, 7, false);
+	put32(at(m, SPCR_AT + 4), 79);
+	fix_checksum(m, SPCR_AT);
+	expect_spcr_err(m, "SPCR length 0x4f too short for its fields (0x50)");
+	m = machine_spcr(ACPI_SPCR_16550, 1, 8, 1, 0x3f8, 7, false);
+	put32(at(m, SPCR_AT + 4), 0x200000);
+	expect_spcr_err(m, "SPCR at 0xeb000: length 0x200000 out of range");
+	m = machine_spcr(ACPI_SPCR_16550, 1, 8, 1, 0x3f8, 7, false);
+	at(m, SPCR_AT + 58)[0] ^= 0x40;
+	expect_spcr_err(m, "SPCR at 0xeb000: checksum");
+	/* UARTs bareperf cannot drive, or that are no UART at all. */
+	expect_spcr_err(machine_spcr(0x03, 0, 32, 3, 0x9000000, 7, false),
+			"SPCR: interface type 0x03 is no 16550 (0x00, 0x01 or 0x12)");
+	expect_spcr_err(machine_spcr(0x0e, 0, 32, 3, 0x9000000, 7, false), "interface type 0x0e");
+	expect_spcr_err(machine_spcr(ACPI_SPCR_16550, 2, 8, 1, 0x3f8, 7, false),
+			"SPCR: the UART is in address space 2 (PCI configuration space), not "
+			"system memory or I/O");
+	expect_spcr_err(machine_spcr(ACPI_SPCR_16550, 0x7f, 8, 1, 0x3f8, 7, false),
+			"address space 127 (unknown)");
+	expect_spcr_err(machine_spcr(ACPI_SPCR_16550, 1, 8, 1, 0, 7, false),
+			"SPCR: base address 0 (console redirection disabled)");
+	expect_spcr_err(machine_spcr(ACPI_SPCR_16550, 1, 32, 3, 0x3f8, 7, false),
+			"SPCR: an I/O-port UART with 4-byte registers");
+	expect_spcr_err(machine_spcr(ACPI_SPCR_16550, 1, 8, 1, 0x1fff8, 7, false),
+			"SPCR: I/O port 0x1fff8 is past 0xfff8");
+	expect_spcr_err(machine_spcr(ACPI_SPCR_16550, 0, 12, 1, 0xfe030000u, 7, false),
+			"SPCR: register bit width 12 (bareperf takes 8, 16 or 32)");
+	expect_spcr_err(machine_spcr(ACPI_SPCR_16550, 0, 32, 2, 0xfe030000u, 7, false),
+			"SPCR: access size 2 (bareperf takes 1 = byte or 3 = dword)");
+	expect_spcr_err(machine_spcr(ACPI_SPCR_16550, 0, 8, 3, 0xfe030000u, 7, false),
+			"SPCR: 4-byte accesses to registers 1 bytes apart");
+	expect_spcr_err(machine_spcr(ACPI_SPCR_16550, 1, 8, 1, 0x3f8, 5, false),
+			"SPCR: baud rate code 5 unknown (0, 3, 4, 6 or 7)");
+	/* No SPCR: the machine has no console redirection to offer (1, not an error). */
+	expect_spcr_err(machine_rsdt(), "no SPCR (\"SPCR\") among the 2 entries of the RSDT");
+	assert_int_equal(run_spcr(machine_rsdt(), 0), 1);
+	assert_int_equal(run_spcr(machine_spcr(0x03, 0, 32, 3, 0x9000000, 7, false), 0), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -777,6 +938,9 @@ int main(void)
 		cmocka_unit_test(test_mcfg_q35),
 		cmocka_unit_test(test_mcfg_many_segments),
 		cmocka_unit_test(test_mcfg_bad),
+		cmocka_unit_test(test_spcr_io_and_mmio),
+		cmocka_unit_test(test_spcr_pci),
+		cmocka_unit_test(test_spcr_bad),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -49,7 +49,16 @@ static void assert_configs_equal(const struct bp_config *a, const struct bp_conf
 	for (unsigned i = 0; i < a->nsizes; i++)
 		assert_true(a->sizes[i] == b->sizes[i]);
 	assert_int_equal(a->format, b->format);
-	assert_int_equal(a->serial_port, b->serial_port);
+	assert_int_equal(a->serial_kind, b->serial_kind);
+	if (a->serial_kind == CFG_SERIAL_IO)
+		assert_int_equal(a->serial_port, b->serial_port);
+	if (a->serial_kind == CFG_SERIAL_MMIO || a->serial_kind == CFG_SERIAL_MMIO32)
+		assert_true(a->serial_mmio == b->serial_mmio);
+	if (a->serial_kind == CFG_SERIAL_PCI_AT) {
+		assert_int_equal(a->serial_pci_bus, b->serial_pci_bus);
+		assert_int_equal(a->serial_pci_dev, b->serial_pci_dev);
+		assert_int_equal(a->serial_pci_fn, b->serial_pci_fn);
+	}
 	assert_int_equal(a->serial_baud, b->serial_baud);
 	assert_int_equal(a->trace_msr, b->trace_msr);
 	assert_int_equal(a->trim_pct, b->trim_pct);
@@ -104,8 +113,9 @@ static void test_defaults_and_report(void **state)
 	assert_int_equal(cfg.nsizes, 8);
 	for (unsigned i = 0; i < cfg.nsizes; i++)
 		assert_true(cfg.sizes[i] == 4096ull << (2 * i));       /* 4K..64M, powers of 4 */
-	assert_int_equal(cfg.serial_port, 0x3f8);
+	assert_int_equal(cfg.serial_kind, CFG_SERIAL_AUTO);
 	assert_int_equal(cfg.serial_baud, 115200);
+	assert_false(cfg.serial_baud_given);
 	assert_false(cfg.trace_msr);
 	assert_int_equal(cfg.watchdog_ms, 2000);
 	assert_true(cfg.single_step);
@@ -116,7 +126,7 @@ static void test_defaults_and_report(void **state)
 	assert_int_equal(r.count, 32);
 	assert_string_equal(r.text,
 		"mode=run\npayloads=*\nevents=cycles,instructions\ncpl=both\nreps=11\nwarmup=2\n"
-		"iters=1000\nsizes=4K,16K,64K,256K,1M,4M,16M,64M\nformat=both\nserial.port=0x3f8\n"
+		"iters=1000\nsizes=4K,16K,64K,256K,1M,4M,16M,64M\nformat=both\nserial.port=auto\n"
 		"serial.baud=115200\ntrace=none\ntrim=0\nwatchdog=2000\ninsn_count=step\n"
 		"netburst.thread=auto\ncpu=0\npartner=auto\npartner.load=idle\nexit=yes\nsave=auto\npmu=auto\n"
 		"sample.event=none\nsample.period=100000\nsample.delivery=vector\n"
@@ -337,11 +347,31 @@ static void test_every_key(void **state)
 			       "trace=none netburst.thread=1 exit=YES cpl=0", &m), 0);
 	assert_int_equal(cfg.mode, CFG_MODE_DETECT);
 	assert_int_equal(cfg.format, CFG_FORMAT_HUMAN);
+	assert_int_equal(cfg.serial_kind, CFG_SERIAL_IO);
 	assert_int_equal(cfg.serial_port, 0x2f8);
 	assert_false(cfg.trace_msr);
 	assert_int_equal(cfg.nb_thread, 1);
 	assert_true(cfg.exit_when_done);
 	assert_int_equal(cfg.cpls, CFG_CPL0);
+	/* The consoles of lab servers: the SPCR's, a PCI UART (the first, or at an address),
+	 * a memory-mapped one. */
+	assert_int_equal(apply(&cfg, "serial.port=SPCR", &m), 0);
+	assert_int_equal(cfg.serial_kind, CFG_SERIAL_SPCR);
+	assert_int_equal(apply(&cfg, "serial.port=pci", &m), 0);
+	assert_int_equal(cfg.serial_kind, CFG_SERIAL_PCI);
+	assert_int_equal(apply(&cfg, "serial.port=00:1F.3", &m), 0);
+	assert_int_equal(cfg.serial_kind, CFG_SERIAL_PCI_AT);
+	assert_int_equal(cfg.serial_pci_bus, 0);
+	assert_int_equal(cfg.serial_pci_dev, 0x1f);
+	assert_int_equal(cfg.serial_pci_fn, 3);
+	assert_int_equal(apply(&cfg, "serial.port=mmio32:0xfe030000", &m), 0);
+	assert_int_equal(cfg.serial_kind, CFG_SERIAL_MMIO32);
+	assert_true(cfg.serial_mmio == 0xfe030000u);
+	assert_int_equal(apply(&cfg, "serial.port=mmio:0xfedc9000", &m), 0);
+	assert_int_equal(cfg.serial_kind, CFG_SERIAL_MMIO);
+	assert_true(cfg.serial_mmio == 0xfedc9000u);
+	assert_int_equal(apply(&cfg, "serial.port=auto", &m), 0);
+	assert_int_equal(cfg.serial_kind, CFG_SERIAL_AUTO);
 	assert_int_equal(apply(&cfg, "mode=list", &m), 0);
 	assert_int_equal(cfg.mode, CFG_MODE_LIST);
 	assert_int_equal(apply(&cfg, "mode=List", &m), 0);
@@ -380,8 +410,16 @@ static void test_messages(void **state)
 		{ "sizes=4K,", "test.cfg line 1: sizes=4K, has an empty item (write 4K,64K,...)" },
 		{ "sizes=99999999999999999999G", "test.cfg line 1: sizes=99999999999999999999G: '99999999999999999999G' out of range (4K..1G)" },
 		{ "sizes=17179869184G", "test.cfg line 1: sizes=17179869184G: '17179869184G' out of range (4K..1G)" },
-		{ "serial.port=com5", "test.cfg line 1: serial.port=com5 is not com1..com4 or an I/O port number (0x1..0xffff)" },
-		{ "serial.port=0x10000", "test.cfg line 1: serial.port=0x10000 is not com1..com4 or an I/O port number (0x1..0xffff)" },
+		{ "serial.port=com5", "test.cfg line 1: serial.port=com5 is not auto, spcr, pci, com1..com4, an I/O port number (0x1..0xffff), a PCI address (bus:dev.fn, e.g. 00:1f.3) or mmio:ADDRESS (mmio32: for 32-bit registers)" },
+		{ "serial.port=0x10000", "test.cfg line 1: serial.port=0x10000 is not auto, spcr, pci, com1..com4, an I/O port number (0x1..0xffff), a PCI address (bus:dev.fn, e.g. 00:1f.3) or mmio:ADDRESS (mmio32: for 32-bit registers)" },
+		{ "serial.port=00:20.0", "test.cfg line 1: serial.port=00:20.0 is not auto, spcr, pci, com1..com4, an I/O port number (0x1..0xffff), a PCI address (bus:dev.fn, e.g. 00:1f.3) or mmio:ADDRESS (mmio32: for 32-bit registers)" },
+		{ "serial.port=00:1f.8", "test.cfg line 1: serial.port=00:1f.8 is not auto, spcr, pci, com1..com4, an I/O port number (0x1..0xffff), a PCI address (bus:dev.fn, e.g. 00:1f.3) or mmio:ADDRESS (mmio32: for 32-bit registers)" },
+		{ "serial.port=100:00.0", "test.cfg line 1: serial.port=100:00.0 is not auto, spcr, pci, com1..com4, an I/O port number (0x1..0xffff), a PCI address (bus:dev.fn, e.g. 00:1f.3) or mmio:ADDRESS (mmio32: for 32-bit registers)" },
+		{ "serial.port=00:1f", "test.cfg line 1: serial.port=00:1f is not auto, spcr, pci, com1..com4, an I/O port number (0x1..0xffff), a PCI address (bus:dev.fn, e.g. 00:1f.3) or mmio:ADDRESS (mmio32: for 32-bit registers)" },
+		{ "serial.port=00:1f.3x", "test.cfg line 1: serial.port=00:1f.3x is not auto, spcr, pci, com1..com4, an I/O port number (0x1..0xffff), a PCI address (bus:dev.fn, e.g. 00:1f.3) or mmio:ADDRESS (mmio32: for 32-bit registers)" },
+		{ "serial.port=mmio:", "test.cfg line 1: serial.port=mmio:: the address after 'mmio:' is not a number from 1" },
+		{ "serial.port=mmio32:0", "test.cfg line 1: serial.port=mmio32:0: the address after 'mmio32:' is not a number from 1" },
+		{ "serial.port=mmio:fe030000", "test.cfg line 1: serial.port=mmio:fe030000: the address after 'mmio:' is not a number from 1" },
 		{ "serial.baud=100000", "test.cfg line 1: serial.baud=100000 does not divide 115200 (the UART's base rate); try 115200, 57600, 38400, 19200 or 9600" },
 		{ "serial.baud=230400", "test.cfg line 1: serial.baud=230400 out of range (1..115200)" },
 		{ "trace=msr,pmc", "test.cfg line 1: trace=msr,pmc: 'pmc' is not a trace item (msr|none)" },
@@ -600,6 +638,8 @@ static const char *const valid_entries[] = {
 	"warmup=10000", "iters=1", "iters=1000000000000", "sizes=4K", "sizes=1G,4K,0x3000",
 	"sizes=12K,5M,1G", "sizes=4096,8192", "format=human", "format=machine", "format=both",
 	"serial.port=com1", "serial.port=com3", "serial.port=0x2e8", "serial.port=1",
+	"serial.port=auto", "serial.port=spcr", "serial.port=pci", "serial.port=00:1f.3",
+	"serial.port=ff:00.7", "serial.port=mmio:0xfe030000", "serial.port=mmio32:0xfe031000",
 	"serial.baud=115200", "serial.baud=1", "serial.baud=38400", "trace=msr", "trace=none",
 	"trim=0", "trim=25", "watchdog=1", "watchdog=600000", "insn_count=step",
 	"insn_count=off", "netburst.thread=0", "netburst.thread=1", "netburst.thread=both", "netburst.thread=auto",

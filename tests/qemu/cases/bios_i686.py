@@ -48,7 +48,7 @@ for _cpu, _vendor, _family, _model, _kind in [
                       ["boot.protocol=" + ("multiboot2" if _cpu == "pentium3" else "pvh")] +
                       ["PASS: cpl3.int_iret_round_trip", "PASS: single_step.count_cpl3",
                        "PASS: watchdog.stops_endless_loop_cpl3", "PASS: paging.null_page_unmapped",
-                       "PASS: cpl3.rdpmc_pce_clear_gp"],
+                       "PASS: cpl3.rdpmc_pce_clear_gp", "PASS: paging.mmio_uncached_split"],
                       match=SELFTEST_OK, absent=NO_FAIL))
 # An AMD CPU reports SYSCALL in protected mode too, but the i686 kernel sets none up: the
 # round trip is skipped, and a payload's SYSCALL is its #UD, not a jump to nowhere.
@@ -125,6 +125,7 @@ CASES += [
     dict(name="i686-selftest-no-pae", args=["--bios", "--cpu", "pentium3,-pae"], config="mode=selftest",
          timeout=90, lines=BIOS32 + ["sys.nx=off (no PAE)", "PASS: wp.kernel_text_read_only",
                                      "PASS: paging.stack_guard_page", "PASS: paging.user_region_tables_reused",
+                                     "SKIP: paging.mmio_uncached_split (no PAE: the kernel maps no MMIO uncached)",
                                      "SKIP: nx.kernel_data_not_executable (no PAE: two-level page tables have "
                                      "no NX bit)"],
          match=SELFTEST_OK, absent=NO_FAIL),

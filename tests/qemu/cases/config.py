@@ -39,9 +39,9 @@ CASES.append(dict(name="config-errors-machine-readable", args=["--cpu", "qemu64"
 # works, and the run fails as for any configuration error.
 CASES.append(dict(name="serial-port-no-uart", args=["--cpu", "qemu64"], config="mode=detect serial.port=0x8b",
                   exit=1,
-                  lines=["config error: serial.port=0x8b: no UART answers at that port; staying on port 0x3f8",
-                         '@error {"context":"config","message":"serial.port=0x8b: no UART answers at that port; '
-                         'staying on port 0x3f8"}',
+                  lines=["config error: serial.port=0x8b: no UART answers at io 0x8b; using io 0x3f8 (COM1) instead",
+                         '@error {"context":"config","message":"serial.port=0x8b: no UART answers at io 0x8b; '
+                         'using io 0x3f8 (COM1) instead"}',
                          "cfg.serial.port=0x3f8", "cfg.mode=detect"],
                   absent=[r"^FATAL"]))
 # A NUL byte in the --config bytes: one error, the whole source ignored (docs/config.md),

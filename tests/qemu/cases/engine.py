@@ -267,6 +267,58 @@ CASES.append(dict(name="serial-fallback-com2", args=["--cpu", "qemu64", "--com",
                   lines=["console: no UART at COM1; using port 0x2f8", "cfg.serial.port=0x2f8",
                          "cpu.vendor=AuthenticAMD"], absent=[r"^FATAL", r"staying on"]))
 
+# ---------------------------------------------------------------- lab consoles
+# An ACPI SPCR table (Microsoft SPCR revision 2, 80 bytes), given to QEMU whole by
+# -acpitable file=: a 16550 (interface type 0) at I/O port `port`, 115200 baud (code 7),
+# not a PCI function (device and vendor ID 0xffff).
+def spcr_table(port):
+    import os as _os, struct as _struct
+    body = bytes([0, 0, 0, 0]) + _struct.pack("<BBBBQ", 1, 8, 0, 1, port)    # GAS: I/O, 8 bits, byte access
+    body += bytes([1, 3]) + _struct.pack("<I", 0) + bytes([7, 0, 1, 0, 0, 0])
+    body += _struct.pack("<HHBBBIB", 0xffff, 0xffff, 0, 0, 0, 0, 0) + bytes(4)
+    t = bytearray(b"SPCR" + _struct.pack("<IBB", 36 + len(body), 2, 0) + b"BAREPF" + b"SPCRTEST" +
+                  _struct.pack("<I", 1) + b"BPRF" + _struct.pack("<I", 1) + body)
+    t[9] = -sum(t) & 0xff
+    root = _os.path.dirname(_os.path.dirname(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))))
+    path = _os.path.join(root, "build", "test-logs", "boots", "spcr-0x%x.bin" % port)
+    _os.makedirs(_os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(t)
+    return path
+
+
+# A lab server whose console is what the SPCR names (COM2 here), with a COM1 beside it:
+# the whole run arrives on COM2, what was printed before the move included; COM1 carries
+# only the start and where the console went.
+CASES.append(dict(name="console-spcr-com2", args=["--cpu", "qemu64", "--com", "2", "--com1-too",
+                                                  "--", "-acpitable", "file=" + spcr_table(0x2f8)],
+                  config="mode=detect",
+                  lines=["console.serial=io 0x2f8 (ACPI SPCR, 115200)", "cfg.serial.port=0x2f8",
+                         "console: continuing on io 0x2f8 (ACPI SPCR)", "com1| console: continuing on io 0x2f8 (ACPI SPCR)",
+                         "bareperf: stopped (exit code 0)"],
+                  match=[r"^bareperf [0-9a-f]", r"^com1\| bareperf [0-9a-f]"],
+                  absent=[r"^FATAL", r"^config error", r"^com1\| (console\.serial|cpu\.|cfg\.|bareperf: stopped)"]))
+# No COM port at all, the console a PCI 16550 (Intel AMT's SOL, a PCIe card): the i686
+# kernel passes over a serial.port MMIO address where nothing answers (its MMIO window,
+# mapped uncached) and an SPCR that names a port without a UART, each with its reason,
+# and finds the PCI UART; what it printed before arrives there too.
+CASES.append(dict(name="console-pci-uart-i686", args=["--cpu", "pentium3", "--pci-serial",
+                                                      "--", "-acpitable", "file=" + spcr_table(0x3e8)],
+                  config="mode=detect serial.port=mmio32:0xfe800000", exit=1,
+                  lines=["console: no UART at COM1-COM4; the ACPI SPCR's or a PCI one gets this output once the "
+                         "kernel can reach them",
+                         "console: serial.port=mmio32:0xfe800000: no UART answers at mmio32 0xfe800000; "
+                         "searching as without it",
+                         "console: not the ACPI SPCR's UART: no UART answers at io 0x3e8",
+                         "cpu.mode=protected", "bareperf: stopped (exit code 1)"],
+                  match=[r"^bareperf [0-9a-f]",
+                         r"^console\.serial=io 0x[0-9a-f]+ \(PCI 00:[0-9a-f]{2}\.0 1b36:0002, 115200; "
+                         r"no UART at COM1-COM4\)$",
+                         r"^config error: serial\.port=mmio32:0xfe800000: no UART answers at mmio32 0xfe800000; "
+                         r"using io 0x[0-9a-f]+ \(PCI 00:[0-9a-f]{2}\.0 1b36:0002\) instead$",
+                         r"^cfg\.serial\.port=00:[0-9a-f]{2}\.0$"],
+                  absent=[r"^FATAL"]))
+
 # QEMU with the CPUID hypervisor bit hidden is still QEMU: fw_cfg answers the probe, so
 # the --config string is read and the run leaves through isa-debug-exit.
 CASES.append(dict(name="qemu-hypervisor-bit-hidden", args=["--cpu", "max,hypervisor=off"],
