@@ -58,11 +58,12 @@ static void test_refuses_bad(void **state)
 	assert_int_equal(bootinfo_validate(NULL, err, sizeof(err)), -1);
 	bi = good(); bi->magic ^= 1;                  expect_refused(bi, "bad magic");
 	bi = good(); bi->version = 1;                 expect_refused(bi, "boot-info version 1");
-	bi = good(); bi->version = 2;                 expect_refused(bi, "boot-info version 2, kernel understands 3");
+	bi = good(); bi->version = 3;                 expect_refused(bi, "boot-info version 3, kernel understands 4");
 	bi = good(); memset(bi->menu, 'x', BI_MENU_MAX);
 	expect_refused(bi, "boot menu choice not NUL-terminated within 64 bytes");
 	bi = good(); bi->firmware = 0;                expect_refused(bi, "unknown firmware 0");
 	bi = good(); bi->firmware = 3;                expect_refused(bi, "unknown firmware 3");
+	bi = good(); bi->medium = BI_MEDIUM_LAST + 1; expect_refused(bi, "unknown boot medium 3");
 	bi = good(); bi->size -= 8;                   expect_refused(bi, "kernel expects");
 	bi = good(); bi->mmap_count = 0;              expect_refused(bi, "memory map has 0 entries");
 	bi = good(); bi->mmap_count = BI_MMAP_MAX + 1; expect_refused(bi, "memory map has 513");
@@ -120,8 +121,9 @@ static void test_layout(void **state)
 	assert_int_equal(offsetof(struct boot_info, fb_layout), tail + 24 + BI_MENU_MAX);
 	assert_int_equal(offsetof(struct boot_info, identity_len), tail + 24 + BI_MENU_MAX + 792);
 	assert_int_equal(offsetof(struct boot_info, identity), tail + 32 + BI_MENU_MAX + 792);
-	assert_int_equal(sizeof(struct boot_info), tail + 32 + BI_MENU_MAX + 792 + BI_IDENTITY_MAX);
-	assert_int_equal(BOOTINFO_VERSION, 3);
+	assert_int_equal(offsetof(struct boot_info, medium), tail + 32 + BI_MENU_MAX + 792 + BI_IDENTITY_MAX);
+	assert_int_equal(sizeof(struct boot_info), tail + 40 + BI_MENU_MAX + 792 + BI_IDENTITY_MAX);
+	assert_int_equal(BOOTINFO_VERSION, 4);
 }
 
 int main(void)

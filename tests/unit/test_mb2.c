@@ -369,6 +369,49 @@ static void test_identity_module(void **state)
 	assert_string_equal(bi.note, "module 'bareperf.identity' too long: ignored");
 }
 
+/* GRUB's network and CD trees name the medium ("bareperf.medium") and pass a note
+ * ("bareperf.note"); a medium the kernel does not know is a disk, with a note. */
+static void test_medium_and_note_modules(void **state)
+{
+	(void)state;
+	char err[160];
+	static const struct { const char *text; uint32_t medium; const char *note; } cases[] = {
+		{ "network\n", BI_MEDIUM_NETWORK, "" },
+		{ "  cd\r\n", BI_MEDIUM_CD, "" },
+		{ "disk", BI_MEDIUM_DISK, "" },
+		{ "floppy\n", BI_MEDIUM_DISK,
+		  "module 'bareperf.medium' names no medium (network, cd or disk): taken as a disk" },
+		{ "", BI_MEDIUM_DISK,
+		  "module 'bareperf.medium' names no medium (network, cd or disk): taken as a disk" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		begin();
+		mmap_tag(seabios, 4, 24);
+		module_tag(BIB_MEDIUM_MODULE, cases[i].text, strlen(cases[i].text));
+		end();
+		assert_int_equal(fill(err, sizeof(err)), 0);
+		assert_int_equal(bi.medium, cases[i].medium);
+		assert_string_equal(bi.note, cases[i].note);
+		assert_int_equal(bootinfo_validate(&bi, err, sizeof(err)), 0);
+	}
+
+	/* A note's text, trimmed, each byte that is not printable ASCII shown as '?'. */
+	begin();
+	mmap_tag(seabios, 4, 24);
+	module_tag(BIB_NOTE_MODULE, "no bareperf.cfg\a on the server\n", 31);
+	end();
+	assert_int_equal(fill(err, sizeof(err)), 0);
+	assert_string_equal(bi.note, "no bareperf.cfg? on the server");
+	assert_int_equal(bi.medium, BI_MEDIUM_DISK);
+
+	begin();                /* a blank note adds nothing */
+	mmap_tag(seabios, 4, 24);
+	module_tag(BIB_NOTE_MODULE, " \n", 2);
+	end();
+	assert_int_equal(fill(err, sizeof(err)), 0);
+	assert_string_equal(bi.note, "");
+}
+
 static void expect_error(const char *why)
 {
 	char err[160];
@@ -432,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_framebuffer_malformed),
 		cmocka_unit_test(test_oversized_sources_refused),
 		cmocka_unit_test(test_identity_module),
+		cmocka_unit_test(test_medium_and_note_modules),
 		cmocka_unit_test(test_malformed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
