@@ -58,6 +58,29 @@ static void op_wr(struct ehci_hc *hc, uint32_t off, uint32_t v)
 	mmio_write32(hc->op + off, v);
 }
 
+/* Clears the USBSTS status bits of mask that read as set (2.3.2: write 1 to clear), and
+ * only those: Bochs' EHCI toggles each bit written as 1, so a bit written that read as 0
+ * would be set. Linux's ehci-hcd writes back what it read in the same way. */
+static void sts_ack(struct ehci_hc *hc, uint32_t mask)
+{
+	uint32_t set = op_rd(hc, EHCI_USBSTS) & mask & EHCI_STS_RWC_ALL;
+	if (set)
+		op_wr(hc, EHCI_USBSTS, set);
+}
+
+/* Writes PORTSC with set and without clear, its change bits (2.3.9: write 1 to clear)
+ * written as 0 but those of ack that read as set, which are cleared. */
+static void port_write_ack(struct ehci_hc *hc, unsigned p, uint32_t set, uint32_t clear, uint32_t ack)
+{
+	uint32_t sc = op_rd(hc, EHCI_PORTSC(p));
+	op_wr(hc, EHCI_PORTSC(p), (sc & ~EHCI_PORT_RWC & ~clear) | set | (sc & ack & EHCI_PORT_RWC));
+}
+
+static void port_write(struct ehci_hc *hc, unsigned p, uint32_t set, uint32_t clear)
+{
+	port_write_ack(hc, p, set, clear, 0);
+}
+
 static void delay_polls(unsigned polls)
 {
 	for (unsigned i = 0; i < polls; i++)
@@ -181,7 +204,7 @@ static int schedule_start(struct ehci_hc *hc, char *err, size_t errlen)
 	if (cap_rd(hc, EHCI_HCCPARAMS) & EHCI_HCC_AC64)
 		op_wr(hc, EHCI_CTRLDSSEGMENT, 0);
 	op_wr(hc, EHCI_USBINTR, 0);
-	op_wr(hc, EHCI_USBSTS, EHCI_STS_RWC_ALL);
+	sts_ack(hc, EHCI_STS_RWC_ALL);
 	op_wr(hc, EHCI_ASYNCLISTADDR, phys_of(hc, hc->head));
 	op_wr(hc, EHCI_USBCMD, EHCI_CMD_ITC(ITC_ONE_MS) | EHCI_CMD_RS);
 	if (!wait_op(hc, EHCI_USBSTS, EHCI_STS_HCHALTED, 0, HALT_POLLS))
@@ -198,10 +221,8 @@ static void ports_route(struct ehci_hc *hc)
 {
 	op_wr(hc, EHCI_CONFIGFLAG, EHCI_CONFIGFLAG_CF);
 	if (cap_rd(hc, EHCI_HCSPARAMS) & EHCI_HCS_PPC) {
-		for (unsigned p = 0; p < hc->nports; p++) {
-			uint32_t sc = op_rd(hc, EHCI_PORTSC(p)) & ~EHCI_PORT_RWC;
-			op_wr(hc, EHCI_PORTSC(p), sc | EHCI_PORT_PP);
-		}
+		for (unsigned p = 0; p < hc->nports; p++)
+			port_write(hc, p, EHCI_PORT_PP, 0);
 		delay_polls(PORT_POWER_POLLS);
 	}
 	delay_polls(CONNECT_DEBOUNCE_POLLS);
@@ -266,11 +287,11 @@ static int qh_unlink(struct ehci_hc *hc, struct ehci_qh *qh)
 	prev->link = qh->link;
 	if (!(op_rd(hc, EHCI_USBSTS) & EHCI_STS_ASS))
 		return 0;       /* the controller is not walking the list */
-	op_wr(hc, EHCI_USBSTS, EHCI_STS_IAA);
+	sts_ack(hc, EHCI_STS_IAA);
 	op_wr(hc, EHCI_USBCMD, op_rd(hc, EHCI_USBCMD) | EHCI_CMD_IAAD);
 	if (!wait_op(hc, EHCI_USBSTS, EHCI_STS_IAA, EHCI_STS_IAA, SCHEDULE_POLLS))
 		return -1;
-	op_wr(hc, EHCI_USBSTS, EHCI_STS_IAA);
+	sts_ack(hc, EHCI_STS_IAA);
 	return 0;
 }
 
@@ -551,12 +572,6 @@ static const struct usb_hc_ops ehci_ops = {
 
 /* ---- ports and devices ---- */
 
-static void port_write(struct ehci_hc *hc, unsigned p, uint32_t set, uint32_t clear)
-{
-	uint32_t sc = op_rd(hc, EHCI_PORTSC(p)) & ~EHCI_PORT_RWC;
-	op_wr(hc, EHCI_PORTSC(p), (sc & ~clear) | set);
-}
-
 /* Hand a full- or low-speed device to the companion controller (4.2.2). */
 static enum ehci_port_state port_release(struct ehci_hc *hc, unsigned port, const char *speed, char *msg,
 					 size_t msglen)
@@ -665,7 +680,7 @@ enum ehci_port_state ehci_port_attach(struct ehci_hc *hc, unsigned port, struct 
 
 	if (!(sc & EHCI_PORT_CCS) || (sc & EHCI_PORT_OWNER))
 		return EHCI_PORT_EMPTY;
-	op_wr(hc, EHCI_PORTSC(p), (sc & ~EHCI_PORT_RWC) | EHCI_PORT_CSC);
+	port_write_ack(hc, p, 0, 0, EHCI_PORT_CSC);
 	if ((sc >> EHCI_PORT_LS_SHIFT & EHCI_PORT_LS_MASK) == EHCI_PORT_LS_K)
 		return port_release(hc, port, "low-speed", msg, msglen);
 	if (!port_reset(hc, p)) {

@@ -214,6 +214,7 @@ static void report_system(const struct boot_info *bi)
 	kprintf("cpu.mode=%s\n", sizeof(void *) == 8 ? "long" : "protected");
 	kprintf("boot.memory_mib=%llu\n", (unsigned long long)(bootinfo_usable_bytes(bi) >> 20));
 	kprintf("boot.exit_tries=%u\n", bi->exit_tries);
+	screen_report();
 	kprintf("boot.config_sources=%s\n", config_sources[0] ? config_sources : "none");
 	cpuinfo_report(&kernel.cpu, &kernel.pmu, console_line, 0);
 	kprintf("sys.smep=%s\nsys.smap=%s\nsys.umip=%s\nsys.nx=%s\n", paging.smep ? "on" : "off",

@@ -52,6 +52,7 @@ static unsigned log_top;          /* first row of the log area; 1 until screen_s
 static bool started, results_shown;
 static struct screen_row rows[RESULT_ROWS];
 static unsigned nrows, rows_dropped;
+static char no_screen[160];       /* why there is no screen */
 
 /* The log ends above the status line and the bar; a screen of 2 rows or fewer has none. */
 static unsigned log_bottom(void) { return con->rows > 2 ? con->rows - 2 : 0; }
@@ -128,18 +129,28 @@ static void status(const char *text, uint8_t attr)
 
 void screen_attach(const struct boot_info *bi)
 {
-	char why[160];
-	con = screen_dev_attach(bi, why, sizeof(why));
+	con = screen_dev_attach(bi, no_screen, sizeof(no_screen));
 	if (!con) {
 		/* A screen that should be there and is not: say so (a machine without any
 		 * display, the common QEMU case, stays silent: serial is unchanged). */
 		if (bi->fb.base || bi->fb.format == BI_GOP_BLT_ONLY)
-			kprintf("screen: none (%s)\n", why);
+			kprintf("screen: none (%s)\n", no_screen);
 		return;
 	}
 	log_top = 1;
 	title("");
 	draw_log();
+}
+
+void screen_report(void)
+{
+	char mode[LINE_MAX];
+	if (!con) {
+		kprintf("boot.screen=none (%s)\n", no_screen);
+		return;
+	}
+	fbcon_describe(con, mode, sizeof(mode));
+	kprintf("boot.screen=%s\n", mode);
 }
 
 static void info(unsigned row, const char *key, const char *value)

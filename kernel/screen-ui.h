@@ -17,6 +17,9 @@
 /* Finds the screen (say on serial why there is none only where a GOP or framebuffer
  * tag could not be used). */
 void screen_attach(const struct boot_info *bi);
+/* The report's boot.screen line: the mode drawn on (lib/fbcon.h fbcon_describe), or none
+ * and why. */
+void screen_report(void);
 /* One console line (no '\n'), as serial got it. */
 void screen_log_line(const char *line);
 /* The start screen: version, CPU, PMU, firmware, CPUs up, configuration, serial port. */

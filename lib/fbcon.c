@@ -205,6 +205,16 @@ void fbcon_scroll_up(struct fbcon *c, unsigned top, unsigned bottom, unsigned n,
 	fbcon_clear_rows(c, bottom - n, n, attr);
 }
 
+void fbcon_describe(const struct fbcon *c, char *buf, size_t len)
+{
+	const struct fb_mode *m = &c->mode;
+	if (m->kind == FB_KIND_EGA_TEXT)
+		bp_snprintf(buf, len, "%ux%u text", m->width, m->height);
+	else
+		bp_snprintf(buf, len, "%ux%ux%u %s colour, %ux%u cells", m->width, m->height, m->bpp,
+			    m->kind == FB_KIND_INDEXED ? "indexed" : "direct", c->cols, c->rows);
+}
+
 uint8_t fbcon_cp437(uint8_t ch)
 {
 	if (ch == FONT_BLOCK_FULL)

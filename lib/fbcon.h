@@ -90,6 +90,9 @@ void fbcon_clear_rows(struct fbcon *c, unsigned row, unsigned n, uint8_t attr);
 void fbcon_scroll_up(struct fbcon *c, unsigned top, unsigned bottom, unsigned n, uint8_t attr);
 /* Draws every cell that changed since the last flush (every cell the first time). */
 void fbcon_flush(struct fbcon *c);
+/* The mode in one line, as the report's boot.screen says it: "800x600x32 direct colour,
+ * 100x37 cells" (GRUB's WIDTHxHEIGHTxDEPTH), "640x480x8 indexed colour, ...", "80x25 text". */
+void fbcon_describe(const struct fbcon *c, char *buf, size_t len);
 /* Code page 437 code of a character code (EGA text buffers). */
 uint8_t fbcon_cp437(uint8_t ch);
 

@@ -188,6 +188,41 @@ static void test_ega_text(void **state)
 	assert_int_equal(fb[25 * 160], SENTINEL);   /* nothing past the last row */
 }
 
+/* Whole screens in the modes scripts/gen/grub-cfg lets GRUB set (gfxpayload: 32, 24 and
+ * 16 bits per pixel, then text), laid out as VBE and GRUB report them, each drawn and read
+ * back pixel by pixel, and named as the report's boot.screen line names it. */
+static void test_grub_modes(void **state)
+{
+	(void)state;
+	static const struct { uint32_t w, h, bpp; uint8_t ps[6]; const char *says; } modes[] = {
+		{ 800, 600, 32, { 16, 8, 8, 8, 0, 8 }, "800x600x32 direct colour, 100x37 cells" },
+		{ 1024, 768, 24, { 16, 8, 8, 8, 0, 8 }, "1024x768x24 direct colour, 128x48 cells" },
+		{ 800, 600, 16, { 11, 5, 5, 6, 0, 5 }, "800x600x16 direct colour, 100x37 cells" },
+		{ 640, 480, 16, { 11, 5, 5, 6, 0, 5 }, "640x480x16 direct colour, 106x40 cells" },
+	};
+	char says[120];
+	for (unsigned i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct fb_mode m = rgb_mode(modes[i].w, modes[i].h, modes[i].bpp,
+					    modes[i].w * modes[i].bpp / 8, modes[i].ps);
+		render(&m, &font_terminus16, &font_terminus12x6);
+		check_against_reference(&con);
+		fbcon_describe(&con, says, sizeof(says));
+		assert_string_equal(says, modes[i].says);
+	}
+	struct fb_mode text = { .kind = FB_KIND_EGA_TEXT, .width = 80, .height = 25, .pitch = 160,
+				.bpp = 16 };
+	assert_int_equal(fbcon_init(&con, &text, fb, &font_terminus16, 0, err, sizeof(err)), 0);
+	fbcon_describe(&con, says, sizeof(says));
+	assert_string_equal(says, "80x25 text");
+	static uint8_t palette[16][3];
+	struct fb_mode indexed = { .kind = FB_KIND_INDEXED, .width = 640, .height = 480,
+				   .pitch = 640, .bpp = 8, .palette_count = 16, .palette = palette };
+	assert_int_equal(fbcon_init(&con, &indexed, fb, &font_terminus16, &font_terminus12x6, err,
+				    sizeof(err)), 0);
+	fbcon_describe(&con, says, sizeof(says));
+	assert_string_equal(says, "640x480x8 indexed colour, 106x40 cells");
+}
+
 static void test_scaling(void **state)
 {
 	(void)state;
@@ -340,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_rgb_formats),
 		cmocka_unit_test(test_indexed),
 		cmocka_unit_test(test_ega_text),
+		cmocka_unit_test(test_grub_modes),
 		cmocka_unit_test(test_scaling),
 		cmocka_unit_test(test_scroll_and_redraw),
 		cmocka_unit_test(test_mode_errors),
