@@ -718,5 +718,25 @@ class Inputs(unittest.TestCase):
         self.assertIn("21 results", out)
 
 
+class Consistency(unittest.TestCase):
+    """Issue 32, item 16: the small inconsistencies."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def test_only_unknown_records_is_an_error(self):
+        # Before: "no results" and exit 0, where /dev/null is exit 1.
+        rc, out, err = run_tool("-", "--summary", stdin="boot\n@bogus {}\n@nothing\n")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("<stdin> line 2: unknown record type '@bogus'", err)
+        self.assertIn("<stdin> has 2 @ lines but no valid record", err)
+        self.assertEqual(out, "")
+        rc, _, err = run_tool("/dev/null", "--summary")
+        self.assertEqual(rc, 1, err)
+
+
 if __name__ == "__main__":
     unittest.main()
