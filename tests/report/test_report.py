@@ -737,6 +737,28 @@ class Consistency(unittest.TestCase):
         rc, _, err = run_tool("/dev/null", "--summary")
         self.assertEqual(rc, 1, err)
 
+    def test_options_that_do_not_apply_are_refused(self):
+        csv_path = os.path.join(self.dir, "r.csv")
+        for args, why in ((["--list", "--run", "1"], "--list takes no other option"),
+                          (["--list", "--csv", csv_path], "--list takes no other option"),
+                          (["--list", "--summary"], "--list takes no other option"),
+                          (["--list", "-o", self.dir], "--list takes no other option"),
+                          (["--csv", csv_path, "-o", self.dir], "-o applies only"),
+                          (["--csv", csv_path, "--event", "cycles"], "--event applies only"),
+                          (["--run", "0", "--summary"], "--run needs a run number from 1"),
+                          (["--csv", csv_path, "--json", csv_path], "named twice")):
+            rc, out, err = run_tool(SAMPLE, *args)
+            self.assertEqual(rc, 2, (args, err))
+            self.assertIn(why, err, args)
+            self.assertEqual(out, "")
+            self.assertFalse(os.path.exists(csv_path), args)
+        rc, _, err = run_tool("-", "--list", stdin=sample_text())
+        self.assertEqual(rc, 2, err)
+        self.assertIn("not standard input", err)
+        # What does apply still works.
+        rc, _, err = run_tool(SAMPLE, "--plot-cpl", "/dev/null", "--event", "cycles", "--csv", "/dev/null")
+        self.assertNotIn("applies only", err)
+
 
 if __name__ == "__main__":
     unittest.main()
