@@ -759,6 +759,20 @@ class Consistency(unittest.TestCase):
         rc, _, err = run_tool(SAMPLE, "--plot-cpl", "/dev/null", "--event", "cycles", "--csv", "/dev/null")
         self.assertNotIn("applies only", err)
 
+    def test_control_characters_are_escaped(self):
+        line = [l for l in sample_text().splitlines() if l.startswith('@result {"bench":"add_chain"')][0]
+        line = line.replace('"add_chain"', '"add\\u0007ch\\u009bain"') + "\n"
+        text = sample_text() + line + line      # the repeat makes a warning that names it
+        text += "@bo\agus\x1b]0;title\x07 {}\n@note {\"context\":\"x\\u001b[2J\",\"message\":\"\u202ebad\"}\n"
+        rc, out, err = run_tool("-", "--summary", stdin=text)
+        self.assertEqual(rc, 0, err)
+        for stream in (out, err):
+            self.assertIsNone(re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]", stream), repr(stream))
+        self.assertIn("unknown record type '@bo\\x07gus", err)
+        self.assertIn("add\\x07ch\\x9bain", out)
+        self.assertIn("note (x\\x1b[2J): \\u202ebad", out)
+        self.assertIn("result add\\x07ch\\x9bain", err)
+
 
 if __name__ == "__main__":
     unittest.main()
