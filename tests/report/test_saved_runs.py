@@ -215,6 +215,19 @@ class SavedRuns(unittest.TestCase):
         self.assertIn("log '%s' is larger than 16 MiB" % self.img, err)
         self.assertIn("read with --list or --run N", err)
 
+    def test_one_run_in_several_slots_is_ambiguous(self):
+        """Issue 32: six slots that all said run 3 made --run 3 pick one without a word."""
+        folder = self.folder_copy("twice")
+        for slot in (6, 7):
+            with open(os.path.join(folder, "run%02d.log" % slot), "wb") as f:
+                f.write((header(3, "complete", self.log) + self.log).ljust(524288, b"\0"))
+        rc, out, err = run_tool("--run", "3", folder, "--summary")
+        self.assertEqual((rc, out), (1, ""))
+        self.assertIn("run 3 is in 3 slots (run03.log, run06.log, run07.log)", err)
+        rc, out, err = run_tool("--list", folder)
+        self.assertEqual(rc, 0)
+        self.assertIn("warning: run 3 is in 3 slots (run03.log, run06.log, run07.log)", err)
+
     def dir_entry(self, fat, name):
         """The byte offset of NAME's entry in /bareperf/results (in its first cluster)."""
         results = fat.root
