@@ -35,8 +35,8 @@ def sample_text():
         return f.read()
 
 
-def run_tool(*args, stdin=None):
-    return TOOL_RUN.run(args, stdin=stdin, text=True)
+def run_tool(*args, stdin=None, timeout=120):
+    return TOOL_RUN.run(args, stdin=stdin, text=True, timeout=timeout)
 
 
 class ParseSample(unittest.TestCase):
@@ -178,6 +178,13 @@ class BrokenLogs(unittest.TestCase):
         text = "\n".join(l for l in sample_text().split("\n") if not l.startswith("@done"))
         log = report.parse_log(text, "cut")
         self.assertIn("no @done line", "\n".join(log.warnings))
+
+    def test_warnings_are_capped(self):
+        # 1005 bad lines, and no @done: the warning for that, made last, is counted too.
+        log = report.parse_log(sample_text().split("@done")[0] + "@x\n" * (report.MAX_WARNINGS + 5), "many")
+        self.assertEqual(len(log.warnings), report.MAX_WARNINGS + 1)
+        self.assertEqual(log.warnings[-1], "many: 6 more warnings not shown (the first %d are)"
+                         % report.MAX_WARNINGS)
 
     def test_no_machine_lines_is_an_error(self):
         with self.assertRaises(report.ReportError) as cm:
@@ -602,6 +609,170 @@ class OutputTargets(unittest.TestCase):
         self.assertIn("cannot write '%s'" % self.path("adir"), err)
         self.assertEqual(os.listdir(self.dir), ["adir"])
         self.assertEqual(os.listdir(self.path("adir")), [])
+
+def bounded_run(args, stdin=subprocess.DEVNULL, timeout=20):
+    """(status, stderr, seconds) of the tool in an interpreter of its own whose address
+    space is capped at 1 GiB: a run that would read without bound fails or is killed
+    instead of filling the machine's memory."""
+    import resource
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    t0 = time.monotonic()
+    p = subprocess.run(["/usr/bin/python3", TOOL] + list(args), stdin=stdin, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True, timeout=timeout, preexec_fn=cap)
+    return p.returncode, p.stderr, time.monotonic() - t0
+
+
+class Inputs(unittest.TestCase):
+    """Issue 32: a log is read with a bound on its size, and nothing is opened that would
+    block (a FIFO with no writer, a terminal). Before, /dev/zero grew without bound (3.2 GB
+    in 6 s), a FIFO or a terminal waited forever."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def assert_too_large(self, rc, err, secs):
+        self.assertEqual(rc, 1, err)
+        self.assertIn("larger than 16 MiB", err)
+        self.assertNotIn("Traceback", err)
+        self.assertLess(secs, 10)
+
+    def test_endless_device_and_stdin(self):
+        self.assert_too_large(*bounded_run(["/dev/zero", "--summary"]))
+        with open("/dev/zero", "rb") as zero:
+            self.assert_too_large(*bounded_run(["-", "--summary"], stdin=zero))
+        cat = subprocess.Popen(["cat", "/dev/zero"], stdout=subprocess.PIPE)
+        try:
+            self.assert_too_large(*bounded_run(["-", "--summary"], stdin=cat.stdout))
+        finally:
+            cat.kill()
+            cat.wait()
+            cat.stdout.close()
+
+    def test_size_bound_is_exact(self):
+        r, w = os.pipe()
+        os.write(w, b"@done x\n" * 8)
+        os.close(w)
+        try:
+            self.assertEqual(len(report.read_bounded(r, "p", 64)), 64)
+        finally:
+            os.close(r)
+        r, w = os.pipe()
+        os.write(w, b"@done x\n" * 8 + b"!")
+        os.close(w)
+        try:
+            with self.assertRaises(report.ReportError) as cm:
+                report.read_bounded(r, "p", 64)
+        finally:
+            os.close(r)
+        self.assertIn("larger than 64 bytes", str(cm.exception))
+
+    def test_fifo_without_writer_terminal_device_socket_directory(self):
+        import socket
+        fifo = os.path.join(self.dir, "fifo")
+        os.mkfifo(fifo)
+        rc, _, err = run_tool(fifo, "--summary", timeout=10)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("FIFO '%s' has no writer" % fifo, err)
+        main, sub = os.openpty()
+        try:
+            rc, _, err = run_tool(os.ttyname(sub), "--summary", timeout=10)
+        finally:
+            os.close(main)
+            os.close(sub)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("is a terminal", err)
+        sock_path = os.path.join(self.dir, "sock")
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(sock_path)
+        try:
+            rc, _, err = run_tool(sock_path, "--summary", timeout=10)
+        finally:
+            sock.close()
+        self.assertEqual(rc, 1, err)
+        self.assertIn("'%s' is a socket" % sock_path, err)
+        if os.access("/dev/kmsg", os.R_OK):     # a device that waits for more: before, forever
+            rc, _, err = run_tool("/dev/kmsg", "--summary", timeout=10)
+            self.assertEqual(rc, 1, err)
+            self.assertIn("'/dev/kmsg' is a character device that has nothing to read yet", err)
+        rc, _, err = run_tool(self.dir, "--summary", timeout=10)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("'%s' is a directory, not a serial log (runs saved on a medium are read "
+                      "with --list or --run N)" % self.dir, err)
+
+    def test_fifo_with_writer_is_read(self):
+        fifo = os.path.join(self.dir, "fifo")
+        os.mkfifo(fifo)
+        # The writer's open waits for a reader: it is not yet open when the tool looks.
+        writer = subprocess.Popen(["sh", "-c", 'exec cat "$1" > "$2"', "sh", SAMPLE, fifo])
+        try:
+            rc, out, err = run_tool(fifo, "--summary", timeout=10)
+        finally:
+            writer.kill()
+            writer.wait()
+        self.assertEqual(rc, 0, err)
+        self.assertIn("21 results", out)
+
+
+class Consistency(unittest.TestCase):
+    """Issue 32, item 16: the small inconsistencies."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def test_only_unknown_records_is_an_error(self):
+        # Before: "no results" and exit 0, where /dev/null is exit 1.
+        rc, out, err = run_tool("-", "--summary", stdin="boot\n@bogus {}\n@nothing\n")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("<stdin> line 2: unknown record type '@bogus'", err)
+        self.assertIn("<stdin> has 2 @ lines but no valid record", err)
+        self.assertEqual(out, "")
+        rc, _, err = run_tool("/dev/null", "--summary")
+        self.assertEqual(rc, 1, err)
+
+    def test_options_that_do_not_apply_are_refused(self):
+        csv_path = os.path.join(self.dir, "r.csv")
+        for args, why in ((["--list", "--run", "1"], "--list takes no other option"),
+                          (["--list", "--csv", csv_path], "--list takes no other option"),
+                          (["--list", "--summary"], "--list takes no other option"),
+                          (["--list", "-o", self.dir], "--list takes no other option"),
+                          (["--csv", csv_path, "-o", self.dir], "-o applies only"),
+                          (["--csv", csv_path, "--event", "cycles"], "--event applies only"),
+                          (["--run", "0", "--summary"], "--run needs a run number from 1"),
+                          (["--csv", csv_path, "--json", csv_path], "named twice")):
+            rc, out, err = run_tool(SAMPLE, *args)
+            self.assertEqual(rc, 2, (args, err))
+            self.assertIn(why, err, args)
+            self.assertEqual(out, "")
+            self.assertFalse(os.path.exists(csv_path), args)
+        rc, _, err = run_tool("-", "--list", stdin=sample_text())
+        self.assertEqual(rc, 2, err)
+        self.assertIn("not standard input", err)
+        # What does apply still works.
+        rc, _, err = run_tool(SAMPLE, "--plot-cpl", "/dev/null", "--event", "cycles", "--csv", "/dev/null")
+        self.assertNotIn("applies only", err)
+
+    def test_control_characters_are_escaped(self):
+        line = [l for l in sample_text().splitlines() if l.startswith('@result {"bench":"add_chain"')][0]
+        line = line.replace('"add_chain"', '"add\\u0007ch\\u009bain"') + "\n"
+        text = sample_text() + line + line      # the repeat makes a warning that names it
+        text += "@bo\agus\x1b]0;title\x07 {}\n@note {\"context\":\"x\\u001b[2J\",\"message\":\"\u202ebad\"}\n"
+        rc, out, err = run_tool("-", "--summary", stdin=text)
+        self.assertEqual(rc, 0, err)
+        for stream in (out, err):
+            self.assertIsNone(re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]", stream), repr(stream))
+        self.assertIn("unknown record type '@bo\\x07gus", err)
+        self.assertIn("add\\x07ch\\x9bain", out)
+        self.assertIn("note (x\\x1b[2J): \\u202ebad", out)
+        self.assertIn("result add\\x07ch\\x9bain", err)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -159,6 +159,108 @@ class SavedRuns(unittest.TestCase):
         self.assertEqual((rc, err), (0, ""))
         self.assertRegex(out, r"\nrun01\.log +1 +torn ")
 
+    def folder_copy(self, name):
+        """A copy of the mounted folder's bareperf/results, to change."""
+        path = os.path.join(self.tmp, name)
+        shutil.copytree(os.path.join(self.mnt, "bareperf", "results"), path)
+        return path
+
+    def test_odd_entries_in_a_folder(self):
+        """Issue 32: a folder, a dangling symlink, a FIFO or a socket named runNN.log is a
+        row that says what it is. Before: IsADirectoryError and FileNotFoundError
+        tracebacks, and a FIFO waited forever."""
+        import socket
+        folder = self.folder_copy("odd")
+        os.remove(os.path.join(folder, "run05.log"))
+        os.mkdir(os.path.join(folder, "run05.log"))
+        os.remove(os.path.join(folder, "run06.log"))
+        os.symlink("nowhere", os.path.join(folder, "run06.log"))
+        os.remove(os.path.join(folder, "run07.log"))
+        os.mkfifo(os.path.join(folder, "run07.log"))
+        os.remove(os.path.join(folder, "run08.log"))
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(os.path.join(folder, "run08.log"))
+        try:
+            rc, out, err = TOOL_RUN.run(["--list", folder], text=True, timeout=10)
+            self.assertEqual((rc, err), (0, ""))
+            self.assertRegex(out, r"\nrun05\.log +- +unreadable +a directory, not a file\n")
+            self.assertRegex(out, r"\nrun06\.log +- +unreadable +a symbolic link to 'nowhere', which does not exist\n")
+            self.assertRegex(out, r"\nrun07\.log +- +unreadable +a FIFO, not a file\n")
+            self.assertRegex(out, r"\nrun08\.log +- +unreadable +a socket, not a file\n")
+            self.assertRegex(out, r"\nrun01\.log +1 +complete ")
+            rc, _, err = TOOL_RUN.run(["--run", "1", folder, "--summary"], text=True, timeout=10)
+            self.assertEqual((rc, err), (0, ""))
+            rc, _, err = TOOL_RUN.run(["--run", "1", os.path.join(folder, "run07.log"), "--summary"],
+                                      text=True, timeout=10)
+            self.assertEqual(rc, 1)
+            self.assertIn("is a FIFO, not an image file", err)
+        finally:
+            sock.close()
+
+    def test_sources_that_are_not_media(self):
+        """--list and --run read an image file, a block device or a folder; a FIFO (which
+        waited forever) or a character device is refused at once."""
+        fifo = os.path.join(self.tmp, "fifo")
+        os.mkfifo(fifo)
+        try:
+            for source, kind in ((fifo, "a FIFO"), ("/dev/zero", "a character device")):
+                rc, _, err = TOOL_RUN.run(["--list", source], text=True, timeout=10)
+                self.assertEqual(rc, 1, err)
+                self.assertIn("'%s' is %s, not an image file, a block device or a folder" % (source, kind), err)
+        finally:
+            os.remove(fifo)
+        # The image read as a serial log (no --list): 64 MiB, past the bound, and said so.
+        rc, _, err = run_tool(self.img, "--summary")
+        self.assertEqual(rc, 1)
+        self.assertIn("log '%s' is larger than 16 MiB" % self.img, err)
+        self.assertIn("read with --list or --run N", err)
+
+    def test_one_run_in_several_slots_is_ambiguous(self):
+        """Issue 32: six slots that all said run 3 made --run 3 pick one without a word."""
+        folder = self.folder_copy("twice")
+        for slot in (6, 7):
+            with open(os.path.join(folder, "run%02d.log" % slot), "wb") as f:
+                f.write((header(3, "complete", self.log) + self.log).ljust(524288, b"\0"))
+        rc, out, err = run_tool("--run", "3", folder, "--summary")
+        self.assertEqual((rc, out), (1, ""))
+        self.assertIn("run 3 is in 3 slots (run03.log, run06.log, run07.log)", err)
+        rc, out, err = run_tool("--list", folder)
+        self.assertEqual(rc, 0)
+        self.assertIn("warning: run 3 is in 3 slots (run03.log, run06.log, run07.log)", err)
+
+    def dir_entry(self, fat, name):
+        """The byte offset of NAME's entry in /bareperf/results (in its first cluster)."""
+        results = fat.root
+        for folder in REPORT.RESULTS_DIR:
+            results = [e for e in fat.entries(results) if e[0] == folder][0][2]
+        data = fat.chain(results, fat.spc * fat.ss)
+        index = [o for o in range(0, len(data), 32) if data[o:o + 11] == name.encode()][0]
+        return fat.data + (results - 2) * fat.spc * fat.ss + index
+
+    def test_odd_entries_on_the_medium(self):
+        """A folder or an empty file where a slot should be is a row that says so (before:
+        left out of the list without a word); a slot whose entry claims 4 GiB over a
+        looping chain is read as one slot's bytes (before: 4 GiB read into memory)."""
+        path, _, entry, first = self.damaged_copy("odd.img")
+        subprocess.run(["mdel", "-i", path + "@@1M", "::/bareperf/results/run05.log"], check=True, env=ENV)
+        subprocess.run(["mmd", "-i", path + "@@1M", "::/bareperf/results/run05.log"], check=True, env=ENV)
+        with open(path, "r+b") as f:
+            fat = REPORT.FatReader(f, 512)
+            size_field = self.dir_entry(fat, "RUN01   LOG") + 28
+            f.seek(size_field)
+            f.write((0xFFFFFFFF).to_bytes(4, "little"))
+            f.seek(entry)                       # the chain back to its own first cluster
+            f.write(first.to_bytes(4, "little"))
+        import resource
+
+        def cap():
+            resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        p = subprocess.run(["/usr/bin/python3", TOOL, "--list", path], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=20, preexec_fn=cap)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertRegex(p.stdout, r"\nrun01\.log +1 +torn ")
+        self.assertRegex(p.stdout, r"\nrun05\.log +- +unreadable +a folder, not a file\n")
+
     def test_read_only(self):
         with open(self.img, "rb") as f:
             before = hashlib.file_digest(f, "sha256").hexdigest()     # in pieces: 64 MiB
