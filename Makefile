@@ -111,10 +111,10 @@ KERNEL32_OBJ := $(KERNEL32_C:%.c=$(B)/kernel32/%.o) $(KERNEL32_ASM:%.asm=$(B)/ke
 	$(GEN_C:%=$(B)/kernel32/gen/%.o)
 LIBGCC32 = $(shell $(CC) -m32 -print-libgcc-file-name)
 
-# The refusal of a CPU older than the P6 (arch/x86/32/mb2-boot.c) draws on the screen and
+# The refusal of a CPU older than the P6 (arch/x86/32/mb2-boot.c, kernel/boot-refusal.c) draws on the screen and
 # reads fw_cfg before anything has checked for CMOV: it and what it calls are built for the
 # i486, so that they run on one.
-K32_I486_OBJ := $(addprefix $(B)/kernel32/,arch/x86/32/mb2-boot.o arch/x86/32/paging.o \
+K32_I486_OBJ := $(addprefix $(B)/kernel32/,arch/x86/32/mb2-boot.o kernel/boot-refusal.o arch/x86/32/paging.o \
 	drivers/screen.o drivers/qemu-fwcfg.o drivers/i8042.o lib/mb2.o lib/pvh.o lib/bootinfo-build.o \
 	lib/fbcon.o lib/format.o \
 	lib/string.o lib/strutil.o gen/fonts.o)
