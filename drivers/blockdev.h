@@ -1,7 +1,7 @@
 /*
  * A block device, as the storage path sees one: what it is, where it is, its sector size
- * and count, and polled reads and writes of whole sectors. AHCI (drivers/ahci.c) and IDE
- * implement it; USB mass storage will. Every operation is bounded in time and says what
+ * and count, and polled reads and writes of whole sectors. AHCI (drivers/ahci.c), IDE
+ * (drivers/ide.c) and USB mass storage (drivers/usb-msc.c) implement it. Every operation is bounded in time and says what
  * went wrong: an error, a timeout, a device that vanished.
  */
 #ifndef DRIVERS_BLOCKDEV_H

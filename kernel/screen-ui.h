@@ -24,7 +24,7 @@ void screen_report(void);
 void screen_log_line(const char *line);
 /* The start screen: version, CPU, PMU, firmware, CPUs up, configuration, serial port. */
 void screen_start(void);
-/* The start screen's PMU line, once kernel/pmu.c has checked that the counters count. */
+/* The start screen's PMU line, once kernel/kpmu.c has checked that the counters count. */
 void screen_pmu(void);
 /* Before a measurement: payload, CPL, event group, CPU, and k of n payloads done. */
 void screen_progress(const struct payload *pl, uint64_t size, unsigned cpl, unsigned group,
