@@ -32,6 +32,7 @@
 #define BPB_TOT_SEC32       32
 #define BPB_FAT_SZ32        36
 #define BPB_ROOT_CLUS       44
+#define BPB_NUM_FATS_MAX    2       /* "2 recommended, 1 acceptable" (3.1, BPB_NumFATs) */
 
 /* FAT32 entries (section 4): 28 bits; >= 0x0FFFFFF8 ends a chain. */
 #define FAT32_ENTRY_MASK    0x0FFFFFFFu
@@ -138,6 +139,32 @@ static int find_partition(struct fat_vol *v, uint64_t total)
 	return fmt_error(v->err, v->errlen, "no FAT partition (type EF, 0B or 0C) in the MBR");
 }
 
+/* Each BPB field checked on its own (FAT specification 1.03, section 3.1), so a message names
+ * the field that is wrong and its value. */
+static int check_bpb_fields(struct fat_vol *v, uint32_t bps, uint32_t spc, uint32_t rsvd, uint32_t nfats,
+			    uint32_t fatsz, uint32_t tot)
+{
+	if (bps != v->ss)
+		return fmt_error(v->err, v->errlen, "FAT bytes per sector %u differ from the medium's %u", bps, v->ss);
+	if (spc == 0 || (spc & (spc - 1)) != 0)
+		return fmt_error(v->err, v->errlen, "FAT sectors per cluster %u (a power of 2 from 1 to 128)", spc);
+	if (rsvd == 0)
+		return fmt_error(v->err, v->errlen, "FAT reserved sector count 0 (the boot sector is one)");
+	if (nfats == 0 || nfats > BPB_NUM_FATS_MAX)
+		return fmt_error(v->err, v->errlen, "FAT count %u (1 or 2 expected)", nfats);
+	if (fatsz == 0)
+		return fmt_error(v->err, v->errlen, "FAT32 FAT size 0 sectors");
+	if (tot == 0)
+		return fmt_error(v->err, v->errlen, "FAT32 total sector count 0");
+	if (tot > v->part_sectors)
+		return fmt_error(v->err, v->errlen, "FAT32 size %u sectors does not fit its partition of %llu",
+				 tot, (unsigned long long)v->part_sectors);
+	if ((uint64_t)rsvd + (uint64_t)nfats * fatsz >= tot)
+		return fmt_error(v->err, v->errlen, "FAT32 FAT size %u sectors (%u FATs after %u reserved sectors) "
+				 "leaves no data sectors in the volume's %u", fatsz, nfats, rsvd, tot);
+	return 0;
+}
+
 static int read_bpb(struct fat_vol *v)
 {
 	const uint8_t *b = vol_read(v, v->part_lba, "FAT boot sector");
@@ -149,17 +176,11 @@ static int read_bpb(struct fat_vol *v)
 
 	if (b[MBR_SIGNATURE] != 0x55 || b[MBR_SIGNATURE + 1] != 0xAA)
 		return fmt_error(v->err, v->errlen, "partition 1 has no FAT boot sector (no 55 AA signature)");
-	if (bps != v->ss)
-		return fmt_error(v->err, v->errlen, "FAT bytes per sector %u differ from the medium's %u", bps, v->ss);
-	if (spc == 0 || (spc & (spc - 1)) != 0 || rsvd == 0 || nfats == 0 || fatsz == 0)
-		return fmt_error(v->err, v->errlen, "FAT boot sector malformed (%u sectors per cluster, %u reserved, "
-				 "%u FATs of %u sectors)", spc, rsvd, nfats, fatsz);
 	if (le16(b + BPB_ROOT_ENT_CNT) != 0 || le16(b + BPB_TOT_SEC16) != 0 || le16(b + BPB_FAT_SZ16) != 0)
 		return fmt_error(v->err, v->errlen, "the partition is FAT12/16, not FAT32");
+	if (check_bpb_fields(v, bps, spc, rsvd, nfats, fatsz, tot))
+		return -1;
 	uint64_t data = (uint64_t)rsvd + (uint64_t)nfats * fatsz;
-	if (tot > v->part_sectors || data >= tot)
-		return fmt_error(v->err, v->errlen, "FAT32 size %u sectors does not fit its partition of %llu",
-				 tot, (unsigned long long)v->part_sectors);
 	uint64_t clusters = (tot - data) / spc;
 	if ((uint64_t)fatsz * bps / 4 < clusters + FAT_FIRST_CLUSTER)
 		clusters = (uint64_t)fatsz * bps / 4 - FAT_FIRST_CLUSTER;

@@ -164,6 +164,18 @@ static void test_damaged_images(void **state)
 	expect_refused("truncated.img", 512, "does not fit the medium's 65536 sectors");
 }
 
+/* Each nonsense BPB field is named with its value, not reported as a size that does not fit. */
+static void test_bpb_fields(void **state)
+{
+	(void)state;
+	expect_refused("fatcount.img", 512, "FAT count 255 (1 or 2 expected)");
+	expect_refused("fatsize.img", 512, "FAT32 FAT size 4294967295 sectors (2 FATs after 32 reserved sectors) "
+		       "leaves no data sectors in the volume's");
+	expect_refused("spc.img", 512, "FAT sectors per cluster 3 (a power of 2 from 1 to 128)");
+	expect_refused("rsvd.img", 512, "FAT reserved sector count 0");
+	expect_refused("totsec.img", 512, "FAT32 total sector count 0");
+}
+
 /* Another identity parses: telling it from this image's is the caller's comparison. */
 static void test_other_identity(void **state)
 {
@@ -359,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_4k_sectors),
 		cmocka_unit_test(test_each_sector_read_once),
 		cmocka_unit_test(test_damaged_images),
+		cmocka_unit_test(test_bpb_fields),
 		cmocka_unit_test(test_other_identity),
 		cmocka_unit_test(test_read_errors),
 		cmocka_unit_test(test_identity_text),
