@@ -52,6 +52,10 @@
 #define DIR_FREE_ALL        0x00    /* this and all following entries are free */
 #define DIR_FREE            0xE5
 
+/* Runs of consecutive clusters kept for the folders /, /bareperf and /bareperf/results
+ * (one each on mkimage's image); a folder in more pieces is refused. */
+#define RESULTS_DIR_RUNS    16
+
 #define IDENTITY_MAGIC      "bareperf results area 1"
 #define HEADER_MAGIC        "bareperf run 1"
 
@@ -85,6 +89,12 @@ struct fat_vol {
 	uint64_t data_lba;
 	uint32_t clusters;          /* data clusters: numbered 2 .. clusters + 1 */
 	uint32_t root;
+	/* The clusters of the folders the search went through, as runs: no slot may share one. */
+	struct cluster_run {
+		uint32_t first, count;
+		const char *path;
+	} dir[RESULTS_DIR_RUNS];
+	unsigned ndir;
 	char *err;
 	size_t errlen;
 };
@@ -300,6 +310,47 @@ static int dir_find(struct fat_vol *v, uint32_t dir, const char *name, const cha
 	return fmt_error(v->err, v->errlen, "%s: directory chain longer than the volume (a loop)", path);
 }
 
+/* Cluster c of the folder path, kept among v->dir. */
+static int dir_keep(struct fat_vol *v, uint32_t c, const char *path)
+{
+	for (unsigned i = 0; i < v->ndir; i++) {
+		struct cluster_run *r = &v->dir[i];
+		if (c - r->first < r->count)
+			return 0;
+		if (c == r->first + r->count) {
+			r->count++;
+			return 0;
+		}
+	}
+	if (v->ndir == RESULTS_DIR_RUNS)
+		return fmt_error(v->err, v->errlen, "%s: the folders are in more than %u pieces", path,
+				 RESULTS_DIR_RUNS);
+	v->dir[v->ndir++] = (struct cluster_run){ c, 1, path };
+	return 0;
+}
+
+/* Every cluster of the folder path's chain from dir, kept (the FAT only: its entries are
+ * not read). */
+static int dir_chain(struct fat_vol *v, uint32_t dir, const char *path)
+{
+	uint32_t c = dir;
+
+	for (uint32_t n = 0; n <= v->clusters; n++) {
+		if (!cluster_valid(v, c))
+			return fmt_error(v->err, v->errlen, "%s: directory chain has cluster %u, outside the volume",
+					 path, c);
+		if (dir_keep(v, c, path))
+			return -1;
+		uint32_t next;
+		if (fat_next(v, c, &next))
+			return -1;
+		if (next >= FAT32_EOC_MIN)
+			return 0;
+		c = next;
+	}
+	return fmt_error(v->err, v->errlen, "%s: directory chain longer than the volume (a loop)", path);
+}
+
 static int find_dir(struct fat_vol *v, uint32_t parent, const char *name, const char *path, uint32_t *cluster)
 {
 	struct dir_entry e;
@@ -312,13 +363,13 @@ static int find_dir(struct fat_vol *v, uint32_t parent, const char *name, const 
 	if (!(e.attr & DIR_ATTR_DIRECTORY))
 		return fmt_error(v->err, v->errlen, "%s is a file, not a folder", path);
 	*cluster = e.cluster;
-	return 0;
+	return dir_chain(v, e.cluster, path);
 }
 
 /* The file name in the folder: present, a file, exactly size bytes, one contiguous
  * cluster run that the FAT chains to its end, starting at cluster first (0: anywhere). */
 static int check_file(struct fat_vol *v, uint32_t dir, const char *name83, const char *path,
-		      uint32_t size, uint32_t first, struct results_extent *ext)
+		      uint32_t size, uint32_t first, struct results_extent *ext, struct cluster_run *run)
 {
 	struct dir_entry e;
 	int r = dir_find(v, dir, name83, path, &e);
@@ -347,15 +398,47 @@ static int check_file(struct fat_vol *v, uint32_t dir, const char *name83, const
 				 path, e.cluster, first);
 	ext->lba = cluster_lba(v, e.cluster);
 	ext->sectors = (size + v->ss - 1) / v->ss;
+	*run = (struct cluster_run){ e.cluster, n, path };
+	return 0;
+}
+
+static bool runs_overlap(const struct cluster_run *a, const struct cluster_run *b)
+{
+	return a->first < b->first + b->count && b->first < a->first + a->count;
+}
+
+/* No two files share a cluster, nor a file and a folder the search went through: a slot
+ * written would overwrite them (IDENTITY can name one cluster twice, an entry can point
+ * into another file). */
+static int check_no_sharing(struct fat_vol *v, const struct cluster_run *file, unsigned nfiles)
+{
+	for (unsigned i = 0; i < nfiles; i++) {
+		const struct cluster_run *a = &file[i];
+		for (unsigned j = 0; j < i; j++)
+			if (runs_overlap(a, &file[j]))
+				return fmt_error(v->err, v->errlen, "%s (clusters %u to %u) shares clusters with %s "
+						 "(%u to %u)", a->path, a->first, a->first + a->count - 1, file[j].path,
+						 file[j].first, file[j].first + file[j].count - 1);
+		for (unsigned j = 0; j < v->ndir; j++)
+			if (runs_overlap(a, &v->dir[j]))
+				return fmt_error(v->err, v->errlen, "%s (clusters %u to %u) shares clusters with the "
+						 "folder %s (%u to %u)", a->path, a->first, a->first + a->count - 1,
+						 v->dir[j].path, v->dir[j].first, v->dir[j].first + v->dir[j].count - 1);
+	}
 	return 0;
 }
 
 /* "run01.log" -> "RUN01   LOG" */
-static void slot_names(unsigned i, char name83[DIR_NAME_LEN + 1], char path[40])
+static void slot_name83(unsigned i, char name83[DIR_NAME_LEN + 1])
 {
 	bp_snprintf(name83, DIR_NAME_LEN + 1, "RUN%02u   LOG", i + 1);
-	bp_snprintf(path, 40, "/bareperf/results/run%02u.log", i + 1);
 }
+
+static const char *const slot_path[RESULTS_SLOTS] = {
+	"/bareperf/results/run01.log", "/bareperf/results/run02.log", "/bareperf/results/run03.log",
+	"/bareperf/results/run04.log", "/bareperf/results/run05.log", "/bareperf/results/run06.log",
+	"/bareperf/results/run07.log", "/bareperf/results/run08.log",
+};
 
 int results_area_find(results_read_fn rd, void *ctx, uint32_t sector_size, uint64_t total_sectors,
 		      uint8_t *scratch, struct results_area *out, char *err, size_t errlen)
@@ -370,13 +453,14 @@ int results_area_find(results_read_fn rd, void *ctx, uint32_t sector_size, uint6
 	memset(out, 0, sizeof(*out));
 	if (sector_size != 512 && sector_size != 4096)
 		return fmt_error(err, errlen, "sector size %u is neither 512 nor 4096", sector_size);
-	if (find_partition(&v, total_sectors) || read_bpb(&v))
+	if (find_partition(&v, total_sectors) || read_bpb(&v) || dir_chain(&v, v.root, "/"))
 		return -1;
 	if (find_dir(&v, v.root, "BAREPERF   ", "/bareperf", &dir) ||
 	    find_dir(&v, dir, "RESULTS    ", "/bareperf/results", &dir))
 		return -1;
+	struct cluster_run file[1 + RESULTS_SLOTS];
 	if (check_file(&v, dir, "IDENTITY   ", "/bareperf/results/IDENTITY", RESULTS_IDENTITY_BYTES, 0,
-		       &out->identity) ||
+		       &out->identity, &file[0]) ||
 	    !(identity = vol_read(&v, out->identity.lba, "/bareperf/results/IDENTITY")))
 		return -1;
 	uint32_t len = RESULTS_IDENTITY_BYTES < sector_size ? RESULTS_IDENTITY_BYTES : sector_size;
@@ -384,11 +468,14 @@ int results_area_find(results_read_fn rd, void *ctx, uint32_t sector_size, uint6
 	if (results_identity_parse((const char *)identity, len, &ident, err, errlen))
 		return -1;
 	for (unsigned i = 0; i < RESULTS_SLOTS; i++) {
-		char name83[DIR_NAME_LEN + 1], path[40];
-		slot_names(i, name83, path);
-		if (check_file(&v, dir, name83, path, RESULTS_SLOT_BYTES, ident.cluster[i], &out->slot[i]))
+		char name83[DIR_NAME_LEN + 1];
+		slot_name83(i, name83);
+		if (check_file(&v, dir, name83, slot_path[i], RESULTS_SLOT_BYTES, ident.cluster[i], &out->slot[i],
+			       &file[1 + i]))
 			return -1;
 	}
+	if (check_no_sharing(&v, file, 1 + RESULTS_SLOTS))
+		return -1;
 	memcpy(out->id, ident.id, RESULTS_ID_BYTES);
 	out->sector_size = sector_size;
 	return 0;

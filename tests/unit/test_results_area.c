@@ -176,6 +176,17 @@ static void test_bpb_fields(void **state)
 	expect_refused("totsec.img", 512, "FAT32 total sector count 0");
 }
 
+/* Two slots on one cluster run, or a slot on a folder's cluster: writing one would overwrite
+ * the other. */
+static void test_shared_clusters(void **state)
+{
+	(void)state;
+	expect_refused("shared.img", 512, "shares clusters with /bareperf/results/run01.log (");
+	expect_refused("shared.img", 512, "/bareperf/results/run02.log (clusters ");
+	expect_refused("dirshare.img", 512, "/bareperf/results/run08.log (clusters ");
+	expect_refused("dirshare.img", 512, "shares clusters with the folder /bareperf/results (");
+}
+
 /* Another identity parses: telling it from this image's is the caller's comparison. */
 static void test_other_identity(void **state)
 {
@@ -372,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_each_sector_read_once),
 		cmocka_unit_test(test_damaged_images),
 		cmocka_unit_test(test_bpb_fields),
+		cmocka_unit_test(test_shared_clusters),
 		cmocka_unit_test(test_other_identity),
 		cmocka_unit_test(test_read_errors),
 		cmocka_unit_test(test_identity_text),
