@@ -229,8 +229,10 @@ static int read_capacity(struct usb_msc *m, char *err, size_t errlen)
 		last = get_be(cap, 8);
 		size = (uint32_t)get_be(cap + 8, 4);
 	}
-	if (last == 0 || last == ~0ull)
-		return fmt_error(err, errlen, "READ CAPACITY: a capacity of 0 (last sector %llu)", (unsigned long long)last);
+	/* last is the last sector's number: a 1-sector stick says 0. ~0 would be 2^64 sectors. */
+	if (last == ~0ull)
+		return fmt_error(err, errlen, "READ CAPACITY(16): last sector 0x%llx, a capacity past 2^64 sectors",
+				 (unsigned long long)last);
 	if (size != 512 && size != 4096)
 		return fmt_error(err, errlen, "READ CAPACITY: a sector size of %u bytes (512 or 4096 expected)", size);
 	m->bd.sectors = last + 1;

@@ -291,8 +291,8 @@ static void report_disks(void)
 
 	for (unsigned i = 0; i < ndisks; i++) {
 		struct blockdev *bd = disks[i];
-		kprintf("storage.disk=%s (%s): %llu sectors of %u bytes\n", bd->kind, bd->where,
-			(unsigned long long)bd->sectors, bd->sector_size);
+		kprintf("storage.disk=%s (%s): %llu sector%s of %u bytes\n", bd->kind, bd->where,
+			(unsigned long long)bd->sectors, bd->sectors == 1 ? "" : "s", bd->sector_size);
 		bd->err[0] = 0;
 		if (results_area_find(disk_read, bd, bd->sector_size, bd->sectors, scratch, &area, err, sizeof(err))) {
 			kprintf("storage.results=none on %s (%s%s%s)\n", bd->where, err, bd->err[0] ? ": " : "", bd->err);

@@ -453,6 +453,10 @@ int results_area_find(results_read_fn rd, void *ctx, uint32_t sector_size, uint6
 	memset(out, 0, sizeof(*out));
 	if (sector_size != 512 && sector_size != 4096)
 		return fmt_error(err, errlen, "sector size %u is neither 512 nor 4096", sector_size);
+	if (total_sectors < RESULTS_MEDIUM_MIN_BYTES / sector_size)
+		return fmt_error(err, errlen, "the medium's %llu sector%s of %u bytes cannot hold a results area "
+				 "(%u bytes at least)", (unsigned long long)total_sectors, total_sectors == 1 ? "" : "s",
+				 sector_size, RESULTS_MEDIUM_MIN_BYTES);
 	if (find_partition(&v, total_sectors) || read_bpb(&v) || dir_chain(&v, v.root, "/"))
 		return -1;
 	if (find_dir(&v, v.root, "BAREPERF   ", "/bareperf", &dir) ||

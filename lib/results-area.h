@@ -27,6 +27,10 @@
 
 #define RESULTS_ID_BYTES 16
 
+/* A medium smaller than this cannot hold the area: the MBR's sector and the files' bytes. */
+#define RESULTS_MEDIUM_MIN_BYTES (RESULTS_SECTOR_MAX + RESULTS_IDENTITY_BYTES + \
+				  RESULTS_SLOTS * RESULTS_SLOT_BYTES)
+
 /* ---- finding and checking the area on a block device ---- */
 
 /* Read count sectors from lba into buf; false on any error. */

@@ -187,6 +187,33 @@ static void test_shared_clusters(void **state)
 	expect_refused("dirshare.img", 512, "shares clusters with the folder /bareperf/results (");
 }
 
+/* A medium too small for the area is refused as such, whatever its size (a 1-sector stick). */
+static void test_tiny_medium(void **state)
+{
+	static uint8_t scratch[RESULTS_SCRATCH_BYTES];
+	static const struct { uint64_t sectors; uint32_t ss; const char *why; } tiny[] = {
+		{ 1, 512, "the medium's 1 sector of 512 bytes cannot hold a results area (4198912 bytes at least)" },
+		{ 2, 512, "the medium's 2 sectors of 512 bytes cannot hold" },
+		{ 8000, 512, "the medium's 8000 sectors of 512 bytes cannot hold" },
+		{ 1, 4096, "the medium's 1 sector of 4096 bytes cannot hold" },
+	};
+	struct results_area a;
+	char err[160];
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(tiny) / sizeof(tiny[0]); i++) {
+		struct disk d;
+		disk_open(&d, tiny[i].ss == 512 ? "base.img" : "4k.img", tiny[i].ss);
+		d.sectors = tiny[i].sectors;
+		err[0] = '\0';
+		assert_int_equal(results_area_find(disk_read, &d, d.ss, d.sectors, scratch, &a, err, sizeof(err)), -1);
+		fclose(d.f);
+		if (!strstr(err, tiny[i].why))
+			fail_msg("%llu sectors: '%s', want '%s'", (unsigned long long)tiny[i].sectors, err, tiny[i].why);
+		assert_int_equal(d.reads, 0);
+	}
+}
+
 /* Another identity parses: telling it from this image's is the caller's comparison. */
 static void test_other_identity(void **state)
 {
@@ -384,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_damaged_images),
 		cmocka_unit_test(test_bpb_fields),
 		cmocka_unit_test(test_shared_clusters),
+		cmocka_unit_test(test_tiny_medium),
 		cmocka_unit_test(test_other_identity),
 		cmocka_unit_test(test_read_errors),
 		cmocka_unit_test(test_identity_text),
