@@ -140,18 +140,23 @@ static void header_for(struct results_header *h, uint32_t run)
 			    kernel.cpu.family, kernel.cpu.model, kernel.cpu.stepping);
 }
 
-/* Read every slot's header and pick the slot (the oldest run goes when all are used). */
-static int choose_slot(struct blockdev *bd, const struct results_area *area, struct results_choice *c)
+/* Read every slot's header and pick the slot (the oldest run goes when all are used). 0, or
+ * -1 with the reason in why. */
+static int choose_slot(struct blockdev *bd, const struct results_area *area, struct results_choice *c,
+		       char *why, size_t whylen)
 {
 	static struct results_header hdr[RESULTS_SLOTS];
 	char err[160];
 
 	for (unsigned i = 0; i < RESULTS_SLOTS; i++) {
 		if (blockdev_read(bd, area->slot[i].lba, RESULTS_HEADER_BYTES / bd->sector_size, header_buf))
-			return -1;
+			return bp_snprintf(why, whylen, "%s", bd->err), -1;
 		results_header_parse(header_buf, &hdr[i], err, sizeof(err));
 	}
-	results_pick_slot(hdr, c);
+	if (results_pick_slot(hdr, c))
+		return bp_snprintf(why, whylen, "run %u in /bareperf/results/run%02u.log has the highest number a "
+				   "header holds; empty the slots to number runs from 1 again (docs/results-area.md)",
+				   RESULTS_RUN_MAX, c->slot + 1), -1;
 	return 0;
 }
 
@@ -186,8 +191,8 @@ static int save_begin(char *why, size_t whylen)
 		return bp_snprintf(why, whylen, "this image's identity is unknown (see boot.image)"), -1;
 	if (!(save.bd = own_disk(&area, why, whylen)))
 		return -1;
-	if (choose_slot(save.bd, &area, &save.choice))
-		return bp_snprintf(why, whylen, "%s", save.bd->err), -1;
+	if (choose_slot(save.bd, &area, &save.choice, why, whylen))
+		return -1;
 	save.slot = area.slot[save.choice.slot];
 	header_for(&save.h, save.choice.run);
 	if (write_header())

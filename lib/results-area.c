@@ -726,10 +726,10 @@ uint32_t results_crc32(uint32_t crc, const void *data, size_t len)
 	return ~crc;
 }
 
-void results_pick_slot(const struct results_header hdr[RESULTS_SLOTS], struct results_choice *out)
+int results_pick_slot(const struct results_header hdr[RESULTS_SLOTS], struct results_choice *out)
 {
 	uint32_t highest = 0;
-	int free_slot = -1, oldest = -1;
+	int free_slot = -1, oldest = -1, newest = -1;
 
 	for (unsigned i = 0; i < RESULTS_SLOTS; i++) {
 		bool used = hdr[i].state == RESULTS_COMPLETE || hdr[i].state == RESULTS_WRITING;
@@ -738,12 +738,19 @@ void results_pick_slot(const struct results_header hdr[RESULTS_SLOTS], struct re
 				free_slot = (int)i;
 			continue;
 		}
-		if (hdr[i].run > highest)
+		if (hdr[i].run > highest) {
 			highest = hdr[i].run;
+			newest = (int)i;
+		}
 		if (oldest < 0 || hdr[i].run < hdr[oldest].run)
 			oldest = (int)i;
+	}
+	if (highest >= RESULTS_RUN_MAX) {
+		*out = (struct results_choice){ .slot = (unsigned)newest };
+		return -1;
 	}
 	out->run = highest + 1;
 	out->slot = (unsigned)(free_slot >= 0 ? free_slot : oldest);
 	out->replaced_run = free_slot >= 0 ? 0 : hdr[oldest].run;
+	return 0;
 }

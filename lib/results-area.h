@@ -84,7 +84,10 @@ enum results_state {
 
 #define RESULTS_RTC_MAX 20          /* "YYYY-MM-DD hh:mm:ss" */
 #define RESULTS_CPU_MAX 64
-#define RESULTS_RUN_MAX 999999999   /* a header with more is damaged: the next run number never wraps */
+/* A header with more is damaged. Run numbers never wrap (a wrapped number would sort as the
+ * oldest and be replaced first, and two runs could share one): once a slot holds this one,
+ * nothing more is saved until the slots are emptied (docs/results-area.md). */
+#define RESULTS_RUN_MAX 999999999
 
 struct results_header {
 	enum results_state state;
@@ -113,6 +116,8 @@ struct results_choice {
 	uint32_t replaced_run;      /* the run it overwrites, 0 when the slot was free */
 };
 
-void results_pick_slot(const struct results_header hdr[RESULTS_SLOTS], struct results_choice *out);
+/* 0, or -1 when a slot holds run RESULTS_RUN_MAX: no number is left, and out->slot is
+ * that slot (out->run 0). */
+int results_pick_slot(const struct results_header hdr[RESULTS_SLOTS], struct results_choice *out);
 
 #endif

@@ -333,6 +333,7 @@ static void test_header_damage(void **state)
 		{ "bareperf run 1", "bareperf run 2", "not a bareperf run header" },
 		{ "run: 3", "run: 0", "run is not a number" },
 		{ "run: 3", "run: x", "run is not a number" },
+		{ "run: 3", "run: 1000000000", "run is not a number from 1 to 999999999" },
 		{ "state: complete", "state: finished", "neither complete nor writing" },
 		{ "length: 68123", "length: 999999", "length is not a number up to 520192" },
 		{ "crc32: 1a2b3c4d", "crc32: 1a2b3c4z", "crc32 is not 8 hex digits" },
@@ -372,7 +373,7 @@ static void test_pick_slot(void **state)
 	(void)state;
 
 	memset(hdr, 0, sizeof(hdr));
-	results_pick_slot(hdr, &c);
+	assert_int_equal(results_pick_slot(hdr, &c), 0);
 	assert_int_equal(c.slot, 0);
 	assert_int_equal(c.run, 1);
 	assert_int_equal(c.replaced_run, 0);
@@ -402,6 +403,38 @@ static void test_pick_slot(void **state)
 	assert_int_equal(c.replaced_run, 6);
 }
 
+/* At the highest run number a header holds the numbers stop, never wrap: the last one is
+ * given out, then nothing (whether slots are free or all used). */
+static void test_pick_slot_run_max(void **state)
+{
+	struct results_header hdr[RESULTS_SLOTS];
+	struct results_choice c;
+	static uint8_t buf[RESULTS_HEADER_BYTES];
+	struct results_header back;
+	char err[160];
+	(void)state;
+
+	memset(hdr, 0, sizeof(hdr));
+	hdr[2] = (struct results_header){ .state = RESULTS_COMPLETE, .run = RESULTS_RUN_MAX - 1 };
+	assert_int_equal(results_pick_slot(hdr, &c), 0);
+	assert_int_equal(c.run, RESULTS_RUN_MAX);
+	assert_int_equal(c.slot, 0);
+	/* the last number round-trips through a header */
+	hdr[0] = (struct results_header){ .state = RESULTS_WRITING, .run = c.run };
+	results_header_format(buf, &hdr[0]);
+	assert_int_equal(results_header_parse(buf, &back, err, sizeof(err)), RESULTS_WRITING);
+	assert_int_equal(back.run, RESULTS_RUN_MAX);
+	/* then none is left: the slot holding it is named */
+	c.run = 12345;
+	assert_int_equal(results_pick_slot(hdr, &c), -1);
+	assert_int_equal(c.run, 0);
+	assert_int_equal(c.slot, 0);
+	for (unsigned i = 0; i < RESULTS_SLOTS; i++)
+		hdr[i] = (struct results_header){ .state = RESULTS_COMPLETE, .run = i == 5 ? RESULTS_RUN_MAX : i + 1 };
+	assert_int_equal(results_pick_slot(hdr, &c), -1);
+	assert_int_equal(c.slot, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_header_damage),
 		cmocka_unit_test(test_crc32),
 		cmocka_unit_test(test_pick_slot),
+		cmocka_unit_test(test_pick_slot_run_max),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
