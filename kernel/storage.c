@@ -169,14 +169,18 @@ static struct {
 	struct blockdev *bd;
 	struct results_extent slot;
 	struct results_choice choice;
-	struct results_header h;
-	uint32_t saved_len;         /* log bytes on the disk */
+	struct results_header h;    /* the header on the disk, as last written */
 } save;
 
-static int write_header(void)
+/* Write header h; save.h becomes h only once the write succeeded, so save.h (and the
+ * torn line's byte count) is always what the disk's header says. */
+static int write_header(const struct results_header *h)
 {
-	results_header_format(header_buf, &save.h);
-	return blockdev_write(save.bd, save.slot.lba, RESULTS_HEADER_BYTES / save.bd->sector_size, header_buf);
+	results_header_format(header_buf, h);
+	if (blockdev_write(save.bd, save.slot.lba, RESULTS_HEADER_BYTES / save.bd->sector_size, header_buf))
+		return -1;
+	save.h = *h;
+	return 0;
 }
 
 /* Find the disk, choose the slot, write the header (writing, no log yet). 0, or -1 with
@@ -194,27 +198,30 @@ static int save_begin(char *why, size_t whylen)
 	if (choose_slot(save.bd, &area, &save.choice, why, whylen))
 		return -1;
 	save.slot = area.slot[save.choice.slot];
-	header_for(&save.h, save.choice.run);
-	if (write_header())
+	struct results_header h;
+	header_for(&h, save.choice.run);
+	if (write_header(&h))
 		return bp_snprintf(why, whylen, "%s; nothing was written", save.bd->err), -1;
 	save.begun = true;
 	return 0;
 }
 
-/* Write the log from the sector holding save.saved_len to len, then the header. The
- * console's copy is RESULTS_LOG_BYTES long and zero past len: whole sectors. */
+/* Write the log from the sector holding save.h.length to len, then the header. The
+ * console's copy is RESULTS_LOG_BYTES long and zero past len: whole sectors. The bytes count
+ * as saved once the header that records them is on the disk. */
 static int save_append(const char *log, uint32_t len, enum results_state state)
 {
 	uint32_t ss = save.bd->sector_size, hdr_sectors = RESULTS_HEADER_BYTES / ss;
-	uint32_t first = save.saved_len / ss, last = (len + ss - 1) / ss;
+	uint32_t first = save.h.length / ss, last = (len + ss - 1) / ss;
+	struct results_header h = save.h;
 
 	if (last > first && blockdev_write(save.bd, save.slot.lba + hdr_sectors + first, last - first,
 					   log + (size_t)first * ss))
 		return -1;
-	save.h.crc32 = results_crc32(save.h.crc32, log + save.saved_len, len - save.saved_len);
-	save.h.length = save.saved_len = len;
-	save.h.state = state;
-	return write_header();
+	h.crc32 = results_crc32(h.crc32, log + h.length, len - h.length);
+	h.length = len;
+	h.state = state;
+	return write_header(&h);
 }
 
 /* How the save ended (the saved: or not saved: line), for serial at once and for the
@@ -224,7 +231,7 @@ static char outcome[720];
 static void report_torn(void)
 {
 	bp_snprintf(outcome, sizeof(outcome), "not saved: %s; run %u in /bareperf/results/run%02u.log is torn "
-		    "(%u bytes saved)", save.bd->err, save.choice.run, save.choice.slot + 1, save.saved_len);
+		    "(%u bytes saved)", save.bd->err, save.choice.run, save.choice.slot + 1, save.h.length);
 	kprintf("%s\n", outcome);
 }
 
