@@ -1,5 +1,6 @@
 #include "drivers/ahci.h"
 #include "arch/x86/cpu.h"
+#include "drivers/poll.h"
 #include "lib/ata-identify.h"
 #include "lib/format.h"
 #include "lib/str.h"
@@ -8,7 +9,6 @@
  * classic I/O delay): about 10 s for a command (a disk may take seconds to spin up; under
  * QEMU TCG, where a port read takes far less, the host may be slow to complete the I/O),
  * 0.5 s for a port to stop or start. */
-#define POLL_DELAY_PORT         0x80
 #define COMMAND_POLLS           10000000u
 #define ENGINE_POLLS            500000u
 
@@ -118,7 +118,9 @@ static int issue(struct ahci_port *ap, uint8_t command, uint64_t lba, uint32_t c
 		}
 		(void)inb(POLL_DELAY_PORT);
 	}
-	return port_fail(ap, "timeout: the disk did not finish a command within about 10 s");
+	bp_snprintf(ap->bd.err, sizeof(ap->bd.err), "timeout: the disk did not finish a command within " POLLS_TEXT
+		    " (%s)", POLLS_ARGS(COMMAND_POLLS), ap->bd.where);
+	return -1;
 }
 
 static int ahci_rw(struct blockdev *bd, uint64_t lba, uint32_t count, void *buf, bool write)

@@ -1,13 +1,12 @@
 #include "drivers/ehci.h"
 #include "arch/x86/cpu.h"
+#include "drivers/poll.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
 /* Waits are counted in polls, each after a read of port 0x80 (about 1 us on PC hardware,
  * the classic I/O delay, as drivers/ahci.c does). The times are USB 2.0's (7.1.7.3, 7.1.7.5, 9.2.6.3)
  * and EHCI's (2.3.1, 4.1) with a margin. */
-#define POLL_DELAY_PORT         0x80
-#define POLLS_PER_MS            1000u
 #define HANDOFF_POLLS           (1000 * POLLS_PER_MS)   /* the BIOS gives the controller up */
 #define HALT_POLLS              (100 * POLLS_PER_MS)    /* 16 micro-frames, 2 ms, by the spec */
 #define RESET_POLLS             (500 * POLLS_PER_MS)
@@ -405,7 +404,7 @@ static int run_qtds(struct ehci_dev *ed, struct ehci_qh *qh, unsigned n, unsigne
 		return dev_gone(ed, portsc, err, errlen);
 	default:
 		dev_kill(ed);
-		return fmt_error(err, errlen, "timeout: %s did not finish within %u ms", what, polls / POLLS_PER_MS);
+		return fmt_error(err, errlen, "timeout: %s did not finish within " POLLS_TEXT, what, POLLS_ARGS(polls));
 	}
 }
 

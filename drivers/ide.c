@@ -1,6 +1,7 @@
 #include "drivers/ide.h"
 #include "arch/x86/cpu.h"
 #include "drivers/pci.h"
+#include "drivers/poll.h"
 #include "lib/ata-identify.h"
 #include "lib/format.h"
 
@@ -46,7 +47,9 @@ static int wait_ready(struct ide_drive *d, bool want_drq)
 		if (!want_drq || (s & ATA_STATUS_DRQ))
 			return 0;
 	}
-	return drive_fail(d, "timeout: the disk did not answer within about 10 s", s);
+	char what[80];
+	bp_snprintf(what, sizeof(what), "timeout: the disk did not answer within " POLLS_TEXT, POLLS_ARGS(STATUS_POLLS));
+	return drive_fail(d, what, s);
 }
 
 static void select_drive(struct ide_drive *d, uint8_t lba_bits)

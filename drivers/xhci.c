@@ -1,11 +1,11 @@
 #include "drivers/xhci.h"
 #include "arch/x86/cpu.h"
+#include "drivers/poll.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
-/* Polls of a register, each after a read of port 0x80 (about 1 us on PC hardware, the
- * classic I/O delay, as drivers/ahci.c waits). */
-#define POLL_DELAY_PORT         0x80
+/* Polls of a register, each after a read of port 0x80 (drivers/poll.h: the times below
+ * are at 1 us a poll). */
 #define HALT_POLLS              100000u         /* ~100 ms; HCH follows R/S within 16 ms (5.4.2) */
 #define RESET_POLLS             1000000u        /* ~1 s for HCRST and CNR */
 #define HANDOFF_POLLS           1000000u        /* ~1 s for the firmware to let go */
@@ -171,7 +171,7 @@ static int command(struct xhci *x, uint64_t param, uint32_t control, struct xhci
 		}
 		(void)inb(POLL_DELAY_PORT);
 	}
-	return fmt_error(err, errlen, "%s did not complete within about 1 s", what);
+	return fmt_error(err, errlen, "%s did not complete within " POLLS_TEXT, what, POLLS_ARGS(COMMAND_POLLS));
 }
 
 /* ---- taking the controller ---- */
@@ -242,14 +242,15 @@ static int reset_controller(struct xhci *x, char *err, size_t errlen)
 	if (!(rd32(x->op, XHCI_USBSTS) & XHCI_USBSTS_HCH)) {
 		wr32(x->op, XHCI_USBCMD, rd32(x->op, XHCI_USBCMD) & ~XHCI_USBCMD_RS);
 		if (!wait32(x->op, XHCI_USBSTS, XHCI_USBSTS_HCH, XHCI_USBSTS_HCH, HALT_POLLS))
-			return fmt_error(err, errlen, "%s: the controller does not halt within about 100 ms", x->where);
+			return fmt_error(err, errlen, "%s: the controller does not halt within " POLLS_TEXT, x->where,
+					 POLLS_ARGS(HALT_POLLS));
 	}
 	wr32(x->op, XHCI_USBCMD, XHCI_USBCMD_HCRST);
 	delay_polls(1000);      /* some controllers must not be read for 1 ms after HCRST (Linux: Intel) */
 	if (!wait32(x->op, XHCI_USBCMD, XHCI_USBCMD_HCRST, 0, RESET_POLLS) ||
 	    !wait32(x->op, XHCI_USBSTS, XHCI_USBSTS_CNR, 0, RESET_POLLS))
-		return fmt_error(err, errlen, "%s: the controller does not come out of reset within about 1 s",
-				 x->where);
+		return fmt_error(err, errlen, "%s: the controller does not come out of reset within " POLLS_TEXT,
+				 x->where, POLLS_ARGS(RESET_POLLS));
 	return 0;
 }
 
@@ -368,8 +369,8 @@ static int port_enable(struct xhci *x, unsigned port, char *err, size_t errlen)
 	}
 	wr32(x->op, off, (sc & XHCI_PORTSC_KEEP) | (usb3 ? XHCI_PORTSC_WPR : XHCI_PORTSC_PR));
 	if (!wait32(x->op, off, XHCI_PORTSC_PRC, XHCI_PORTSC_PRC, PORT_POLLS))
-		return fmt_error(err, errlen, "%s, port %u: the port reset does not finish within about 500 ms",
-				 x->where, port);
+		return fmt_error(err, errlen, "%s, port %u: the port reset does not finish within " POLLS_TEXT,
+				 x->where, port, POLLS_ARGS(PORT_POLLS));
 	port_clear_changes(x, port);
 	delay_polls(RESET_RECOVERY_POLLS);
 	sc = rd32(x->op, off);
@@ -448,7 +449,8 @@ static int wait_transfer(struct xhci_device *xd, unsigned dci, uint64_t data, ui
 	uint32_t sc = rd32(x->op, XHCI_PORTSC(xd->port));
 	if (!(sc & XHCI_PORTSC_CCS))
 		return fmt_error(err, errlen, "the device is gone (PORTSC 0x%08x)", sc), USB_XFER_GONE;
-	return fmt_error(err, errlen, "timeout: a transfer on endpoint %u did not finish within about 5 s", dci / 2);
+	return fmt_error(err, errlen, "timeout: a transfer on endpoint %u did not finish within " POLLS_TEXT, dci / 2,
+			 POLLS_ARGS(TRANSFER_POLLS));
 }
 
 static uint32_t ep_state(struct xhci_device *xd, unsigned dci)
