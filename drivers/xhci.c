@@ -503,8 +503,7 @@ static int xhci_control(struct usb_dev *d, const struct usb_setup *s, void *data
 		char why[USB_ERR_MAX];
 		if (r != USB_XFER_GONE && ep_state(xd, 1) == XHCI_EP_STATE_HALTED &&
 		    restart_halted(xd, 1, &xd->ep0, why, sizeof(why))) {
-			size_t n = strlen(err);
-			bp_snprintf(err + n, errlen - n, "; endpoint 0 stays halted: %s", why);
+			fmt_append(err, errlen, "; endpoint 0 stays halted: %s", why);
 		}
 		return r;
 	}

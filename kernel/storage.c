@@ -16,6 +16,11 @@
 #include "lib/results-area.h"
 #include "lib/str.h"
 
+/* Room for the reasons a save gives: a disk's error (BLOCKDEV_ERR_MAX), the first area
+ * problem met (the disk, the check and its error), what was searched. */
+#define SAVE_PROBLEM_MAX   (BLOCKDEV_WHERE_MAX + RESULTS_ERR_MAX + BLOCKDEV_ERR_MAX + 8)
+#define SAVE_WHY_MAX       (SAVE_PROBLEM_MAX + 320)
+
 static struct results_identity this_image;     /* from the loader: IDENTITY of the boot medium */
 static bool this_image_known;
 
@@ -59,7 +64,7 @@ static const char *identity_bytes(size_t *len, const char **from, char *why, siz
  * fw_cfg carries it). */
 static void learn_image_identity(void)
 {
-	char err[160];
+	char err[RESULTS_ERR_MAX];
 	const char *from;
 	size_t len;
 
@@ -94,7 +99,7 @@ static struct blockdev *own_disk(struct results_area *area, char *why, size_t wh
 	static struct results_area found;
 	struct blockdev *own = NULL;
 	unsigned matches = 0;
-	char err[160], first_problem[360] = "";
+	char err[RESULTS_ERR_MAX], first_problem[SAVE_PROBLEM_MAX] = "";
 	struct blockdev *const *disks;
 	unsigned ndisks = storage_disks(&disks);
 
@@ -104,8 +109,8 @@ static struct blockdev *own_disk(struct results_area *area, char *why, size_t wh
 				      err, sizeof(err))) {
 			/* a device error (a stick pulled out) says more than the sector it hit */
 			if (!first_problem[0])
-				bp_snprintf(first_problem, sizeof(first_problem), "; %s: %s%s%s", disks[i]->where, err,
-					    disks[i]->err[0] ? ": " : "", disks[i]->err);
+				fmt_text(first_problem, sizeof(first_problem), "; %s: %s%s%s", disks[i]->where, err,
+					 disks[i]->err[0] ? ": " : "", disks[i]->err);
 			continue;
 		}
 		if (memcmp(found.id, this_image.id, RESULTS_ID_BYTES) != 0)
@@ -121,8 +126,8 @@ static struct blockdev *own_disk(struct results_area *area, char *why, size_t wh
 		bp_snprintf(why, whylen, "%u disks carry this image's identity; bareperf writes on none of them",
 			    matches);
 	else
-		bp_snprintf(why, whylen, "no disk carries this image's identity (%s%s)", storage_searched_text(),
-			    first_problem);
+		fmt_text(why, whylen, "no disk carries this image's identity (%s%s)", storage_searched_text(),
+			 first_problem);
 	return NULL;
 }
 
@@ -146,7 +151,7 @@ static int choose_slot(struct blockdev *bd, const struct results_area *area, str
 		       char *why, size_t whylen)
 {
 	static struct results_header hdr[RESULTS_SLOTS];
-	char err[160];
+	char err[RESULTS_ERR_MAX];
 
 	for (unsigned i = 0; i < RESULTS_SLOTS; i++) {
 		if (blockdev_read(bd, area->slot[i].lba, RESULTS_HEADER_BYTES / bd->sector_size, header_buf))
@@ -226,19 +231,19 @@ static int save_append(const char *log, uint32_t len, enum results_state state)
 
 /* How the save ended (the saved: or not saved: line), for serial at once and for the
  * screen at the end. */
-static char outcome[720];
+static char outcome[SAVE_WHY_MAX + 120];
 
 static void report_torn(void)
 {
-	bp_snprintf(outcome, sizeof(outcome), "not saved: %s; run %u in /bareperf/results/run%02u.log is torn "
-		    "(%u bytes saved)", save.bd->err, save.choice.run, save.choice.slot + 1, save.h.length);
+	fmt_text(outcome, sizeof(outcome), "not saved: %s; run %u in /bareperf/results/run%02u.log is torn "
+		 "(%u bytes saved)", save.bd->err, save.choice.run, save.choice.slot + 1, save.h.length);
 	kprintf("%s\n", outcome);
 }
 
 static void save_progress(void)
 {
 	uint32_t len, dropped;
-	char why[640];
+	char why[SAVE_WHY_MAX];
 
 	if (save.failed || !kernel.cfg.save_auto)
 		return;
@@ -256,12 +261,12 @@ static void save_progress(void)
 static void save_end(void)
 {
 	uint32_t len, dropped;
-	char why[640];
+	char why[SAVE_WHY_MAX];
 
 	if (save.failed && save.begun)
 		return;                 /* the torn run was reported when the write failed */
 	if (!save.begun && save_begin(why, sizeof(why))) {
-		bp_snprintf(outcome, sizeof(outcome), "not saved: %s", why);
+		fmt_text(outcome, sizeof(outcome), "not saved: %s", why);
 		kprintf("%s\n", outcome);
 		return;
 	}
@@ -297,7 +302,7 @@ void storage_save(void)
 static void report_disks(void)
 {
 	static struct results_area area;
-	char err[160];
+	char err[RESULTS_ERR_MAX];
 	struct blockdev *const *disks;
 	unsigned ndisks = storage_disks(&disks);
 

@@ -57,6 +57,9 @@ struct results_area {
 	struct results_extent slot[RESULTS_SLOTS];
 };
 
+/* Room for a reason results_area_find and the parsers give (a longer one is cut at a word). */
+#define RESULTS_ERR_MAX 200
+
 /* Find /bareperf/results on the device (sector_size 512 or 4096, total_sectors long) and
  * check that it is exactly as scripts/mkimage made it. scratch holds RESULTS_SCRATCH_BYTES
  * bytes. 0, or -1 with the failed check in err. Reads only (each sector once); writes
