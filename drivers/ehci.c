@@ -100,8 +100,8 @@ static void legacy_handoff(struct ehci_hc *hc, const struct pci_dev *pci, char *
 			i++;
 		}
 		if (pci_dev_read32(pci, off) & EHCI_USBLEGSUP_BIOS_OWNED) {
-			bp_snprintf(note, notelen, "%s: the BIOS kept the controller (USBLEGSUP 0x%08x) for 1 s; "
-				    "taken anyway", hc->name, pci_dev_read32(pci, off));
+			fmt_text(note, notelen, "%s: the BIOS kept the controller (USBLEGSUP 0x%08x) for " POLLS_TEXT
+				 "; taken anyway", hc->name, pci_dev_read32(pci, off), POLLS_ARGS(HANDOFF_POLLS));
 			pci_write32(pci->bus, pci->dev, pci->fn, off,
 				    (pci_dev_read32(pci, off) & ~EHCI_USBLEGSUP_BIOS_OWNED) | EHCI_USBLEGSUP_OS_OWNED);
 		}

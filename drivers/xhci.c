@@ -186,8 +186,8 @@ static void take_from_firmware(struct xhci *x, uint32_t off, char *note, size_t 
 	if (!wait32(x->cap, off, XHCI_USBLEGSUP_BIOS_OWNED, 0, HANDOFF_POLLS)) {
 		sem[2] = 0;                     /* BIOS Owned, bit 16 */
 		if (note)
-			bp_snprintf(note, notelen, "%s: the firmware kept the USB legacy semaphore for 1 s; "
-				    "taken anyway", x->where);
+			fmt_text(note, notelen, "%s: the firmware kept the USB legacy semaphore for " POLLS_TEXT
+				 "; taken anyway", x->where, POLLS_ARGS(HANDOFF_POLLS));
 	}
 	uint32_t ctl = rd32(x->cap, off + XHCI_USBLEGCTLSTS);
 	wr32(x->cap, off + XHCI_USBLEGCTLSTS, (ctl & ~XHCI_LEGCTL_SMI_ENABLES) | XHCI_LEGCTL_SMI_EVENTS);
