@@ -25,7 +25,9 @@ static void wr(volatile uint8_t *abar, uint32_t off, uint32_t v)
 /* Wait until (reg & mask) == want; false when the polls run out. */
 static bool wait_reg(volatile uint8_t *abar, uint32_t off, uint32_t mask, uint32_t want, unsigned polls)
 {
-	for (unsigned i = 0; i < polls; i++) {
+	struct poll_bound b;
+
+	for (poll_bound_start(&b, polls); !poll_bound_spent(&b);) {
 		if ((rd(abar, off) & mask) == want)
 			return true;
 		(void)inb(POLL_DELAY_PORT);
@@ -104,7 +106,8 @@ static int issue(struct ahci_port *ap, uint8_t command, uint64_t lba, uint32_t c
 	__asm__ volatile("" ::: "memory");
 	wr(abar, port + AHCI_PxIS, 0xFFFFFFFFu);
 	wr(abar, port + AHCI_PxCI, 1);
-	for (unsigned i = 0; i < COMMAND_POLLS; i++) {
+	struct poll_bound b;
+	for (poll_bound_start(&b, COMMAND_POLLS); !poll_bound_spent(&b);) {
 		if (rd(abar, port + AHCI_PxIS) & AHCI_PxIS_TFES) {
 			bp_snprintf(ap->bd.err, sizeof(ap->bd.err), "the disk reports an error on command 0x%02x at "
 				    "sector %llu (status 0x%02x, error 0x%02x; %s)", command, (unsigned long long)lba,

@@ -66,7 +66,9 @@ static void delay_polls(unsigned polls)
 /* Wait until (operational register & mask) == want; false when the polls run out. */
 static bool wait_op(const struct ehci_hc *hc, uint32_t off, uint32_t mask, uint32_t want, unsigned polls)
 {
-	for (unsigned i = 0; i < polls; i++) {
+	struct poll_bound b;
+
+	for (poll_bound_start(&b, polls); !poll_bound_spent(&b);) {
 		if ((op_rd(hc, off) & mask) == want)
 			return true;
 		(void)inb(POLL_DELAY_PORT);
@@ -94,11 +96,10 @@ static void legacy_handoff(struct ehci_hc *hc, const struct pci_dev *pci, char *
 			continue;
 		}
 		pci_write32(pci->bus, pci->dev, pci->fn, off, v | EHCI_USBLEGSUP_OS_OWNED);
-		unsigned i = 0;
-		while (i < HANDOFF_POLLS && (pci_dev_read32(pci, off) & EHCI_USBLEGSUP_BIOS_OWNED)) {
+		struct poll_bound b;
+		poll_bound_start(&b, HANDOFF_POLLS);
+		while ((pci_dev_read32(pci, off) & EHCI_USBLEGSUP_BIOS_OWNED) && !poll_bound_spent(&b))
 			(void)inb(POLL_DELAY_PORT);
-			i++;
-		}
 		if (pci_dev_read32(pci, off) & EHCI_USBLEGSUP_BIOS_OWNED) {
 			fmt_text(note, notelen, "%s: the BIOS kept the controller (USBLEGSUP 0x%08x) for " POLLS_TEXT
 				 "; taken anyway", hc->name, pci_dev_read32(pci, off), POLLS_ARGS(HANDOFF_POLLS));
@@ -346,7 +347,9 @@ enum { QTDS_DONE, QTDS_HALTED, QTDS_GONE, QTDS_TIMEOUT };
 static int poll_qtds(const struct ehci_dev *ed, const struct ehci_qtd *q, unsigned n, unsigned polls,
 		     uint32_t *halted_token, uint32_t *portsc)
 {
-	for (unsigned i = 0; i < polls; i++) {
+	struct poll_bound b;
+	poll_bound_start(&b, polls);
+	for (unsigned i = 0; !poll_bound_spent(&b); i++) {
 		unsigned k = 0;
 		while (k < n && !(q[k].token & (EHCI_QTD_ACTIVE | EHCI_QTD_HALTED)))
 			k++;

@@ -37,8 +37,9 @@ static int drive_fail(struct ide_drive *d, const char *what, uint8_t status)
 static int wait_ready(struct ide_drive *d, bool want_drq)
 {
 	uint8_t s = 0;
+	struct poll_bound b;
 
-	for (unsigned i = 0; i < STATUS_POLLS; i++) {
+	for (poll_bound_start(&b, STATUS_POLLS); !poll_bound_spent(&b);) {
 		s = inb(d->ctrl);       /* the alternate status: reading it acknowledges nothing */
 		if (s & ATA_STATUS_BSY)
 			continue;

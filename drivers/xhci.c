@@ -61,7 +61,9 @@ static void delay_polls(uint32_t n)
 
 static bool wait32(volatile uint8_t *base, uint32_t off, uint32_t mask, uint32_t want, uint32_t polls)
 {
-	for (uint32_t i = 0; i < polls; i++) {
+	struct poll_bound b;
+
+	for (poll_bound_start(&b, polls); !poll_bound_spent(&b);) {
 		if ((rd32(base, off) & mask) == want)
 			return true;
 		(void)inb(POLL_DELAY_PORT);
@@ -160,7 +162,8 @@ static int command(struct xhci *x, uint64_t param, uint32_t control, struct xhci
 
 	barrier();
 	wr32(x->db, 0, 0);
-	for (uint32_t i = 0; i < COMMAND_POLLS; i++) {
+	struct poll_bound b;
+	for (poll_bound_start(&b, COMMAND_POLLS); !poll_bound_spent(&b);) {
 		while (event_pop(x, ev)) {
 			if (XHCI_TRB_TYPE_OF(ev->control) != XHCI_TRB_COMMAND_EVENT || event_ptr(ev) != at)
 				continue;
@@ -428,7 +431,8 @@ static int wait_transfer(struct xhci_device *xd, unsigned dci, uint64_t data, ui
 	struct xhci_trb ev;
 
 	*residual = 0;
-	for (uint32_t i = 0; i < TRANSFER_POLLS; i++) {
+	struct poll_bound b;
+	for (poll_bound_start(&b, TRANSFER_POLLS); !poll_bound_spent(&b);) {
 		while (event_pop(x, &ev)) {
 			if (XHCI_TRB_TYPE_OF(ev.control) != XHCI_TRB_TRANSFER_EVENT ||
 			    XHCI_TRB_SLOT_OF(ev.control) != xd->slot || XHCI_TRB_EP_OF(ev.control) != dci)

@@ -5,6 +5,8 @@
  * saved: line.
  */
 #include "kernel/storage.h"
+#include "drivers/pit.h"
+#include "drivers/poll.h"
 #include "drivers/qemu-fwcfg.h"
 #include "drivers/rtc.h"
 #include "kernel/console.h"
@@ -323,8 +325,20 @@ static void report_disks(void)
 	}
 }
 
+/* The drivers' timeouts on the TSC where it has a known rate (drivers/poll.h): CPUID's,
+ * else measured against the PIT. Without a TSC they count polls. */
+static void start_poll_clock(void)
+{
+	uint64_t hz = kernel.cpu.tsc_hz;
+
+	if (!hz && kernel.cpu.tsc)
+		hz = pit_tsc_hz();
+	poll_clock_set(hz);
+}
+
 void storage_detect(void)
 {
+	start_poll_clock();
 	learn_image_identity();
 	storage_probe();
 	report_disks();
