@@ -13,15 +13,21 @@ void poll_bound_start(struct poll_bound *b, uint32_t polls)
 {
 	b->polls = 0;
 	b->max_polls = polls;
+	b->last = false;
 	b->ticks = tsc_per_ms * polls / POLLS_PER_MS;
 	b->start = tsc_per_ms ? rdtsc() : 0;
 }
 
 bool poll_bound_spent(struct poll_bound *b)
 {
-	if (tsc_per_ms)
-		return rdtsc() - b->start >= b->ticks;
-	return ++b->polls >= b->max_polls;
+	bool up = tsc_per_ms ? rdtsc() - b->start >= b->ticks : ++b->polls >= b->max_polls;
+
+	if (!up)
+		return false;
+	if (b->last)
+		return true;
+	b->last = true;
+	return false;
 }
 
 /* "5 s" or "500 ms" */

@@ -20,9 +20,12 @@ void poll_clock_set(uint64_t tsc_hz);
 struct poll_bound {
 	uint64_t start, ticks;      /* TSC, when the clock is known */
 	uint32_t polls, max_polls;  /* otherwise */
+	bool last;                  /* the poll after the bound ran out has been given */
 };
 void poll_bound_start(struct poll_bound *b, uint32_t polls);
-/* Called once a poll: whether the bound is spent. */
+/* Called once a poll, before it: whether the bound is spent. Once the time is up it allows
+ * one poll more, so that a wait the CPU was kept from (an SMI, a host that did not run
+ * the emulated CPU) looks once more before it calls a finished transfer a timeout. */
 bool poll_bound_spent(struct poll_bound *b);
 
 /* What a bound of polls is, for a message: "about 5 s" on the clock, "5000000 polls (5 s

@@ -23,7 +23,7 @@ static void test_counted_without_a_clock(void **state)
 	poll_bound_start(&b, 5000);
 	while (!poll_bound_spent(&b))
 		n++;
-	assert_int_equal(n, 4999);      /* the 5000th poll finds it spent */
+	assert_int_equal(n, 5000);      /* 4999 polls, and one more once it has run out */
 	assert_string_equal(poll_bound_text(5000000).s, "5000000 polls (5 s at 1 us a poll)");
 	assert_string_equal(poll_bound_text(500000).s, "500000 polls (500 ms at 1 us a poll)");
 }
@@ -50,11 +50,30 @@ static void test_timed_on_the_clock(void **state)
 	poll_clock_set(0);
 }
 
+/* A wait the CPU was kept from past its bound (under emulation, the host not running the
+ * CPU) polls once more before it is spent: a transfer that ended meanwhile is not called a
+ * timeout. */
+static void test_one_more_poll_after_a_stall(void **state)
+{
+	struct poll_bound b;
+	(void)state;
+
+	poll_clock_set(1000000000ull);
+	poll_bound_start(&b, 1000);
+	uint64_t start = rdtsc();
+	while (rdtsc() - start < 2000000)
+		;                       /* kept away for twice the bound */
+	assert_false(poll_bound_spent(&b));
+	assert_true(poll_bound_spent(&b));
+	poll_clock_set(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counted_without_a_clock),
 		cmocka_unit_test(test_timed_on_the_clock),
+		cmocka_unit_test(test_one_more_poll_after_a_stall),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
