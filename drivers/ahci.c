@@ -5,10 +5,9 @@
 #include "lib/format.h"
 #include "lib/str.h"
 
-/* Polls of a register, each after a read of port 0x80 (about 1 us on PC hardware, the
- * classic I/O delay): about 10 s for a command (a disk may take seconds to spin up; under
- * QEMU TCG, where a port read takes far less, the host may be slow to complete the I/O),
- * 0.5 s for a port to stop or start. */
+/* Bounds on polls of a register (drivers/poll.h: time on the TSC, or polls of 1 us each
+ * without one): 10 s for a command (a disk may take seconds to spin up; under QEMU the
+ * host may be slow to complete the I/O), 0.5 s for a port to stop or start. */
 #define COMMAND_POLLS           10000000u
 #define ENGINE_POLLS            500000u
 

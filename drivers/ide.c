@@ -5,10 +5,10 @@
 #include "lib/ata-identify.h"
 #include "lib/format.h"
 
-/* Status polls, each an I/O read: about 10 s for a command on PC hardware, where a read
- * takes about 1 us (a disk may take seconds to spin up). Under QEMU TCG a read takes far
- * less, while the host may be slow to complete the disk's I/O: 1 s of polls there was
- * seen to run out on a loaded host. */
+/* Status polls, each an I/O read, bounded as drivers/poll.h says (time on the TSC, else
+ * reads of about 1 us): 10 s for a command (a disk may take seconds to spin up; under QEMU
+ * the host may be slow to complete the disk's I/O: 1 s of polls, counted, was seen to run
+ * out on a loaded host). */
 #define STATUS_POLLS            10000000u
 #define SELECT_DELAY_READS      4       /* 400 ns after selecting a drive (ATA: 4 status reads) */
 #define FLOATING_BUS            0xFF    /* no drive on the channel pulls the bus down */

@@ -4,8 +4,9 @@
 #include "lib/format.h"
 #include "lib/str.h"
 
-/* Polls of a register, each after a read of port 0x80 (drivers/poll.h: the times below
- * are at 1 us a poll). */
+/* Polls of a register, each after a read of port 0x80, as milliseconds at 1 us a poll
+ * (drivers/poll.h): a bound is that time on the TSC where the kernel has its rate; a
+ * fixed delay (RESET_RECOVERY_POLLS) is that many polls. */
 #define HALT_POLLS              100000u         /* ~100 ms; HCH follows R/S within 16 ms (5.4.2) */
 #define RESET_POLLS             1000000u        /* ~1 s for HCRST and CNR */
 #define HANDOFF_POLLS           1000000u        /* ~1 s for the firmware to let go */
