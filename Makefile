@@ -177,7 +177,8 @@ $(B)/BOOTX64.EFI: $(B)/boot/loader.so
 # lib/ builds for the host too (minus the freestanding libc replacements), as do the
 # PMU backends, which the host tests run against an MSR model, and the pure parts of
 # kernel/ and drivers/ named here (no hardware, no globals): the USB descriptor parsing
-# and the bulk-only transport run against a fake host controller in tests/unit.
+# and the bulk-only transport run against a fake host controller in tests/unit; the
+# drivers' wait bounds (drivers/poll.c) against the host's own TSC, which CPL 3 reads.
 # clang, with libFuzzer's coverage instrumentation, so that the fuzz targets (below) link
 # the same library: one build of lib/ serves the unit tests, the host tools and the fuzzer.
 # A suite's own file is compiled without optimisation (it is the test, not the code under
@@ -216,7 +217,7 @@ $(B)/host/% $(B)/fuzz/% $(B)/kernel/% $(B)/kernel32/%: \
 	export GLIBC_TUNABLES := glibc.malloc.hugetlb=1$(if $(GLIBC_TUNABLES),:$(GLIBC_TUNABLES))
 HOST_ONLY_KERNEL := lib/string.c
 HOST_KERNEL_PURE := kernel/plan.c kernel/result-json.c kernel/harness-out.c kernel/sample-hist.c payloads/userbench-64.c
-HOST_KERNEL_PURE += drivers/usb.c drivers/usb-msc.c drivers/usb-hub.c
+HOST_KERNEL_PURE += drivers/usb.c drivers/usb-msc.c drivers/usb-hub.c drivers/poll.c
 # The xHCI and EHCI drivers run against fake controllers (tests/unit/fake-hw.c): built with
 # BAREPERF_FAKE_HW, their register accesses and poll delays are calls into the fake
 # (drivers/mmio.h).

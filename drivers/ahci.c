@@ -1,14 +1,13 @@
 #include "drivers/ahci.h"
 #include "arch/x86/cpu.h"
+#include "drivers/poll.h"
 #include "lib/ata-identify.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
-/* Polls of a register, each after a read of port 0x80 (about 1 us on PC hardware, the
- * classic I/O delay): about 10 s for a command (a disk may take seconds to spin up; under
- * QEMU TCG, where a port read takes far less, the host may be slow to complete the I/O),
- * 0.5 s for a port to stop or start. */
-#define POLL_DELAY_PORT         0x80
+/* Bounds on polls of a register (drivers/poll.h: time on the TSC, or polls of 1 us each
+ * without one): 10 s for a command (a disk may take seconds to spin up; under QEMU the
+ * host may be slow to complete the I/O), 0.5 s for a port to stop or start. */
 #define COMMAND_POLLS           10000000u
 #define ENGINE_POLLS            500000u
 
@@ -25,7 +24,9 @@ static void wr(volatile uint8_t *abar, uint32_t off, uint32_t v)
 /* Wait until (reg & mask) == want; false when the polls run out. */
 static bool wait_reg(volatile uint8_t *abar, uint32_t off, uint32_t mask, uint32_t want, unsigned polls)
 {
-	for (unsigned i = 0; i < polls; i++) {
+	struct poll_bound b;
+
+	for (poll_bound_start(&b, polls); !poll_bound_spent(&b);) {
 		if ((rd(abar, off) & mask) == want)
 			return true;
 		(void)inb(POLL_DELAY_PORT);
@@ -104,7 +105,8 @@ static int issue(struct ahci_port *ap, uint8_t command, uint64_t lba, uint32_t c
 	__asm__ volatile("" ::: "memory");
 	wr(abar, port + AHCI_PxIS, 0xFFFFFFFFu);
 	wr(abar, port + AHCI_PxCI, 1);
-	for (unsigned i = 0; i < COMMAND_POLLS; i++) {
+	struct poll_bound b;
+	for (poll_bound_start(&b, COMMAND_POLLS); !poll_bound_spent(&b);) {
 		if (rd(abar, port + AHCI_PxIS) & AHCI_PxIS_TFES) {
 			bp_snprintf(ap->bd.err, sizeof(ap->bd.err), "the disk reports an error on command 0x%02x at "
 				    "sector %llu (status 0x%02x, error 0x%02x; %s)", command, (unsigned long long)lba,
@@ -118,7 +120,9 @@ static int issue(struct ahci_port *ap, uint8_t command, uint64_t lba, uint32_t c
 		}
 		(void)inb(POLL_DELAY_PORT);
 	}
-	return port_fail(ap, "timeout: the disk did not finish a command within about 10 s");
+	bp_snprintf(ap->bd.err, sizeof(ap->bd.err), "timeout: the disk did not finish a command within " POLLS_TEXT
+		    " (%s)", POLLS_ARGS(COMMAND_POLLS), ap->bd.where);
+	return -1;
 }
 
 static int ahci_rw(struct blockdev *bd, uint64_t lba, uint32_t count, void *buf, bool write)

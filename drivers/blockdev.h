@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define BLOCKDEV_WHERE_MAX 48
-#define BLOCKDEV_ERR_MAX   160
+#define BLOCKDEV_ERR_MAX   448     /* a USB reason (USB_ERR_MAX) and " at sector N (where)" */
 
 struct blockdev;
 

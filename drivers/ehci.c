@@ -1,13 +1,12 @@
 #include "drivers/ehci.h"
 #include "drivers/mmio.h"
+#include "drivers/poll.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
 /* Waits are counted in polls, each after a read of port 0x80 (about 1 us on PC hardware,
  * the classic I/O delay, as drivers/ahci.c does). The times are USB 2.0's (7.1.7.3, 7.1.7.5, 9.2.6.3)
  * and EHCI's (2.3.1, 4.1) with a margin. */
-#define POLL_DELAY_PORT         0x80
-#define POLLS_PER_MS            1000u
 #define HANDOFF_POLLS           (1000 * POLLS_PER_MS)   /* the BIOS gives the controller up */
 #define HALT_POLLS              (100 * POLLS_PER_MS)    /* 16 micro-frames, 2 ms, by the spec */
 #define RESET_POLLS             (500 * POLLS_PER_MS)
@@ -90,7 +89,9 @@ static void delay_polls(unsigned polls)
 /* Wait until (operational register & mask) == want; false when the polls run out. */
 static bool wait_op(const struct ehci_hc *hc, uint32_t off, uint32_t mask, uint32_t want, unsigned polls)
 {
-	for (unsigned i = 0; i < polls; i++) {
+	struct poll_bound b;
+
+	for (poll_bound_start(&b, polls); !poll_bound_spent(&b);) {
 		if ((op_rd(hc, off) & mask) == want)
 			return true;
 		(void)inb(POLL_DELAY_PORT);
@@ -118,14 +119,13 @@ static void legacy_handoff(struct ehci_hc *hc, const struct pci_dev *pci, char *
 			continue;
 		}
 		pci_write32(pci->bus, pci->dev, pci->fn, off, v | EHCI_USBLEGSUP_OS_OWNED);
-		unsigned i = 0;
-		while (i < HANDOFF_POLLS && (pci_dev_read32(pci, off) & EHCI_USBLEGSUP_BIOS_OWNED)) {
+		struct poll_bound b;
+		poll_bound_start(&b, HANDOFF_POLLS);
+		while ((pci_dev_read32(pci, off) & EHCI_USBLEGSUP_BIOS_OWNED) && !poll_bound_spent(&b))
 			(void)inb(POLL_DELAY_PORT);
-			i++;
-		}
 		if (pci_dev_read32(pci, off) & EHCI_USBLEGSUP_BIOS_OWNED) {
-			bp_snprintf(note, notelen, "%s: the BIOS kept the controller (USBLEGSUP 0x%08x) for 1 s; "
-				    "taken anyway", hc->name, pci_dev_read32(pci, off));
+			fmt_text(note, notelen, "%s: the BIOS kept the controller (USBLEGSUP 0x%08x) for " POLLS_TEXT
+				 "; taken anyway", hc->name, pci_dev_read32(pci, off), POLLS_ARGS(HANDOFF_POLLS));
 			pci_write32(pci->bus, pci->dev, pci->fn, off,
 				    (pci_dev_read32(pci, off) & ~EHCI_USBLEGSUP_BIOS_OWNED) | EHCI_USBLEGSUP_OS_OWNED);
 		}
@@ -368,7 +368,9 @@ enum { QTDS_DONE, QTDS_HALTED, QTDS_GONE, QTDS_TIMEOUT };
 static int poll_qtds(const struct ehci_dev *ed, const struct ehci_qtd *q, unsigned n, unsigned polls,
 		     uint32_t *halted_token, uint32_t *portsc)
 {
-	for (unsigned i = 0; i < polls; i++) {
+	struct poll_bound b;
+	poll_bound_start(&b, polls);
+	for (unsigned i = 0; !poll_bound_spent(&b); i++) {
 		unsigned k = 0;
 		while (k < n && !(q[k].token & (EHCI_QTD_ACTIVE | EHCI_QTD_HALTED)))
 			k++;
@@ -426,7 +428,7 @@ static int run_qtds(struct ehci_dev *ed, struct ehci_qh *qh, unsigned n, unsigne
 		return dev_gone(ed, portsc, err, errlen);
 	default:
 		dev_kill(ed);
-		return fmt_error(err, errlen, "timeout: %s did not finish within %u ms", what, polls / POLLS_PER_MS);
+		return fmt_error(err, errlen, "timeout: %s did not finish within " POLLS_TEXT, what, POLLS_ARGS(polls));
 	}
 }
 

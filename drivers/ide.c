@@ -1,13 +1,14 @@
 #include "drivers/ide.h"
 #include "arch/x86/cpu.h"
 #include "drivers/pci.h"
+#include "drivers/poll.h"
 #include "lib/ata-identify.h"
 #include "lib/format.h"
 
-/* Status polls, each an I/O read: about 10 s for a command on PC hardware, where a read
- * takes about 1 us (a disk may take seconds to spin up). Under QEMU TCG a read takes far
- * less, while the host may be slow to complete the disk's I/O: 1 s of polls there was
- * seen to run out on a loaded host. */
+/* Status polls, each an I/O read, bounded as drivers/poll.h says (time on the TSC, else
+ * reads of about 1 us): 10 s for a command (a disk may take seconds to spin up; under QEMU
+ * the host may be slow to complete the disk's I/O: 1 s of polls, counted, was seen to run
+ * out on a loaded host). */
 #define STATUS_POLLS            10000000u
 #define SELECT_DELAY_READS      4       /* 400 ns after selecting a drive (ATA: 4 status reads) */
 #define FLOATING_BUS            0xFF    /* no drive on the channel pulls the bus down */
@@ -36,8 +37,9 @@ static int drive_fail(struct ide_drive *d, const char *what, uint8_t status)
 static int wait_ready(struct ide_drive *d, bool want_drq)
 {
 	uint8_t s = 0;
+	struct poll_bound b;
 
-	for (unsigned i = 0; i < STATUS_POLLS; i++) {
+	for (poll_bound_start(&b, STATUS_POLLS); !poll_bound_spent(&b);) {
 		s = inb(d->ctrl);       /* the alternate status: reading it acknowledges nothing */
 		if (s & ATA_STATUS_BSY)
 			continue;
@@ -46,7 +48,9 @@ static int wait_ready(struct ide_drive *d, bool want_drq)
 		if (!want_drq || (s & ATA_STATUS_DRQ))
 			return 0;
 	}
-	return drive_fail(d, "timeout: the disk did not answer within about 10 s", s);
+	char what[80];
+	bp_snprintf(what, sizeof(what), "timeout: the disk did not answer within " POLLS_TEXT, POLLS_ARGS(STATUS_POLLS));
+	return drive_fail(d, what, s);
 }
 
 static void select_drive(struct ide_drive *d, uint8_t lba_bits)

@@ -17,6 +17,17 @@
 #define PIT_COUNT_MAX     0xffffu
 #define PIT_IRQ           0
 #define SELFTEST_SPINS    50000000u
+/* Counter 2, gated by port 0x61 bit 0, its OUT read back in bit 5 (8254 datasheet; the PC's
+ * NMI status and control port): a countdown polled without an interrupt. */
+#define PIT_CH2           0x42
+#define PIT_SEL_CH2       (2u << 6)
+#define PIT_CW_CH2_MODE0  (PIT_SEL_CH2 | PIT_RW_LOHI | PIT_MODE0)
+#define PORT_NMI_SC       0x61
+#define NMI_SC_GATE2      0x01u
+#define NMI_SC_SPEAKER    0x02u
+#define NMI_SC_OUT2       0x20u
+#define TSC_CAL_MS        2u
+#define TSC_CAL_RUNS      5
 
 static uint64_t left;             /* input clocks still to count after the current piece */
 static volatile uint64_t irqs;
@@ -80,4 +91,40 @@ bool pit_init(const char **why)
 		return false;
 	}
 	return true;
+}
+
+/* TSC ticks over one countdown of TSC_CAL_MS on counter 2; 0 when it does not end. */
+static uint64_t tsc_over_countdown(void)
+{
+	uint16_t count = PIT_HZ * TSC_CAL_MS / 1000;
+	uint8_t sc = inb(PORT_NMI_SC);
+
+	outb(PORT_NMI_SC, (sc & ~NMI_SC_SPEAKER) & ~NMI_SC_GATE2);
+	outb(PIT_CMD, PIT_CW_CH2_MODE0);
+	outb(PIT_CH2, count & 0xff);
+	outb(PIT_CH2, count >> 8);
+	uint64_t start = rdtsc();
+	outb(PORT_NMI_SC, (sc & ~NMI_SC_SPEAKER) | NMI_SC_GATE2);   /* the count starts */
+	for (uint32_t i = 0; !(inb(PORT_NMI_SC) & NMI_SC_OUT2); i++)
+		if (i >= SELFTEST_SPINS)
+			return 0;
+	uint64_t ticks = rdtsc() - start;
+	outb(PORT_NMI_SC, sc & ~NMI_SC_SPEAKER);
+	return ticks;
+}
+
+/* The least of a few countdowns: being interrupted (an SMI, or under emulation the host
+ * running something else) only ever makes one longer. */
+uint64_t pit_tsc_hz(void)
+{
+	uint64_t least = 0;
+
+	for (unsigned i = 0; i < TSC_CAL_RUNS; i++) {
+		uint64_t t = tsc_over_countdown();
+		if (!t)
+			return 0;
+		if (!least || t < least)
+			least = t;
+	}
+	return least * (1000 / TSC_CAL_MS);
 }

@@ -15,4 +15,8 @@ bool pit_watchdog_arm(uint32_t ms);
 void pit_watchdog_disarm(void);
 bool pit_watchdog_spent(void);
 
+/* The TSC's rate in Hz, the least of five 2 ms countdowns of counter 2 (no interrupt); 0 when a
+ * countdown does not end. For a CPU with a TSC only. */
+uint64_t pit_tsc_hz(void);
+
 #endif

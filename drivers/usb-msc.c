@@ -35,14 +35,13 @@ static void reset_recovery(struct usb_dev *d, char *err, size_t errlen)
 
 	if (d->ops->control(d, &s, NULL, 0, NULL, why, sizeof(why)) || clear_halt(d, 1, why, sizeof(why)) ||
 	    clear_halt(d, 0, why, sizeof(why))) {
-		size_t n = strlen(err);
-		bp_snprintf(err + n, errlen - n, "; the reset recovery failed too: %s", why);
+		fmt_append(err, errlen, "; the reset recovery failed too: %s", why);
 	}
 }
 
 static int transport_error(struct usb_dev *d, char *err, size_t errlen, const char *fmt, uint32_t a, uint32_t b)
 {
-	bp_snprintf(err, errlen, fmt, a, b);
+	fmt_text(err, errlen, fmt, a, b);
 	reset_recovery(d, err, errlen);
 	return BOT_ERROR;
 }
@@ -229,8 +228,10 @@ static int read_capacity(struct usb_msc *m, char *err, size_t errlen)
 		last = get_be(cap, 8);
 		size = (uint32_t)get_be(cap + 8, 4);
 	}
-	if (last == 0 || last == ~0ull)
-		return fmt_error(err, errlen, "READ CAPACITY: a capacity of 0 (last sector %llu)", (unsigned long long)last);
+	/* last is the last sector's number: a 1-sector stick says 0. ~0 would be 2^64 sectors. */
+	if (last == ~0ull)
+		return fmt_error(err, errlen, "READ CAPACITY(16): last sector 0x%llx, a capacity past 2^64 sectors",
+				 (unsigned long long)last);
 	if (size != 512 && size != 4096)
 		return fmt_error(err, errlen, "READ CAPACITY: a sector size of %u bytes (512 or 4096 expected)", size);
 	m->bd.sectors = last + 1;
@@ -238,10 +239,23 @@ static int read_capacity(struct usb_msc *m, char *err, size_t errlen)
 	return 0;
 }
 
+/* "why" and then suffix in m->bd.err: why cut at a word where both do not fit, so that the
+ * sector and the stick are always named. */
+static int msc_fail_at(struct usb_msc *m, const char *why, const char *suffix)
+{
+	size_t room = sizeof(m->bd.err) - strlen(suffix);
+
+	fmt_text(m->bd.err, room, "%s", why);
+	fmt_append(m->bd.err, sizeof(m->bd.err), "%s", suffix);
+	return -1;
+}
+
 static int msc_fail(struct usb_msc *m, const char *why)
 {
-	bp_snprintf(m->bd.err, sizeof(m->bd.err), "%s (%s)", why, m->bd.where);
-	return -1;
+	char suffix[BLOCKDEV_WHERE_MAX + 4];
+
+	bp_snprintf(suffix, sizeof(suffix), " (%s)", m->bd.where);
+	return msc_fail_at(m, why, suffix);
 }
 
 /* READ(10)/WRITE(10), USB_MSC_XFER_MAX bytes a command. */
@@ -262,9 +276,9 @@ static int msc_rw(struct blockdev *bd, uint64_t lba, uint32_t count, void *buf, 
 		put_be(cb + 7, n, 2);
 		if (scsi_command(m, cb, sizeof(cb), !write, buf, bytes, bytes, write ? "WRITE(10)" : "READ(10)", why,
 				 sizeof(why))) {
-			bp_snprintf(bd->err, sizeof(bd->err), "%s at sector %llu (%s)", why, (unsigned long long)lba,
-				    bd->where);
-			return -1;
+			char suffix[BLOCKDEV_WHERE_MAX + 40];
+			bp_snprintf(suffix, sizeof(suffix), " at sector %llu (%s)", (unsigned long long)lba, bd->where);
+			return msc_fail_at(m, why, suffix);
 		}
 		buf = (uint8_t *)buf + bytes;
 		lba += n;

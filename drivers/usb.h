@@ -71,7 +71,11 @@ struct usb_setup {
 } __attribute__((packed));
 
 #define USB_WHERE_MAX   48
-#define USB_ERR_MAX     160
+/* The longest chain of reasons a command gives: a bulk transfer's timeout (about 100
+ * characters), "; the reset recovery failed too: " and a control transfer's (130), "; endpoint
+ * 0 stays halted: " and a command's (110), after "WRITE(10): ". A longer one is cut at a word
+ * (fmt_append). */
+#define USB_ERR_MAX     384
 
 struct usb_dev;
 

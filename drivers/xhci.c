@@ -1,11 +1,12 @@
 #include "drivers/xhci.h"
 #include "drivers/mmio.h"
+#include "drivers/poll.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
-/* Polls of a register, each after a read of port 0x80 (about 1 us on PC hardware, the
- * classic I/O delay, as drivers/ahci.c waits). */
-#define POLL_DELAY_PORT         0x80
+/* Polls of a register, each after a read of port 0x80, as milliseconds at 1 us a poll
+ * (drivers/poll.h): a bound is that time on the TSC where the kernel has its rate; a
+ * fixed delay (RESET_RECOVERY_POLLS) is that many polls. */
 #define HALT_POLLS              100000u         /* ~100 ms; HCH follows R/S within 16 ms (5.4.2) */
 #define RESET_POLLS             1000000u        /* ~1 s for HCRST and CNR */
 #define HANDOFF_POLLS           1000000u        /* ~1 s for the firmware to let go */
@@ -61,7 +62,9 @@ static void delay_polls(uint32_t n)
 
 static bool wait32(volatile uint8_t *base, uint32_t off, uint32_t mask, uint32_t want, uint32_t polls)
 {
-	for (uint32_t i = 0; i < polls; i++) {
+	struct poll_bound b;
+
+	for (poll_bound_start(&b, polls); !poll_bound_spent(&b);) {
 		if ((rd32(base, off) & mask) == want)
 			return true;
 		(void)inb(POLL_DELAY_PORT);
@@ -160,7 +163,8 @@ static int command(struct xhci *x, uint64_t param, uint32_t control, struct xhci
 
 	barrier();
 	wr32(x->db, 0, 0);
-	for (uint32_t i = 0; i < COMMAND_POLLS; i++) {
+	struct poll_bound b;
+	for (poll_bound_start(&b, COMMAND_POLLS); !poll_bound_spent(&b);) {
 		while (event_pop(x, ev)) {
 			if (XHCI_TRB_TYPE_OF(ev->control) != XHCI_TRB_COMMAND_EVENT || event_ptr(ev) != at)
 				continue;
@@ -171,7 +175,7 @@ static int command(struct xhci *x, uint64_t param, uint32_t control, struct xhci
 		}
 		(void)inb(POLL_DELAY_PORT);
 	}
-	return fmt_error(err, errlen, "%s did not complete within about 1 s", what);
+	return fmt_error(err, errlen, "%s did not complete within " POLLS_TEXT, what, POLLS_ARGS(COMMAND_POLLS));
 }
 
 /* ---- taking the controller ---- */
@@ -186,8 +190,8 @@ static void take_from_firmware(struct xhci *x, uint32_t off, char *note, size_t 
 	if (!wait32(x->cap, off, XHCI_USBLEGSUP_BIOS_OWNED, 0, HANDOFF_POLLS)) {
 		mmio_write8(sem + 2, 0);        /* BIOS Owned, bit 16 */
 		if (note)
-			bp_snprintf(note, notelen, "%s: the firmware kept the USB legacy semaphore for 1 s; "
-				    "taken anyway", x->where);
+			fmt_text(note, notelen, "%s: the firmware kept the USB legacy semaphore for " POLLS_TEXT
+				 "; taken anyway", x->where, POLLS_ARGS(HANDOFF_POLLS));
 	}
 	uint32_t ctl = rd32(x->cap, off + XHCI_USBLEGCTLSTS);
 	wr32(x->cap, off + XHCI_USBLEGCTLSTS, (ctl & ~XHCI_LEGCTL_SMI_ENABLES) | XHCI_LEGCTL_SMI_EVENTS);
@@ -242,14 +246,15 @@ static int reset_controller(struct xhci *x, char *err, size_t errlen)
 	if (!(rd32(x->op, XHCI_USBSTS) & XHCI_USBSTS_HCH)) {
 		wr32(x->op, XHCI_USBCMD, rd32(x->op, XHCI_USBCMD) & ~XHCI_USBCMD_RS);
 		if (!wait32(x->op, XHCI_USBSTS, XHCI_USBSTS_HCH, XHCI_USBSTS_HCH, HALT_POLLS))
-			return fmt_error(err, errlen, "%s: the controller does not halt within about 100 ms", x->where);
+			return fmt_error(err, errlen, "%s: the controller does not halt within " POLLS_TEXT, x->where,
+					 POLLS_ARGS(HALT_POLLS));
 	}
 	wr32(x->op, XHCI_USBCMD, XHCI_USBCMD_HCRST);
 	delay_polls(1000);      /* some controllers must not be read for 1 ms after HCRST (Linux: Intel) */
 	if (!wait32(x->op, XHCI_USBCMD, XHCI_USBCMD_HCRST, 0, RESET_POLLS) ||
 	    !wait32(x->op, XHCI_USBSTS, XHCI_USBSTS_CNR, 0, RESET_POLLS))
-		return fmt_error(err, errlen, "%s: the controller does not come out of reset within about 1 s",
-				 x->where);
+		return fmt_error(err, errlen, "%s: the controller does not come out of reset within " POLLS_TEXT,
+				 x->where, POLLS_ARGS(RESET_POLLS));
 	return 0;
 }
 
@@ -368,8 +373,8 @@ static int port_enable(struct xhci *x, unsigned port, char *err, size_t errlen)
 	}
 	wr32(x->op, off, (sc & XHCI_PORTSC_KEEP) | (usb3 ? XHCI_PORTSC_WPR : XHCI_PORTSC_PR));
 	if (!wait32(x->op, off, XHCI_PORTSC_PRC, XHCI_PORTSC_PRC, PORT_POLLS))
-		return fmt_error(err, errlen, "%s, port %u: the port reset does not finish within about 500 ms",
-				 x->where, port);
+		return fmt_error(err, errlen, "%s, port %u: the port reset does not finish within " POLLS_TEXT,
+				 x->where, port, POLLS_ARGS(PORT_POLLS));
 	port_clear_changes(x, port);
 	delay_polls(RESET_RECOVERY_POLLS);
 	sc = rd32(x->op, off);
@@ -427,7 +432,8 @@ static int wait_transfer(struct xhci_device *xd, unsigned dci, uint64_t data, ui
 	struct xhci_trb ev;
 
 	*residual = 0;
-	for (uint32_t i = 0; i < TRANSFER_POLLS; i++) {
+	struct poll_bound b;
+	for (poll_bound_start(&b, TRANSFER_POLLS); !poll_bound_spent(&b);) {
 		while (event_pop(x, &ev)) {
 			if (XHCI_TRB_TYPE_OF(ev.control) != XHCI_TRB_TRANSFER_EVENT ||
 			    XHCI_TRB_SLOT_OF(ev.control) != xd->slot || XHCI_TRB_EP_OF(ev.control) != dci)
@@ -448,7 +454,8 @@ static int wait_transfer(struct xhci_device *xd, unsigned dci, uint64_t data, ui
 	uint32_t sc = rd32(x->op, XHCI_PORTSC(xd->port));
 	if (!(sc & XHCI_PORTSC_CCS))
 		return fmt_error(err, errlen, "the device is gone (PORTSC 0x%08x)", sc), USB_XFER_GONE;
-	return fmt_error(err, errlen, "timeout: a transfer on endpoint %u did not finish within about 5 s", dci / 2);
+	return fmt_error(err, errlen, "timeout: a transfer on endpoint %u did not finish within " POLLS_TEXT, dci / 2,
+			 POLLS_ARGS(TRANSFER_POLLS));
 }
 
 static uint32_t ep_state(struct xhci_device *xd, unsigned dci)
@@ -501,8 +508,7 @@ static int xhci_control(struct usb_dev *d, const struct usb_setup *s, void *data
 		char why[USB_ERR_MAX];
 		if (r != USB_XFER_GONE && ep_state(xd, 1) == XHCI_EP_STATE_HALTED &&
 		    restart_halted(xd, 1, &xd->ep0, why, sizeof(why))) {
-			size_t n = strlen(err);
-			bp_snprintf(err + n, errlen - n, "; endpoint 0 stays halted: %s", why);
+			fmt_append(err, errlen, "; endpoint 0 stays halted: %s", why);
 		}
 		return r;
 	}

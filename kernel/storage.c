@@ -5,6 +5,8 @@
  * saved: line.
  */
 #include "kernel/storage.h"
+#include "drivers/pit.h"
+#include "drivers/poll.h"
 #include "drivers/qemu-fwcfg.h"
 #include "drivers/rtc.h"
 #include "kernel/console.h"
@@ -15,6 +17,11 @@
 #include "lib/format.h"
 #include "lib/results-area.h"
 #include "lib/str.h"
+
+/* Room for the reasons a save gives: a disk's error (BLOCKDEV_ERR_MAX), the first area
+ * problem met (the disk, the check and its error), what was searched. */
+#define SAVE_PROBLEM_MAX   (BLOCKDEV_WHERE_MAX + RESULTS_ERR_MAX + BLOCKDEV_ERR_MAX + 8)
+#define SAVE_WHY_MAX       (SAVE_PROBLEM_MAX + 320)
 
 static struct results_identity this_image;     /* from the loader: IDENTITY of the boot medium */
 static bool this_image_known;
@@ -59,7 +66,7 @@ static const char *identity_bytes(size_t *len, const char **from, char *why, siz
  * fw_cfg carries it). */
 static void learn_image_identity(void)
 {
-	char err[160];
+	char err[RESULTS_ERR_MAX];
 	const char *from;
 	size_t len;
 
@@ -90,24 +97,24 @@ static uint8_t scratch[RESULTS_SCRATCH_BYTES];    /* results_area_find's sectors
 /* What the disks said as they were examined at boot: how many carry this image's
  * identity, and the first one's problem (a not saved: line names it). */
 static unsigned identity_disks;
-static char first_problem[360];
+static char first_problem[SAVE_PROBLEM_MAX];
 
 /* storage_probe's examine: the disk, and what the results area on it says. True where it
  * carries this image's identity. */
 static bool examine_disk(struct blockdev *bd)
 {
 	static struct results_area area;
-	char err[160];
+	char err[RESULTS_ERR_MAX];
 
-	kprintf("storage.disk=%s (%s): %llu sectors of %u bytes\n", bd->kind, bd->where,
-		(unsigned long long)bd->sectors, bd->sector_size);
+	kprintf("storage.disk=%s (%s): %llu sector%s of %u bytes\n", bd->kind, bd->where,
+		(unsigned long long)bd->sectors, bd->sectors == 1 ? "" : "s", bd->sector_size);
 	bd->err[0] = 0;
 	if (results_area_find(disk_read, bd, bd->sector_size, bd->sectors, scratch, &area, err, sizeof(err))) {
 		kprintf("storage.results=none on %s (%s%s%s)\n", bd->where, err, bd->err[0] ? ": " : "", bd->err);
 		/* a device error (a stick pulled out) says more than the sector it hit */
 		if (!first_problem[0])
-			bp_snprintf(first_problem, sizeof(first_problem), "; %s: %s%s%s", bd->where, err,
-				    bd->err[0] ? ": " : "", bd->err);
+			fmt_text(first_problem, sizeof(first_problem), "; %s: %s%s%s", bd->where, err,
+				 bd->err[0] ? ": " : "", bd->err);
 		return false;
 	}
 	bool ours = this_image_known && memcmp(area.id, this_image.id, RESULTS_ID_BYTES) == 0;
@@ -123,7 +130,7 @@ static bool examine_disk(struct blockdev *bd)
  * at boot, its area read again now; NULL with the reason in why. */
 static struct blockdev *own_disk(struct results_area *area, char *why, size_t whylen)
 {
-	char err[160];
+	char err[RESULTS_ERR_MAX];
 	struct blockdev *const *disks;
 
 	if (identity_disks > 1) {
@@ -140,15 +147,15 @@ static struct blockdev *own_disk(struct results_area *area, char *why, size_t wh
 		return NULL;
 	}
 	if (identity_disks == 0 || storage_disks(&disks) != 1) {
-		bp_snprintf(why, whylen, "no disk carries this image's identity (%s%s)", storage_searched_text(),
-			    first_problem);
+		fmt_text(why, whylen, "no disk carries this image's identity (%s%s)", storage_searched_text(),
+			 first_problem);
 		return NULL;
 	}
 	struct blockdev *bd = disks[0];
 	bd->err[0] = 0;
 	if (results_area_find(disk_read, bd, bd->sector_size, bd->sectors, scratch, area, err, sizeof(err))) {
-		bp_snprintf(why, whylen, "no disk carries this image's identity now (%s: %s%s%s)", bd->where, err,
-			    bd->err[0] ? ": " : "", bd->err);
+		fmt_text(why, whylen, "no disk carries this image's identity now (%s: %s%s%s)", bd->where, err,
+			 bd->err[0] ? ": " : "", bd->err);
 		return NULL;
 	}
 	if (memcmp(area->id, this_image.id, RESULTS_ID_BYTES) != 0) {
@@ -172,18 +179,23 @@ static void header_for(struct results_header *h, uint32_t run)
 			    kernel.cpu.family, kernel.cpu.model, kernel.cpu.stepping);
 }
 
-/* Read every slot's header and pick the slot (the oldest run goes when all are used). */
-static int choose_slot(struct blockdev *bd, const struct results_area *area, struct results_choice *c)
+/* Read every slot's header and pick the slot (the oldest run goes when all are used). 0, or
+ * -1 with the reason in why. */
+static int choose_slot(struct blockdev *bd, const struct results_area *area, struct results_choice *c,
+		       char *why, size_t whylen)
 {
 	static struct results_header hdr[RESULTS_SLOTS];
-	char err[160];
+	char err[RESULTS_ERR_MAX];
 
 	for (unsigned i = 0; i < RESULTS_SLOTS; i++) {
 		if (blockdev_read(bd, area->slot[i].lba, RESULTS_HEADER_BYTES / bd->sector_size, header_buf))
-			return -1;
+			return bp_snprintf(why, whylen, "%s", bd->err), -1;
 		results_header_parse(header_buf, &hdr[i], err, sizeof(err));
 	}
-	results_pick_slot(hdr, c);
+	if (results_pick_slot(hdr, c))
+		return bp_snprintf(why, whylen, "run %u in /bareperf/results/run%02u.log has the highest number a "
+				   "header holds; empty the slots to number runs from 1 again (docs/results-area.md)",
+				   RESULTS_RUN_MAX, c->slot + 1), -1;
 	return 0;
 }
 
@@ -196,14 +208,18 @@ static struct {
 	struct blockdev *bd;
 	struct results_extent slot;
 	struct results_choice choice;
-	struct results_header h;
-	uint32_t saved_len;         /* log bytes on the disk */
+	struct results_header h;    /* the header on the disk, as last written */
 } save;
 
-static int write_header(void)
+/* Write header h; save.h becomes h only once the write succeeded, so save.h (and the
+ * torn line's byte count) is always what the disk's header says. */
+static int write_header(const struct results_header *h)
 {
-	results_header_format(header_buf, &save.h);
-	return blockdev_write(save.bd, save.slot.lba, RESULTS_HEADER_BYTES / save.bd->sector_size, header_buf);
+	results_header_format(header_buf, h);
+	if (blockdev_write(save.bd, save.slot.lba, RESULTS_HEADER_BYTES / save.bd->sector_size, header_buf))
+		return -1;
+	save.h = *h;
+	return 0;
 }
 
 /* Why the boot medium keeps no runs (a network boot has none of its own, a CD is
@@ -233,47 +249,50 @@ static int save_begin(char *why, size_t whylen)
 		return bp_snprintf(why, whylen, "this image's identity is unknown (see boot.image)"), -1;
 	if (!(save.bd = own_disk(&area, why, whylen)))
 		return -1;
-	if (choose_slot(save.bd, &area, &save.choice))
-		return bp_snprintf(why, whylen, "%s", save.bd->err), -1;
+	if (choose_slot(save.bd, &area, &save.choice, why, whylen))
+		return -1;
 	save.slot = area.slot[save.choice.slot];
-	header_for(&save.h, save.choice.run);
-	if (write_header())
+	struct results_header h;
+	header_for(&h, save.choice.run);
+	if (write_header(&h))
 		return bp_snprintf(why, whylen, "%s; nothing was written", save.bd->err), -1;
 	save.begun = true;
 	return 0;
 }
 
-/* Write the log from the sector holding save.saved_len to len, then the header. The
- * console's copy is RESULTS_LOG_BYTES long and zero past len: whole sectors. */
+/* Write the log from the sector holding save.h.length to len, then the header. The
+ * console's copy is RESULTS_LOG_BYTES long and zero past len: whole sectors. The bytes count
+ * as saved once the header that records them is on the disk. */
 static int save_append(const char *log, uint32_t len, enum results_state state)
 {
 	uint32_t ss = save.bd->sector_size, hdr_sectors = RESULTS_HEADER_BYTES / ss;
-	uint32_t first = save.saved_len / ss, last = (len + ss - 1) / ss;
+	uint32_t first = save.h.length / ss, last = (len + ss - 1) / ss;
+	struct results_header h = save.h;
 
 	if (last > first && blockdev_write(save.bd, save.slot.lba + hdr_sectors + first, last - first,
 					   log + (size_t)first * ss))
 		return -1;
-	save.h.crc32 = results_crc32(save.h.crc32, log + save.saved_len, len - save.saved_len);
-	save.h.length = save.saved_len = len;
-	save.h.state = state;
-	return write_header();
+	h.crc32 = results_crc32(h.crc32, log + h.length, len - h.length);
+	h.length = len;
+	h.state = state;
+	return write_header(&h);
 }
 
 /* How the save ended (the saved: or not saved: line), for serial at once and for the
  * screen at the end. */
-static char outcome[720];
+static char outcome[SAVE_WHY_MAX + 120];
 
 static void report_torn(void)
 {
-	bp_snprintf(outcome, sizeof(outcome), "not saved: %s; run %u in /bareperf/results/run%02u.log is torn "
-		    "(%u bytes saved)", save.bd->err, save.choice.run, save.choice.slot + 1, save.saved_len);
+	fmt_text(outcome, sizeof(outcome), "not saved: %s; run %u in /bareperf/results/run%02u.log is torn "
+		 "(%u bytes saved)", save.bd->err, save.choice.run, save.choice.slot + 1, save.h.length);
 	kprintf("%s\n", outcome);
 }
 
 static void save_progress(void)
 {
 	uint32_t len, dropped;
-	char why[640];
+	char why[SAVE_WHY_MAX];
 
 	if (save.failed || !kernel.cfg.save_auto)
 		return;
@@ -291,12 +310,12 @@ static void save_progress(void)
 static void save_end(void)
 {
 	uint32_t len, dropped;
-	char why[640];
+	char why[SAVE_WHY_MAX];
 
 	if (save.failed && save.begun)
 		return;                 /* the torn run was reported when the write failed */
 	if (!save.begun && save_begin(why, sizeof(why))) {
-		bp_snprintf(outcome, sizeof(outcome), "not saved: %s", why);
+		fmt_text(outcome, sizeof(outcome), "not saved: %s", why);
 		kprintf("%s\n", outcome);
 		return;
 	}
@@ -328,6 +347,17 @@ void storage_save(void)
 	storage_usb_idle();
 }
 
+/* The drivers' timeouts on the TSC where it has a known rate (drivers/poll.h): CPUID's,
+ * else measured against the PIT. Without a TSC they count polls. */
+static void start_poll_clock(void)
+{
+	uint64_t hz = kernel.cpu.tsc_hz;
+
+	if (!hz && kernel.cpu.tsc)
+		hz = pit_tsc_hz();
+	poll_clock_set(hz);
+}
+
 void storage_detect(void)
 {
 	const char *medium = medium_keeps_no_runs();
@@ -337,6 +367,7 @@ void storage_detect(void)
 		kprintf("boot.image=none (%s: runs are not saved)\n", medium);
 		return;
 	}
+	start_poll_clock();
 	learn_image_identity();
 	storage_probe(examine_disk);
 	storage_usb_idle();

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "lib/format.h"
+#include "lib/str.h"
 
 #define FLAG_LEFT   0x01u      /* '-' */
 #define FLAG_ZERO   0x02u      /* '0' */
@@ -363,12 +364,69 @@ int bp_snprintf(char *buf, size_t size, const char *fmt, ...)
 	return n;
 }
 
+#define CUT_MARK     "..."
+#define CUT_MARK_LEN 3
+
+/* buf (size bytes) holds the start of a longer text: end it at the last word that fits,
+ * then "...", so no word is cut in two. A text of one word longer than buf is cut in it. */
+static void cut_at_word(char *buf, size_t size)
+{
+	if (size < CUT_MARK_LEN + 1)
+		return;
+	size_t at = size - 1 - CUT_MARK_LEN, p = at;
+	while (p > 0 && buf[p] != ' ')
+		p--;
+	if (p > 0)
+		at = p;
+	/* no separator left dangling before the mark: "x; ..." reads as "x..." */
+	while (at > 0 && (buf[at - 1] == ' ' || buf[at - 1] == ';' || buf[at - 1] == ':' || buf[at - 1] == ','))
+		at--;
+	/* a text cut before (a reason inside this one) keeps its one mark */
+	if (at >= CUT_MARK_LEN && memcmp(buf + at - CUT_MARK_LEN, CUT_MARK, CUT_MARK_LEN) == 0)
+		at -= CUT_MARK_LEN;
+	memcpy(buf + at, CUT_MARK, CUT_MARK_LEN + 1);
+}
+
+int fmt_vtext(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	int n = bp_vsnprintf(buf, size, fmt, ap);
+
+	if (size > 0 && (size_t)n >= size)
+		cut_at_word(buf, size);
+	return n;
+}
+
+int fmt_text(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = fmt_vtext(buf, size, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+int fmt_append(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	size_t len = strlen(buf);
+
+	if (len + 1 >= size)
+		return 0;
+	va_start(ap, fmt);
+	int n = bp_vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+	if (len + (size_t)n >= size)
+		cut_at_word(buf, size);
+	return n;
+}
+
 int fmt_error(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	if (err && errlen)
-		bp_vsnprintf(err, errlen, fmt, ap);
+		fmt_vtext(err, errlen, fmt, ap);
 	va_end(ap);
 	return -1;
 }

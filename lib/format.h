@@ -23,8 +23,17 @@ int bp_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int bp_snprintf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Format an error message into err (when err and errlen are set) and return -1, so that
- * parsers can write "return fmt_error(err, errlen, ...);". */
+/* A message: bp_snprintf, except that a text longer than buf ends at the last whole word
+ * that fits, then "..." (never "did not finish w"). */
+int fmt_vtext(char *buf, size_t size, const char *fmt, va_list ap);
+int fmt_text(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The same, appended to the text in buf; returns the appended text's untruncated length. */
+int fmt_append(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Format an error message into err (when err and errlen are set, cut as fmt_text cuts)
+ * and return -1, so that parsers can write "return fmt_error(err, errlen, ...);". */
 int fmt_error(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -32,6 +32,7 @@
 #define BPB_TOT_SEC32       32
 #define BPB_FAT_SZ32        36
 #define BPB_ROOT_CLUS       44
+#define BPB_NUM_FATS_MAX    2       /* "2 recommended, 1 acceptable" (3.1, BPB_NumFATs) */
 
 /* FAT32 entries (section 4): 28 bits; >= 0x0FFFFFF8 ends a chain. */
 #define FAT32_ENTRY_MASK    0x0FFFFFFFu
@@ -50,6 +51,10 @@
 #define DIR_ATTR_LONG_NAME  0x0F
 #define DIR_FREE_ALL        0x00    /* this and all following entries are free */
 #define DIR_FREE            0xE5
+
+/* Runs of consecutive clusters kept for the folders /, /bareperf and /bareperf/results
+ * (one each on mkimage's image); a folder in more pieces is refused. */
+#define RESULTS_DIR_RUNS    16
 
 #define IDENTITY_MAGIC      "bareperf results area 1"
 #define HEADER_MAGIC        "bareperf run 1"
@@ -84,6 +89,12 @@ struct fat_vol {
 	uint64_t data_lba;
 	uint32_t clusters;          /* data clusters: numbered 2 .. clusters + 1 */
 	uint32_t root;
+	/* The clusters of the folders the search went through, as runs: no slot may share one. */
+	struct cluster_run {
+		uint32_t first, count;
+		const char *path;
+	} dir[RESULTS_DIR_RUNS];
+	unsigned ndir;
 	char *err;
 	size_t errlen;
 };
@@ -138,6 +149,32 @@ static int find_partition(struct fat_vol *v, uint64_t total)
 	return fmt_error(v->err, v->errlen, "no FAT partition (type EF, 0B or 0C) in the MBR");
 }
 
+/* Each BPB field checked on its own (FAT specification 1.03, section 3.1), so a message names
+ * the field that is wrong and its value. */
+static int check_bpb_fields(struct fat_vol *v, uint32_t bps, uint32_t spc, uint32_t rsvd, uint32_t nfats,
+			    uint32_t fatsz, uint32_t tot)
+{
+	if (bps != v->ss)
+		return fmt_error(v->err, v->errlen, "FAT bytes per sector %u differ from the medium's %u", bps, v->ss);
+	if (spc == 0 || (spc & (spc - 1)) != 0)
+		return fmt_error(v->err, v->errlen, "FAT sectors per cluster %u (a power of 2 from 1 to 128)", spc);
+	if (rsvd == 0)
+		return fmt_error(v->err, v->errlen, "FAT reserved sector count 0 (the boot sector is one)");
+	if (nfats == 0 || nfats > BPB_NUM_FATS_MAX)
+		return fmt_error(v->err, v->errlen, "FAT count %u (1 or 2 expected)", nfats);
+	if (fatsz == 0)
+		return fmt_error(v->err, v->errlen, "FAT32 FAT size 0 sectors");
+	if (tot == 0)
+		return fmt_error(v->err, v->errlen, "FAT32 total sector count 0");
+	if (tot > v->part_sectors)
+		return fmt_error(v->err, v->errlen, "FAT32 size %u sectors does not fit its partition of %llu",
+				 tot, (unsigned long long)v->part_sectors);
+	if ((uint64_t)rsvd + (uint64_t)nfats * fatsz >= tot)
+		return fmt_error(v->err, v->errlen, "FAT32 FAT size %u sectors (%u FATs after %u reserved sectors) "
+				 "leaves no data sectors in the volume's %u", fatsz, nfats, rsvd, tot);
+	return 0;
+}
+
 static int read_bpb(struct fat_vol *v)
 {
 	const uint8_t *b = vol_read(v, v->part_lba, "FAT boot sector");
@@ -149,17 +186,11 @@ static int read_bpb(struct fat_vol *v)
 
 	if (b[MBR_SIGNATURE] != 0x55 || b[MBR_SIGNATURE + 1] != 0xAA)
 		return fmt_error(v->err, v->errlen, "partition 1 has no FAT boot sector (no 55 AA signature)");
-	if (bps != v->ss)
-		return fmt_error(v->err, v->errlen, "FAT bytes per sector %u differ from the medium's %u", bps, v->ss);
-	if (spc == 0 || (spc & (spc - 1)) != 0 || rsvd == 0 || nfats == 0 || fatsz == 0)
-		return fmt_error(v->err, v->errlen, "FAT boot sector malformed (%u sectors per cluster, %u reserved, "
-				 "%u FATs of %u sectors)", spc, rsvd, nfats, fatsz);
 	if (le16(b + BPB_ROOT_ENT_CNT) != 0 || le16(b + BPB_TOT_SEC16) != 0 || le16(b + BPB_FAT_SZ16) != 0)
 		return fmt_error(v->err, v->errlen, "the partition is FAT12/16, not FAT32");
+	if (check_bpb_fields(v, bps, spc, rsvd, nfats, fatsz, tot))
+		return -1;
 	uint64_t data = (uint64_t)rsvd + (uint64_t)nfats * fatsz;
-	if (tot > v->part_sectors || data >= tot)
-		return fmt_error(v->err, v->errlen, "FAT32 size %u sectors does not fit its partition of %llu",
-				 tot, (unsigned long long)v->part_sectors);
 	uint64_t clusters = (tot - data) / spc;
 	if ((uint64_t)fatsz * bps / 4 < clusters + FAT_FIRST_CLUSTER)
 		clusters = (uint64_t)fatsz * bps / 4 - FAT_FIRST_CLUSTER;
@@ -279,6 +310,47 @@ static int dir_find(struct fat_vol *v, uint32_t dir, const char *name, const cha
 	return fmt_error(v->err, v->errlen, "%s: directory chain longer than the volume (a loop)", path);
 }
 
+/* Cluster c of the folder path, kept among v->dir. */
+static int dir_keep(struct fat_vol *v, uint32_t c, const char *path)
+{
+	for (unsigned i = 0; i < v->ndir; i++) {
+		struct cluster_run *r = &v->dir[i];
+		if (c - r->first < r->count)
+			return 0;
+		if (c == r->first + r->count) {
+			r->count++;
+			return 0;
+		}
+	}
+	if (v->ndir == RESULTS_DIR_RUNS)
+		return fmt_error(v->err, v->errlen, "%s: the folders are in more than %u pieces", path,
+				 RESULTS_DIR_RUNS);
+	v->dir[v->ndir++] = (struct cluster_run){ c, 1, path };
+	return 0;
+}
+
+/* Every cluster of the folder path's chain from dir, kept (the FAT only: its entries are
+ * not read). */
+static int dir_chain(struct fat_vol *v, uint32_t dir, const char *path)
+{
+	uint32_t c = dir;
+
+	for (uint32_t n = 0; n <= v->clusters; n++) {
+		if (!cluster_valid(v, c))
+			return fmt_error(v->err, v->errlen, "%s: directory chain has cluster %u, outside the volume",
+					 path, c);
+		if (dir_keep(v, c, path))
+			return -1;
+		uint32_t next;
+		if (fat_next(v, c, &next))
+			return -1;
+		if (next >= FAT32_EOC_MIN)
+			return 0;
+		c = next;
+	}
+	return fmt_error(v->err, v->errlen, "%s: directory chain longer than the volume (a loop)", path);
+}
+
 static int find_dir(struct fat_vol *v, uint32_t parent, const char *name, const char *path, uint32_t *cluster)
 {
 	struct dir_entry e;
@@ -291,13 +363,13 @@ static int find_dir(struct fat_vol *v, uint32_t parent, const char *name, const 
 	if (!(e.attr & DIR_ATTR_DIRECTORY))
 		return fmt_error(v->err, v->errlen, "%s is a file, not a folder", path);
 	*cluster = e.cluster;
-	return 0;
+	return dir_chain(v, e.cluster, path);
 }
 
 /* The file name in the folder: present, a file, exactly size bytes, one contiguous
  * cluster run that the FAT chains to its end, starting at cluster first (0: anywhere). */
 static int check_file(struct fat_vol *v, uint32_t dir, const char *name83, const char *path,
-		      uint32_t size, uint32_t first, struct results_extent *ext)
+		      uint32_t size, uint32_t first, struct results_extent *ext, struct cluster_run *run)
 {
 	struct dir_entry e;
 	int r = dir_find(v, dir, name83, path, &e);
@@ -326,15 +398,47 @@ static int check_file(struct fat_vol *v, uint32_t dir, const char *name83, const
 				 path, e.cluster, first);
 	ext->lba = cluster_lba(v, e.cluster);
 	ext->sectors = (size + v->ss - 1) / v->ss;
+	*run = (struct cluster_run){ e.cluster, n, path };
+	return 0;
+}
+
+static bool runs_overlap(const struct cluster_run *a, const struct cluster_run *b)
+{
+	return a->first < b->first + b->count && b->first < a->first + a->count;
+}
+
+/* No two files share a cluster, nor a file and a folder the search went through: a slot
+ * written would overwrite them (IDENTITY can name one cluster twice, an entry can point
+ * into another file). */
+static int check_no_sharing(struct fat_vol *v, const struct cluster_run *file, unsigned nfiles)
+{
+	for (unsigned i = 0; i < nfiles; i++) {
+		const struct cluster_run *a = &file[i];
+		for (unsigned j = 0; j < i; j++)
+			if (runs_overlap(a, &file[j]))
+				return fmt_error(v->err, v->errlen, "%s (clusters %u to %u) shares clusters with %s "
+						 "(%u to %u)", a->path, a->first, a->first + a->count - 1, file[j].path,
+						 file[j].first, file[j].first + file[j].count - 1);
+		for (unsigned j = 0; j < v->ndir; j++)
+			if (runs_overlap(a, &v->dir[j]))
+				return fmt_error(v->err, v->errlen, "%s (clusters %u to %u) shares clusters with the "
+						 "folder %s (%u to %u)", a->path, a->first, a->first + a->count - 1,
+						 v->dir[j].path, v->dir[j].first, v->dir[j].first + v->dir[j].count - 1);
+	}
 	return 0;
 }
 
 /* "run01.log" -> "RUN01   LOG" */
-static void slot_names(unsigned i, char name83[DIR_NAME_LEN + 1], char path[40])
+static void slot_name83(unsigned i, char name83[DIR_NAME_LEN + 1])
 {
 	bp_snprintf(name83, DIR_NAME_LEN + 1, "RUN%02u   LOG", i + 1);
-	bp_snprintf(path, 40, "/bareperf/results/run%02u.log", i + 1);
 }
+
+static const char *const slot_path[RESULTS_SLOTS] = {
+	"/bareperf/results/run01.log", "/bareperf/results/run02.log", "/bareperf/results/run03.log",
+	"/bareperf/results/run04.log", "/bareperf/results/run05.log", "/bareperf/results/run06.log",
+	"/bareperf/results/run07.log", "/bareperf/results/run08.log",
+};
 
 int results_area_find(results_read_fn rd, void *ctx, uint32_t sector_size, uint64_t total_sectors,
 		      uint8_t *scratch, struct results_area *out, char *err, size_t errlen)
@@ -349,13 +453,18 @@ int results_area_find(results_read_fn rd, void *ctx, uint32_t sector_size, uint6
 	memset(out, 0, sizeof(*out));
 	if (sector_size != 512 && sector_size != 4096)
 		return fmt_error(err, errlen, "sector size %u is neither 512 nor 4096", sector_size);
-	if (find_partition(&v, total_sectors) || read_bpb(&v))
+	if (total_sectors < RESULTS_MEDIUM_MIN_BYTES / sector_size)
+		return fmt_error(err, errlen, "the medium's %llu sector%s of %u bytes cannot hold a results area "
+				 "(%u bytes at least)", (unsigned long long)total_sectors, total_sectors == 1 ? "" : "s",
+				 sector_size, RESULTS_MEDIUM_MIN_BYTES);
+	if (find_partition(&v, total_sectors) || read_bpb(&v) || dir_chain(&v, v.root, "/"))
 		return -1;
 	if (find_dir(&v, v.root, "BAREPERF   ", "/bareperf", &dir) ||
 	    find_dir(&v, dir, "RESULTS    ", "/bareperf/results", &dir))
 		return -1;
+	struct cluster_run file[1 + RESULTS_SLOTS];
 	if (check_file(&v, dir, "IDENTITY   ", "/bareperf/results/IDENTITY", RESULTS_IDENTITY_BYTES, 0,
-		       &out->identity) ||
+		       &out->identity, &file[0]) ||
 	    !(identity = vol_read(&v, out->identity.lba, "/bareperf/results/IDENTITY")))
 		return -1;
 	uint32_t len = RESULTS_IDENTITY_BYTES < sector_size ? RESULTS_IDENTITY_BYTES : sector_size;
@@ -363,11 +472,14 @@ int results_area_find(results_read_fn rd, void *ctx, uint32_t sector_size, uint6
 	if (results_identity_parse((const char *)identity, len, &ident, err, errlen))
 		return -1;
 	for (unsigned i = 0; i < RESULTS_SLOTS; i++) {
-		char name83[DIR_NAME_LEN + 1], path[40];
-		slot_names(i, name83, path);
-		if (check_file(&v, dir, name83, path, RESULTS_SLOT_BYTES, ident.cluster[i], &out->slot[i]))
+		char name83[DIR_NAME_LEN + 1];
+		slot_name83(i, name83);
+		if (check_file(&v, dir, name83, slot_path[i], RESULTS_SLOT_BYTES, ident.cluster[i], &out->slot[i],
+			       &file[1 + i]))
 			return -1;
 	}
+	if (check_no_sharing(&v, file, 1 + RESULTS_SLOTS))
+		return -1;
 	memcpy(out->id, ident.id, RESULTS_ID_BYTES);
 	out->sector_size = sector_size;
 	return 0;
@@ -614,10 +726,10 @@ uint32_t results_crc32(uint32_t crc, const void *data, size_t len)
 	return ~crc;
 }
 
-void results_pick_slot(const struct results_header hdr[RESULTS_SLOTS], struct results_choice *out)
+int results_pick_slot(const struct results_header hdr[RESULTS_SLOTS], struct results_choice *out)
 {
 	uint32_t highest = 0;
-	int free_slot = -1, oldest = -1;
+	int free_slot = -1, oldest = -1, newest = -1;
 
 	for (unsigned i = 0; i < RESULTS_SLOTS; i++) {
 		bool used = hdr[i].state == RESULTS_COMPLETE || hdr[i].state == RESULTS_WRITING;
@@ -626,12 +738,19 @@ void results_pick_slot(const struct results_header hdr[RESULTS_SLOTS], struct re
 				free_slot = (int)i;
 			continue;
 		}
-		if (hdr[i].run > highest)
+		if (hdr[i].run > highest) {
 			highest = hdr[i].run;
+			newest = (int)i;
+		}
 		if (oldest < 0 || hdr[i].run < hdr[oldest].run)
 			oldest = (int)i;
+	}
+	if (highest >= RESULTS_RUN_MAX) {
+		*out = (struct results_choice){ .slot = (unsigned)newest };
+		return -1;
 	}
 	out->run = highest + 1;
 	out->slot = (unsigned)(free_slot >= 0 ? free_slot : oldest);
 	out->replaced_run = free_slot >= 0 ? 0 : hdr[oldest].run;
+	return 0;
 }

@@ -27,6 +27,10 @@
 
 #define RESULTS_ID_BYTES 16
 
+/* A medium smaller than this cannot hold the area: the MBR's sector and the files' bytes. */
+#define RESULTS_MEDIUM_MIN_BYTES (RESULTS_SECTOR_MAX + RESULTS_IDENTITY_BYTES + \
+				  RESULTS_SLOTS * RESULTS_SLOT_BYTES)
+
 /* ---- finding and checking the area on a block device ---- */
 
 /* Read count sectors from lba into buf; false on any error. */
@@ -52,6 +56,9 @@ struct results_area {
 	struct results_extent identity;
 	struct results_extent slot[RESULTS_SLOTS];
 };
+
+/* Room for a reason results_area_find and the parsers give (a longer one is cut at a word). */
+#define RESULTS_ERR_MAX 200
 
 /* Find /bareperf/results on the device (sector_size 512 or 4096, total_sectors long) and
  * check that it is exactly as scripts/mkimage made it. scratch holds RESULTS_SCRATCH_BYTES
@@ -80,7 +87,10 @@ enum results_state {
 
 #define RESULTS_RTC_MAX 20          /* "YYYY-MM-DD hh:mm:ss" */
 #define RESULTS_CPU_MAX 64
-#define RESULTS_RUN_MAX 999999999   /* a header with more is damaged: the next run number never wraps */
+/* A header with more is damaged. Run numbers never wrap (a wrapped number would sort as the
+ * oldest and be replaced first, and two runs could share one): once a slot holds this one,
+ * nothing more is saved until the slots are emptied (docs/results-area.md). */
+#define RESULTS_RUN_MAX 999999999
 
 struct results_header {
 	enum results_state state;
@@ -109,6 +119,8 @@ struct results_choice {
 	uint32_t replaced_run;      /* the run it overwrites, 0 when the slot was free */
 };
 
-void results_pick_slot(const struct results_header hdr[RESULTS_SLOTS], struct results_choice *out);
+/* 0, or -1 when a slot holds run RESULTS_RUN_MAX: no number is left, and out->slot is
+ * that slot (out->run 0). */
+int results_pick_slot(const struct results_header hdr[RESULTS_SLOTS], struct results_choice *out);
 
 #endif

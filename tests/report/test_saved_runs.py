@@ -124,6 +124,29 @@ class SavedRuns(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("cannot read", err)
 
+    def test_run_number_max(self):
+        """Run numbers stop at 999999999, as the kernel's (lib/results-area.h RESULTS_RUN_MAX):
+        a header with that number is a run, one past it is damaged, --run past it says so, and
+        --list says that no more runs are saved."""
+        path = os.path.join(self.tmp, "runmax.img")
+        subprocess.run(["cp", "--sparse=always", self.img, path], check=True)
+        for slot, run in ((6, 999999999), (7, 1000000000)):
+            data = header(run, "complete", self.log) + self.log
+            with open(os.path.join(self.tmp, "slot"), "wb") as f:
+                f.write(data.ljust(524288, b"\0"))
+            subprocess.run(["mcopy", "-o", "-i", path + "@@1M", os.path.join(self.tmp, "slot"),
+                            "::/bareperf/results/run%02d.log" % slot], check=True, env=ENV)
+        rc, out, err = run_tool("--list", path)
+        self.assertEqual(rc, 0, err)
+        rows = {l.split()[0]: l for l in out.splitlines()[1:]}
+        self.assertEqual(rows["run06.log"].split()[1:3], ["999999999", "complete"])
+        self.assertIn("damaged    run '1000000000' is not a number from 1 to 999999999", rows["run07.log"])
+        self.assertIn("run 999999999 in run06.log is the highest number a header holds", out)
+        self.assertEqual(run_tool("--run", "999999999", path, "--json", os.devnull)[0], 0)
+        rc, _, err = run_tool("--run", "1000000000", path, "--summary")
+        self.assertEqual(rc, 1)
+        self.assertIn("no run 1000000000: run numbers go from 1 to 999999999", err)
+
     def damaged_copy(self, name):
         """A copy of the image, and (offset of run01.log's first cluster, offset of its FAT
         entry, that cluster's number), as the tool's own FAT reader finds them."""
@@ -281,6 +304,7 @@ class SavedRuns(unittest.TestCase):
             tool = f.read()
         self.assertIn("SLOT_HEADER_BYTES = %s " % h["RESULTS_HEADER_BYTES"], tool)
         self.assertIn("SLOT_BYTES = %s " % h["RESULTS_SLOT_BYTES"], tool)
+        self.assertIn("RESULTS_RUN_MAX = %s " % h["RESULTS_RUN_MAX"], tool)
 
 
 if __name__ == "__main__":

@@ -262,6 +262,60 @@ static void test_fmt_format_sink(void **state)
 	assert_string_equal(cl.text, "cpu:-0042:0xff");
 }
 
+/* A message too long for its buffer ends at a whole word and "...", never mid-word (issue
+ * 32: "... did not finish w; run 2 ... is torn"). */
+static void test_cut_at_word(void **state)
+{
+	char buf[32];
+	(void)state;
+
+	assert_int_equal(fmt_text(buf, sizeof(buf), "a transfer on endpoint %u did not finish within %u polls", 0u,
+				  5000000u), 60);
+	assert_string_equal(buf, "a transfer on endpoint 0 did...");
+	/* a separator does not dangle before the mark */
+	assert_int_equal(fmt_error(buf, sizeof(buf), "%s; the reset recovery failed", "stalled endpoint"), -1);
+	assert_string_equal(buf, "stalled endpoint; the reset...");
+	fmt_text(buf, 24, "endpoint 0 stalled; the reset failed");
+	assert_string_equal(buf, "endpoint 0 stalled...");
+	/* what fits is untouched */
+	assert_int_equal(fmt_text(buf, sizeof(buf), "%s", "short enough"), 12);
+	assert_string_equal(buf, "short enough");
+	fmt_text(buf, 13, "%s", "exactly fits");
+	assert_string_equal(buf, "exactly fits");
+	/* one word longer than the buffer is cut in it, still marked */
+	fmt_text(buf, 10, "%s", "0123456789abcdef");
+	assert_string_equal(buf, "012345...");
+	/* appending: the whole text is cut at a word */
+	strcpy(buf, "WRITE(10): timeout");
+	fmt_append(buf, sizeof(buf), "; the reset recovery failed too: %s", "gone");
+	assert_string_equal(buf, "WRITE(10): timeout; the...");
+	/* a text cut once is not marked twice when more is appended */
+	fmt_text(buf, sizeof(buf), "%s", "endpoint 0 stalled; the reset failed as well");
+	assert_string_equal(buf, "endpoint 0 stalled; the...");
+	fmt_append(buf, sizeof(buf), "; %s", "more");
+	assert_string_equal(buf, "endpoint 0 stalled; the...");
+	strcpy(buf, "fits");
+	assert_int_equal(fmt_append(buf, sizeof(buf), " %s", "too"), 4);
+	assert_string_equal(buf, "fits too");
+	/* every cut of a long message leaves whole words */
+	static const char msg[] = "timeout: a transfer on endpoint 0 did not finish within 5000000 polls";
+	for (size_t size = 5; size <= sizeof(msg); size++) {
+		char out[sizeof(msg)];
+		fmt_text(out, size, "%s", msg);
+		assert_true(strlen(out) < size);
+		if (size == sizeof(msg)) {
+			assert_string_equal(out, msg);
+			continue;
+		}
+		size_t keep = strlen(out) - 3;
+		assert_string_equal(out + keep, "...");
+		assert_memory_equal(out, msg, keep);
+		/* the kept text ends where a word of msg ends (or the text is one cut word) */
+		if (memchr(msg, ' ', size - 4))
+			assert_true(msg[keep] == ' ' || msg[keep] == ';' || msg[keep] == ':');
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_conversion),
 		cmocka_unit_test(test_truncation_and_return),
 		cmocka_unit_test(test_fmt_format_sink),
+		cmocka_unit_test(test_cut_at_word),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

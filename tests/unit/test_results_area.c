@@ -164,6 +164,56 @@ static void test_damaged_images(void **state)
 	expect_refused("truncated.img", 512, "does not fit the medium's 65536 sectors");
 }
 
+/* Each nonsense BPB field is named with its value, not reported as a size that does not fit. */
+static void test_bpb_fields(void **state)
+{
+	(void)state;
+	expect_refused("fatcount.img", 512, "FAT count 255 (1 or 2 expected)");
+	expect_refused("fatsize.img", 512, "FAT32 FAT size 4294967295 sectors (2 FATs after 32 reserved sectors) "
+		       "leaves no data sectors in the volume's");
+	expect_refused("spc.img", 512, "FAT sectors per cluster 3 (a power of 2 from 1 to 128)");
+	expect_refused("rsvd.img", 512, "FAT reserved sector count 0");
+	expect_refused("totsec.img", 512, "FAT32 total sector count 0");
+}
+
+/* Two slots on one cluster run, or a slot on a folder's cluster: writing one would overwrite
+ * the other. */
+static void test_shared_clusters(void **state)
+{
+	(void)state;
+	expect_refused("shared.img", 512, "shares clusters with /bareperf/results/run01.log (");
+	expect_refused("shared.img", 512, "/bareperf/results/run02.log (clusters ");
+	expect_refused("dirshare.img", 512, "/bareperf/results/run08.log (clusters ");
+	expect_refused("dirshare.img", 512, "shares clusters with the folder /bareperf/results (");
+}
+
+/* A medium too small for the area is refused as such, whatever its size (a 1-sector stick). */
+static void test_tiny_medium(void **state)
+{
+	static uint8_t scratch[RESULTS_SCRATCH_BYTES];
+	static const struct { uint64_t sectors; uint32_t ss; const char *why; } tiny[] = {
+		{ 1, 512, "the medium's 1 sector of 512 bytes cannot hold a results area (4198912 bytes at least)" },
+		{ 2, 512, "the medium's 2 sectors of 512 bytes cannot hold" },
+		{ 8000, 512, "the medium's 8000 sectors of 512 bytes cannot hold" },
+		{ 1, 4096, "the medium's 1 sector of 4096 bytes cannot hold" },
+	};
+	struct results_area a;
+	char err[160];
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(tiny) / sizeof(tiny[0]); i++) {
+		struct disk d;
+		disk_open(&d, tiny[i].ss == 512 ? "base.img" : "4k.img", tiny[i].ss);
+		d.sectors = tiny[i].sectors;
+		err[0] = '\0';
+		assert_int_equal(results_area_find(disk_read, &d, d.ss, d.sectors, scratch, &a, err, sizeof(err)), -1);
+		fclose(d.f);
+		if (!strstr(err, tiny[i].why))
+			fail_msg("%llu sectors: '%s', want '%s'", (unsigned long long)tiny[i].sectors, err, tiny[i].why);
+		assert_int_equal(d.reads, 0);
+	}
+}
+
 /* Another identity parses: telling it from this image's is the caller's comparison. */
 static void test_other_identity(void **state)
 {
@@ -283,6 +333,7 @@ static void test_header_damage(void **state)
 		{ "bareperf run 1", "bareperf run 2", "not a bareperf run header" },
 		{ "run: 3", "run: 0", "run is not a number" },
 		{ "run: 3", "run: x", "run is not a number" },
+		{ "run: 3", "run: 1000000000", "run is not a number from 1 to 999999999" },
 		{ "state: complete", "state: finished", "neither complete nor writing" },
 		{ "length: 68123", "length: 999999", "length is not a number up to 520192" },
 		{ "crc32: 1a2b3c4d", "crc32: 1a2b3c4z", "crc32 is not 8 hex digits" },
@@ -322,7 +373,7 @@ static void test_pick_slot(void **state)
 	(void)state;
 
 	memset(hdr, 0, sizeof(hdr));
-	results_pick_slot(hdr, &c);
+	assert_int_equal(results_pick_slot(hdr, &c), 0);
 	assert_int_equal(c.slot, 0);
 	assert_int_equal(c.run, 1);
 	assert_int_equal(c.replaced_run, 0);
@@ -352,6 +403,38 @@ static void test_pick_slot(void **state)
 	assert_int_equal(c.replaced_run, 6);
 }
 
+/* At the highest run number a header holds the numbers stop, never wrap: the last one is
+ * given out, then nothing (whether slots are free or all used). */
+static void test_pick_slot_run_max(void **state)
+{
+	struct results_header hdr[RESULTS_SLOTS];
+	struct results_choice c;
+	static uint8_t buf[RESULTS_HEADER_BYTES];
+	struct results_header back;
+	char err[160];
+	(void)state;
+
+	memset(hdr, 0, sizeof(hdr));
+	hdr[2] = (struct results_header){ .state = RESULTS_COMPLETE, .run = RESULTS_RUN_MAX - 1 };
+	assert_int_equal(results_pick_slot(hdr, &c), 0);
+	assert_int_equal(c.run, RESULTS_RUN_MAX);
+	assert_int_equal(c.slot, 0);
+	/* the last number round-trips through a header */
+	hdr[0] = (struct results_header){ .state = RESULTS_WRITING, .run = c.run };
+	results_header_format(buf, &hdr[0]);
+	assert_int_equal(results_header_parse(buf, &back, err, sizeof(err)), RESULTS_WRITING);
+	assert_int_equal(back.run, RESULTS_RUN_MAX);
+	/* then none is left: the slot holding it is named */
+	c.run = 12345;
+	assert_int_equal(results_pick_slot(hdr, &c), -1);
+	assert_int_equal(c.run, 0);
+	assert_int_equal(c.slot, 0);
+	for (unsigned i = 0; i < RESULTS_SLOTS; i++)
+		hdr[i] = (struct results_header){ .state = RESULTS_COMPLETE, .run = i == 5 ? RESULTS_RUN_MAX : i + 1 };
+	assert_int_equal(results_pick_slot(hdr, &c), -1);
+	assert_int_equal(c.slot, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +442,9 @@ int main(void)
 		cmocka_unit_test(test_4k_sectors),
 		cmocka_unit_test(test_each_sector_read_once),
 		cmocka_unit_test(test_damaged_images),
+		cmocka_unit_test(test_bpb_fields),
+		cmocka_unit_test(test_shared_clusters),
+		cmocka_unit_test(test_tiny_medium),
 		cmocka_unit_test(test_other_identity),
 		cmocka_unit_test(test_read_errors),
 		cmocka_unit_test(test_identity_text),
@@ -366,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_header_damage),
 		cmocka_unit_test(test_crc32),
 		cmocka_unit_test(test_pick_slot),
+		cmocka_unit_test(test_pick_slot_run_max),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

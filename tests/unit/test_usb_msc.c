@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include "drivers/usb-msc.h"
 #include "lib/bytes.h"
+#include "lib/format.h"
 
 #define FAKE_SECTORS_MAX  (256 * 1024 / 512)
 
@@ -37,6 +38,8 @@ static struct fake {
 	unsigned not_ready;             /* TEST UNIT READY fails so many times */
 	bool rc16_needed;
 	bool gone;                      /* pulled out: every transfer says so */
+	const char *data_out_error;     /* the data stage of a write fails so (every time) */
+	const char *control_error;      /* every control request fails so */
 	/* what the host did */
 	unsigned resets, clears_in, clears_out, reset_bulks, delays, commands[256], writes;
 } fk;
@@ -161,6 +164,10 @@ static int fake_bulk(struct usb_dev *d, int in, void *buf, uint32_t len, uint32_
 		*done = n;
 		return 0;
 	}
+	if (fk.phase == DATA_OUT && !in && fk.data_out_error) {
+		fmt_text(err, errlen, "%s", fk.data_out_error);     /* as drivers/xhci.c words it */
+		return -1;
+	}
 	if (fk.phase == DATA_OUT && !in) {
 		uint32_t n = fk.data_len < len ? fk.data_len : len;
 		memcpy(fk.data, buf, n);
@@ -193,6 +200,10 @@ static int fake_control(struct usb_dev *d, const struct usb_setup *s, void *data
 			char *err, size_t errlen)
 {
 	(void)data; (void)len; (void)done;
+	if (fk.control_error) {
+		fmt_text(err, errlen, "%s", fk.control_error);
+		return -1;
+	}
 	if (fk.gone) {
 		snprintf(err, errlen, "the device is gone");
 		return USB_XFER_GONE;
@@ -300,12 +311,24 @@ static void test_nonsense_capacity(void **state)
 	assert_int_equal(usb_msc_open(&msc, &dev, err, sizeof(err)), -1);
 	assert_string_equal(err, "fake 00:04.0, port 3: READ CAPACITY: a sector size of 1000 bytes (512 or 4096 expected)");
 	fk.sector_size = 512;
-	fk.sectors = 1;
-	assert_int_equal(usb_msc_open(&msc, &dev, err, sizeof(err)), -1);
-	assert_string_equal(err, "fake 00:04.0, port 3: READ CAPACITY: a capacity of 0 (last sector 0)");
 	fk.sectors = 0;     /* last LBA 0xFFFFFFFF: READ CAPACITY(16) then says ~0 */
 	assert_int_equal(usb_msc_open(&msc, &dev, err, sizeof(err)), -1);
-	assert_string_equal(err, "fake 00:04.0, port 3: READ CAPACITY: a capacity of 0 (last sector 18446744073709551615)");
+	assert_string_equal(err, "fake 00:04.0, port 3: READ CAPACITY(16): last sector 0xffffffffffffffff, "
+			    "a capacity past 2^64 sectors");
+}
+
+/* Tiny sticks: READ CAPACITY gives the last sector's number, so 1 and 2 sectors say 0 and 1
+ * (the results area refuses them: test_results_area). */
+static void test_tiny_capacity(void **state)
+{
+	(void)state;
+	for (uint64_t n = 1; n <= 2; n++) {
+		setup(NULL);
+		fk.sectors = n;
+		assert_int_equal(usb_msc_open(&msc, &dev, err, sizeof(err)), 0);
+		assert_int_equal(msc.bd.sectors, n);
+		assert_int_equal(msc.bd.sector_size, 512);
+	}
 }
 
 static void test_not_ready_then_ready(void **state)
@@ -413,12 +436,46 @@ static void test_gone(void **state)
 	assert_int_equal(fk.clears_in + fk.clears_out, 0);
 }
 
+/* A chain of reasons (a timeout, then the reset recovery's own) is kept whole where it fits,
+ * and where it does not, cut at a word with "..." before the sector and the stick, which are
+ * always named (issue 32: "... did not finish w; run 2 ... is torn"). */
+static void test_long_reasons(void **state)
+{
+	static const char timeout[] = "timeout: a transfer on endpoint 0 did not finish within 5000000 polls "
+				      "(5000 ms at 1 us a poll)";
+	uint8_t buf[512];
+	char want[BLOCKDEV_ERR_MAX];
+	(void)state;
+	open_ok();
+	fk.data_out_error = "timeout: a transfer on endpoint 2 did not finish within 5000000 polls (5000 ms at 1 us "
+			    "a poll)";
+	fk.control_error = timeout;
+	assert_int_equal(blockdev_write(&msc.bd, 8, 1, buf), -1);
+	snprintf(want, sizeof(want), "WRITE(10): %s; the reset recovery failed too: %s at sector 8 "
+		 "(fake 00:04.0, port 3)", fk.data_out_error, timeout);
+	assert_string_equal(msc.bd.err, want);
+	/* longer than any buffer: cut at a word, the sector and the stick still named */
+	static char huge[600];
+	for (size_t i = 0; i + 1 < sizeof(huge); i++)
+		huge[i] = i % 8 == 7 ? ' ' : 'a' + (char)(i % 8);
+	fk.data_out_error = huge;
+	assert_int_equal(blockdev_write(&msc.bd, 8, 1, buf), -1);
+	const char *tail = "... at sector 8 (fake 00:04.0, port 3)";
+	size_t n = strlen(msc.bd.err);
+	assert_true(n < BLOCKDEV_ERR_MAX && n > strlen(tail));
+	assert_string_equal(msc.bd.err + n - strlen(tail), tail);
+	assert_int_equal(msc.bd.err[n - strlen(tail) - 1], 'g');     /* "abcdefg", a whole word */
+	assert_memory_equal(msc.bd.err, "WRITE(10): abcdefg abcdefg", 26);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_open_read_write, setup),
 		cmocka_unit_test_setup(test_capacity16_4k, setup),
 		cmocka_unit_test_setup(test_nonsense_capacity, setup),
+		cmocka_unit_test_setup(test_tiny_capacity, setup),
+		cmocka_unit_test_setup(test_long_reasons, setup),
 		cmocka_unit_test_setup(test_not_ready_then_ready, setup),
 		cmocka_unit_test_setup(test_bad_signature, setup),
 		cmocka_unit_test_setup(test_wrong_tag, setup),

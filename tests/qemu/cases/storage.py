@@ -117,16 +117,22 @@ CASES += [
 # A stick with 4096-byte sectors (usb-bot with a scsi-hd of logical_block_size=4096; QEMU's
 # usb-storage reports 512 whatever it is told) beside the SATA boot disk: READ CAPACITY's
 # sector size is taken, and the results area of test_results_area's 4k.img (identity
-# 0011...eeff) is read through it.
+# 0011...eeff) is read through it. A 1-sector stick beside it is a disk of 1 sector (READ
+# CAPACITY's last sector 0), too small for a results area.
 STICK_4K = ["-device", "qemu-xhci,id=usb", "-drive", "if=none,id=s4k,format=raw,snapshot=on,"
             "file=build/host/results-img/4k.img", "-device", "usb-bot,id=bot,bus=usb.0",
-            "-device", "scsi-hd,bus=bot.0,scsi-id=0,lun=0,drive=s4k,logical_block_size=4096,physical_block_size=4096"]
+            "-device", "scsi-hd,bus=bot.0,scsi-id=0,lun=0,drive=s4k,logical_block_size=4096,physical_block_size=4096",
+            "-drive", "if=none,id=tiny,format=raw,snapshot=on,file=build/host/results-img/tiny.img",
+            "-device", "usb-storage,bus=usb.0,drive=tiny"]
 CASES += [
     # By PVH, on a copy of the image (writable), which the run is saved on.
     dict(name="storage-xhci-4k-stick", grub=False, writable=True,
          args=["--cpu", "qemu64", "--config", "mode=detect", "--"] + STICK_4K,
          lines=BIOS + [QEMU_XHCI, "storage.disk=USB stick (xHCI 00:01.0, port 1): 81920 sectors of 4096 bytes",
-                       "storage.disk=SATA disk (AHCI 00:1f.2, port 0): 131072 sectors of 512 bytes"],
+                       "storage.disk=SATA disk (AHCI 00:1f.2, port 0): 131072 sectors of 512 bytes",
+                       "storage.disk=USB stick (xHCI 00:01.0, port 2): 1 sector of 512 bytes",
+                       "storage.results=none on xHCI 00:01.0, port 2 (the medium's 1 sector of 512 bytes cannot "
+                       "hold a results area (4198912 bytes at least))"],
          match=[r"^storage\.results=00112233445566778899aabbccddeeff on xHCI 00:01\.0, port 1: 8 slots from "
                 r"sector \d+ \(another image\)$",
                 r"^saved: run \d+ in /bareperf/results/run0\d\.log on the SATA disk \(AHCI 00:1f\.2, port 0\)$"],
