@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/fat32.h"
 
 /* The area's shape; scripts/mkimage greps these three lines. A default-plan run's serial
  * log is about 68 KB (QEMU, 1 CPU): a slot holds 7 times that. */
@@ -33,17 +34,12 @@
 
 /* ---- finding and checking the area on a block device ---- */
 
-/* Read count sectors from lba into buf; false on any error. */
-typedef bool (*results_read_fn)(void *ctx, uint64_t lba, uint32_t count, void *buf);
+/* Read count sectors from lba into buf; false on any error (lib/fat32.h's). */
+typedef fat32_read_fn results_read_fn;
 
-#define RESULTS_SECTOR_MAX 4096
-/* results_area_find's scratch: the sectors it keeps (the MBR, the folders, ...), and
- * windows on the FAT, each read at once. */
-#define RESULTS_CACHE_SECTORS 4
-#define RESULTS_FAT_WINDOWS 2
-#define RESULTS_FAT_WINDOW_BYTES 8192
-#define RESULTS_SCRATCH_BYTES (RESULTS_CACHE_SECTORS * RESULTS_SECTOR_MAX + \
-			       RESULTS_FAT_WINDOWS * RESULTS_FAT_WINDOW_BYTES)
+#define RESULTS_SECTOR_MAX FAT32_SECTOR_MAX
+/* results_area_find's scratch: lib/fat32.c's sectors and windows on the FAT. */
+#define RESULTS_SCRATCH_BYTES FAT32_SCRATCH_BYTES
 
 struct results_extent {
 	uint64_t lba;               /* first sector on the device */
