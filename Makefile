@@ -22,7 +22,7 @@ LD      := ld
 NASM    := nasm
 OBJCOPY := objcopy
 # scripts/mkimage, what it runs and the headers they read: a change rebuilds the images.
-MKIMAGE_DEPS := scripts/mkimage scripts/gen/grub-cfg $(B)/host/bareperf-menu-settings \
+MKIMAGE_DEPS := scripts/mkimage scripts/image-common.sh scripts/gen/grub-cfg $(B)/host/bareperf-menu-settings \
 	lib/results-area.h
 # An object's folder is made once (an order-only prerequisite, $$(@D)/), not by a mkdir
 # before each compile: starting a process costs several milliseconds here.
