@@ -19,6 +19,21 @@ need_files() {
 	done
 }
 
+# need_output OUT INPUT...: OUT is a new file or a regular file that is none of the inputs:
+# the image is built aside and moved there, which would replace a device node (a stick
+# named by mistake) or a link, or an input, rather than write into it.
+need_output() {
+	out_file=$1
+	shift
+	if [ -e "$out_file" ] || [ -L "$out_file" ]; then
+		[ -f "$out_file" ] && [ ! -L "$out_file" ] ||
+			{ echo "$prog: $out_file exists and is not a regular file: give a file name (write a stick with dd)" >&2; exit 1; }
+		for f in "$@"; do
+			[ ! "$out_file" -ef "$f" ] || { echo "$prog: $out_file is also an input" >&2; exit 1; }
+		done
+	fi
+}
+
 # image_seed: sets seed, 64 hex digits. From SOURCE_DATE_EPOCH (as `date +%s` writes it)
 # and the commit when it is set and not empty, so that two builds of one commit are the
 # same (reproducible-builds.org); random otherwise. The value must lie within what a FAT
