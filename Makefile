@@ -522,7 +522,7 @@ TEST_IMAGES := $(B)/test-detect.iso $(B)/netboot-test.stamp $(B)/netboot-nocfg.s
 # SOURCE_DATE_EPOCH (command line or environment) and, when it is set, the commit decide an
 # image's identity and timestamps (scripts/mkimage; an ISO's dates and identifiers,
 # scripts/mkiso). IMG.env records them for each image
-# mkimage makes here, rewritten only when they change: another value rebuilds the image,
+# mkimage or mkiso makes here, rewritten only when they change: another value rebuilds the image,
 # the same one leaves it as it is.
 MKIMAGE_IMAGES := $(IMAGE) $(ISO) $(filter-out $(B)/test-noresults.img,$(filter %.img %.iso,$(TEST_IMAGES)))
 $(MKIMAGE_IMAGES:%=%.env): FORCE

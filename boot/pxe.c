@@ -1,7 +1,8 @@
 /*
  * The boot medium from the loaded image's device path (UEFI 2.9, 10.3: messaging nodes
- * 10.3.4, media nodes 10.3.5), whether its disk holds ISO 9660 (ECMA-119 8.4), and a file beside the boot file on the TFTP server through
- * EFI_PXE_BASE_CODE_PROTOCOL.Mtftp (UEFI 2.9, 24.3; TFTP errors: RFC 1350).
+ * 10.3.4, media nodes 10.3.5), whether its disk holds ISO 9660 (ECMA-119 8.4), and a file
+ * beside the boot file on the TFTP server through EFI_PXE_BASE_CODE_PROTOCOL.Mtftp (UEFI
+ * 2.9, 24.3; TFTP errors: RFC 1350).
  */
 #include <efi.h>
 #include <efilib.h>
