@@ -5,6 +5,9 @@
 #   make image    build/bareperf.img (MBR, GRUB for BIOS, one FAT ESP, with bareperf.cfg if
 #                 present), ready for dd; CONFIG=FILE puts another config on it, IMAGE=FILE
 #                 writes elsewhere, BENCH=FILE adds the benchmarks of a bench file
+#   make iso      build/bareperf.iso, a hybrid ISO that boots as a CD (BIOS and UEFI) or,
+#                 written to a stick, as a disk; saves no runs (docs/iso.md); CONFIG and
+#                 BENCH as for image, ISO=FILE writes elsewhere
 #   make netboot  build/netboot/, the tree to copy to a TFTP server's root for network
 #                 boot under UEFI and BIOS (docs/netboot.md); CONFIG and BENCH as for image
 #   make run      build and boot in QEMU (ARGS='key=value ...' passes a config string;
@@ -22,7 +25,7 @@ LD      := ld
 NASM    := nasm
 OBJCOPY := objcopy
 # scripts/mkimage, what it runs and the headers they read: a change rebuilds the images.
-MKIMAGE_DEPS := scripts/mkimage scripts/gen/grub-cfg $(B)/host/bareperf-menu-settings \
+MKIMAGE_DEPS := scripts/mkimage scripts/image-common.sh scripts/gen/grub-cfg $(B)/host/bareperf-menu-settings \
 	lib/results-area.h
 # An object's folder is made once (an order-only prerequisite, $$(@D)/), not by a mkdir
 # before each compile: starting a process costs several milliseconds here.
@@ -501,14 +504,28 @@ $(B)/netboot-nocfg.stamp: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel3
 	rm $(B)/netboot-nocfg/bareperf.cfg
 	@touch $@
 
-TEST_IMAGES := $(B)/netboot-test.stamp $(B)/netboot-nocfg.stamp $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-noresults.img \
+# The ISO (scripts/mkiso, docs/iso.md), with CONFIG's or BENCH's bareperf.cfg as the image
+# gets it; ISO names the file. Its stamp beside it names the config, as IMAGE.config does.
+ISO       ?= $(B)/bareperf.iso
+MKISO_DEPS := scripts/mkiso scripts/image-common.sh scripts/gen/grub-cfg $(B)/host/bareperf-menu-settings
+$(ISO): $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKISO_DEPS) \
+		$(IMAGE).config $(IMAGE_CFG)
+	scripts/mkiso $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(IMAGE_CFG)
+iso: $(ISO)
+
+# An ISO whose bareperf.cfg says only mode=detect, for the boot tests from a CD and as a disk.
+$(B)/test-detect.iso: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKISO_DEPS) tests/qemu/detect.cfg
+	scripts/mkiso $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/detect.cfg
+
+TEST_IMAGES := $(B)/test-detect.iso $(B)/netboot-test.stamp $(B)/netboot-nocfg.stamp $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-noresults.img \
 	$(B)/test-cfg-nomenu.img $(B)/test-cfg-menu1.img $(RESULTS_IMG)/done
 
 # SOURCE_DATE_EPOCH (command line or environment) and, when it is set, the commit decide an
-# image's identity and timestamps (scripts/mkimage). IMG.env records them for each image
-# mkimage makes here, rewritten only when they change: another value rebuilds the image,
+# image's identity and timestamps (scripts/mkimage; an ISO's dates and identifiers,
+# scripts/mkiso). IMG.env records them for each image
+# mkimage or mkiso makes here, rewritten only when they change: another value rebuilds the image,
 # the same one leaves it as it is.
-MKIMAGE_IMAGES := $(IMAGE) $(filter-out $(B)/test-noresults.img,$(filter %.img,$(TEST_IMAGES)))
+MKIMAGE_IMAGES := $(IMAGE) $(ISO) $(filter-out $(B)/test-noresults.img,$(filter %.img %.iso,$(TEST_IMAGES)))
 $(MKIMAGE_IMAGES:%=%.env): FORCE
 	@mkdir -p $(dir $@)
 	@{ printf 'SOURCE_DATE_EPOCH=%s\n' "$${SOURCE_DATE_EPOCH-}"; [ -z "$${SOURCE_DATE_EPOCH-}" ] || \
@@ -516,7 +533,7 @@ $(MKIMAGE_IMAGES:%=%.env): FORCE
 	if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MKIMAGE_IMAGES): %: %.env
 
-.PHONY: all image netboot run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
+.PHONY: all image iso netboot run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:
 all: $(B)/BOOTX64.EFI $(B)/kernel32.elf $(HOST_TOOLS)
 image: $(IMAGE)

@@ -588,8 +588,13 @@ static EFI_STATUS gather_boot_info(EFI_HANDLE image)
 	bi->medium = boot_medium(li->DeviceHandle);
 	if (!read_config(li) && bi->medium == BI_MEDIUM_NETWORK)
 		read_config_from_server(li);
-	if (bi->medium == BI_MEDIUM_DISK)
+	if (bi->medium == BI_MEDIUM_DISK) {
 		read_identity(li);      /* a network or CD boot keeps no runs: it needs none */
+		/* As GRUB says it from the same ISO (scripts/mkiso's /bareperf/on-disk). */
+		if (!bi->identity_len && boot_disk_is_iso9660(li->DeviceHandle))
+			note("booted from the ISO image on a disk: its file system (ISO 9660) holds no "
+			     "results area");
+	}
 	get_rsdp();
 	get_framebuffer();
 	return EFI_SUCCESS;

@@ -1,7 +1,8 @@
 /*
  * The boot medium from the loaded image's device path (UEFI 2.9, 10.3: messaging nodes
- * 10.3.4, media nodes 10.3.5), and a file beside the boot file on the TFTP server through
- * EFI_PXE_BASE_CODE_PROTOCOL.Mtftp (UEFI 2.9, 24.3; TFTP errors: RFC 1350).
+ * 10.3.4, media nodes 10.3.5), whether its disk holds ISO 9660 (ECMA-119 8.4), and a file
+ * beside the boot file on the TFTP server through EFI_PXE_BASE_CODE_PROTOCOL.Mtftp (UEFI
+ * 2.9, 24.3; TFTP errors: RFC 1350).
  */
 #include <efi.h>
 #include <efilib.h>
@@ -31,6 +32,46 @@ UINT32 boot_medium(EFI_HANDLE device)
 		dp = NextDevicePathNode(dp);
 	}
 	return BI_MEDIUM_DISK;
+}
+
+/* ECMA-119 8.4: the primary volume descriptor, 2048-byte sector 16 of the volume, starts
+ * with its type (1) and the standard identifier "CD001". */
+#define ISO9660_PVD_OFFSET      (16 * 2048)
+#define ISO9660_PVD_TYPE        1
+#define ISO9660_STANDARD_ID     "CD001"
+
+BOOLEAN boot_disk_is_iso9660(EFI_HANDLE device)
+{
+	EFI_DEVICE_PATH *path = DuplicateDevicePath(DevicePathFromHandle(device)), *dp = path, *rest;
+	EFI_DISK_IO *dio = NULL;
+	EFI_BLOCK_IO *bio = NULL;
+	EFI_HANDLE disk;
+	UINT8 pvd[6];
+	BOOLEAN cut = FALSE, iso = FALSE;
+
+	/* The whole disk's path: the partition's, ended before its hard-drive node. */
+	for (unsigned i = 0; dp && i < DEVICE_PATH_NODES_MAX && !IsDevicePathEnd(dp); i++) {
+		if (DevicePathType(dp) == MEDIA_DEVICE_PATH && DevicePathSubType(dp) == MEDIA_HARDDRIVE_DP) {
+			SetDevicePathEndNode(dp);
+			cut = TRUE;
+			break;
+		}
+		if ((UINTN)DevicePathNodeLength(dp) < sizeof(EFI_DEVICE_PATH))
+			break;
+		dp = NextDevicePathNode(dp);
+	}
+	rest = path;
+	if (cut &&
+	    uefi_call_wrapper(BS->LocateDevicePath, 3, &DiskIoProtocol, &rest, &disk) == EFI_SUCCESS &&
+	    IsDevicePathEnd(rest) &&
+	    uefi_call_wrapper(BS->HandleProtocol, 3, disk, &DiskIoProtocol, (void **)&dio) == EFI_SUCCESS &&
+	    uefi_call_wrapper(BS->HandleProtocol, 3, disk, &BlockIoProtocol, (void **)&bio) == EFI_SUCCESS &&
+	    uefi_call_wrapper(dio->ReadDisk, 5, dio, bio->Media->MediaId, (UINT64)ISO9660_PVD_OFFSET,
+			      sizeof(pvd), pvd) == EFI_SUCCESS)
+		iso = pvd[0] == ISO9660_PVD_TYPE && CompareMem(pvd + 1, ISO9660_STANDARD_ID, 5) == 0;
+	if (path)
+		FreePool(path);
+	return iso;
 }
 
 /* s, NUL-terminated, appended to out[*n..size). */

@@ -11,6 +11,10 @@
  * (an El Torito CD-ROM node), else BI_MEDIUM_DISK. */
 UINT32 boot_medium(EFI_HANDLE device);
 
+/* Whether the disk that holds device, a partition, carries an ISO 9660 file system: an ISO
+ * image written to a stick, booted through its EFI partition (scripts/mkiso). */
+BOOLEAN boot_disk_is_iso9660(EFI_HANDLE device);
+
 #define PXE_WHERE_MAX 160
 
 /* Reads file name, in the boot file's folder on the TFTP server the firmware booted from,

@@ -17,6 +17,7 @@ from cases import menu as _menu
 from cases import screen as _screen
 from cases import storage as _storage
 from cases import netboot as _netboot
+from cases import iso as _iso
 
 # The boot menu, the screen and the stick are GRUB's part of a BIOS boot as much as the
 # kernel's: their SeaBIOS cases boot through GRUB (tests/qemu/run-boots, firmware()).
@@ -26,4 +27,4 @@ for _case in _menu.CASES + _screen.CASES + _storage.CASES:
 # Every case, area by area, in this order.
 CASES = (_basics.CASES + _engine.CASES + _config.CASES + _bios_i686.CASES + _user.CASES +
          _pmi_pmucheck.CASES + _c2c.CASES + _smp.CASES + _hostile_user.CASES + _menu.CASES +
-         _screen.CASES + _storage.CASES + _netboot.CASES)
+         _screen.CASES + _storage.CASES + _netboot.CASES + _iso.CASES)
