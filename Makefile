@@ -152,7 +152,7 @@ BOOT_C   := $(wildcard boot/*.c)
 # lib/bootmenu.c and the configuration reader it uses are pure code without libc: the
 # loader links them as the host tests do.
 BOOT_OBJ := $(BOOT_C:%.c=$(B)/boot/%.o) $(B)/boot/lib/bootmenu.o $(B)/boot/lib/cfg-lex.o \
-	$(B)/boot/kernel-blob.o
+	$(B)/boot/kernel-blob.o $(B)/boot/sbat.o
 
 $(B)/boot/%.o: %.c | $$(@D)/
 	$(CC) $(ECFLAGS) -c $< -o $@
@@ -165,13 +165,31 @@ $(B)/boot/kernel-blob.o: boot/kernel-blob.S $(B)/kernel.stripped.elf
 	@mkdir -p $(dir $@)
 	$(CC) -fpic -DKERNEL_ELF='"$(B)/kernel.stripped.elf"' -c $< -o $@
 
-$(B)/boot/loader.so: $(BOOT_OBJ)
+# The loader's SBAT line (shim's SBAT.md; docs/secure-boot.md): component, its generation
+# (raised when a security fix must revoke the older loaders), vendor, package, version, URL.
+# The URL field names the document that says how to sign and enrol it. Rewritten only when
+# the version changes.
+SBAT_GENERATION := 1
+$(B)/gen/sbat.csv: FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' 'sbat,1,SBAT Version,sbat,1,https://github.com/rhboot/shim/blob/main/SBAT.md' \
+		'bareperf,$(SBAT_GENERATION),bareperf,bareperf,$(VERSION),docs/secure-boot.md' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; echo "GEN $@"; fi
+
+$(B)/boot/sbat.o: boot/sbat.S $(B)/gen/sbat.csv | $$(@D)/
+	$(CC) -DSBAT_CSV='"$(B)/gen/sbat.csv"' -c $< -o $@
+
+# scripts/check-efi-relocs fails the link when anything is left that the firmware would
+# have to resolve (a PLT slot, a relocation other than RELATIVE): the PE image carries neither.
+$(B)/boot/loader.so: $(BOOT_OBJ) scripts/check-efi-relocs
 	$(LD) -shared -Bsymbolic -nostdlib -znocombreloc -T$(EFI_LIB)/elf_x86_64_efi.lds \
-		$(EFI_LIB)/crt0-efi-x86_64.o $(BOOT_OBJ) -o $@ -L$(EFI_LIB) -lefi -lgnuefi
+		$(EFI_LIB)/crt0-efi-x86_64.o $(BOOT_OBJ) -o $@.tmp -L$(EFI_LIB) -lefi -lgnuefi
+	scripts/check-efi-relocs $@.tmp
+	mv $@.tmp $@
 
 $(B)/BOOTX64.EFI: $(B)/boot/loader.so
 	$(OBJCOPY) -j .text -j .sdata -j .data -j .rodata -j .dynamic -j .dynsym -j .rel \
-		-j .rela -j '.rel.*' -j '.rela.*' -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+		-j .rela -j '.rel.*' -j '.rela.*' -j .reloc -j .sbat --target efi-app-x86_64 --subsystem=10 $< $@
 
 # ---------------------------------------------------------------- host side
 # lib/ builds for the host too (minus the freestanding libc replacements), as do the
