@@ -174,11 +174,12 @@ $(B)/boot/kernel-blob.o: boot/kernel-blob.S $(B)/kernel.stripped.elf
 # The URL field names the document that says how to sign and enrol it. Rewritten only when
 # the version changes.
 SBAT_GENERATION := 1
+# (No temporary file: tests run make image beside one another, and would race on its name.)
+SBAT_CSV_TEXT := sbat,1,SBAT Version,sbat,1,https://github.com/rhboot/shim/blob/main/SBAT.md\n$\
+	bareperf,$(SBAT_GENERATION),bareperf,bareperf,$(VERSION),docs/secure-boot.md\n
 $(B)/gen/sbat.csv: FORCE
 	@mkdir -p $(dir $@)
-	@printf '%s\n' 'sbat,1,SBAT Version,sbat,1,https://github.com/rhboot/shim/blob/main/SBAT.md' \
-		'bareperf,$(SBAT_GENERATION),bareperf,bareperf,$(VERSION),docs/secure-boot.md' > $@.tmp
-	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; echo "GEN $@"; fi
+	@printf '$(SBAT_CSV_TEXT)' | cmp -s - $@ || { printf '$(SBAT_CSV_TEXT)' > $@; echo "GEN $@"; }
 
 $(B)/boot/sbat.o: boot/sbat.S $(B)/gen/sbat.csv | $$(@D)/
 	$(CC) -DSBAT_CSV='"$(B)/gen/sbat.csv"' -c $< -o $@
