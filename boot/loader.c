@@ -12,6 +12,7 @@
 
 #include "arch/x86/abi.h"
 #include "boot/pxe.h"
+#include "lib/bits.h"
 #include "lib/bootinfo.h"
 #include "lib/bootmenu.h"
 
@@ -270,20 +271,6 @@ static void get_rsdp(void)
 		bi->rsdp = (UINT64)t;
 		bi->rsdp_revision = 0;
 	}
-}
-
-/* A GOP channel mask as position and width (UEFI 2.9, 12.9: EFI_PIXEL_BITMASK). The bits
- * are counted here: __builtin_popcount without POPCNT is a call to libgcc's __popcountdi2,
- * which the loader does not link, and a PLT slot the PE image does not carry
- * (scripts/check-efi-relocs refuses the link). */
-static void mask_field(UINT32 mask, UINT8 *pos, UINT8 *size)
-{
-	UINT8 n = 0;
-
-	*pos = mask ? (UINT8)__builtin_ctz(mask) : 0;
-	for (; mask; mask &= mask - 1)
-		n++;
-	*size = n;
 }
 
 /* The GOP mode's pixel format for the kernel's screen console. 32-bit pixels in each
