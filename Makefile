@@ -18,6 +18,10 @@
 #   make test     host unit tests + QEMU boots, in parallel; ends with the total time and
 #                 "N passed, N failed"
 #   make fuzz     each fuzz target for FUZZ_SECONDS (default 60); docs/fuzzing.md
+#   make mok-key  a key pair for Secure Boot in MOK_DIR (default ~/.bareperf-mok), outside the
+#                 tree; make image SECUREBOOT=MOK_DIR then builds an image with shim and the
+#                 loader signed with it (docs/secure-boot.md)
+#   make test-secureboot  the Secure Boot boots (shim, MokManager), apart from make test
 
 B       := build
 CC      := gcc
@@ -155,7 +159,7 @@ BOOT_C   := $(wildcard boot/*.c)
 # lib/bootmenu.c and the configuration reader it uses are pure code without libc: the
 # loader links them as the host tests do.
 BOOT_OBJ := $(BOOT_C:%.c=$(B)/boot/%.o) $(B)/boot/lib/bootmenu.o $(B)/boot/lib/cfg-lex.o \
-	$(B)/boot/kernel-blob.o
+	$(B)/boot/kernel-blob.o $(B)/boot/sbat.o
 
 $(B)/boot/%.o: %.c | $$(@D)/
 	$(CC) $(ECFLAGS) -c $< -o $@
@@ -168,13 +172,31 @@ $(B)/boot/kernel-blob.o: boot/kernel-blob.S $(B)/kernel.stripped.elf
 	@mkdir -p $(dir $@)
 	$(CC) -fpic -DKERNEL_ELF='"$(B)/kernel.stripped.elf"' -c $< -o $@
 
-$(B)/boot/loader.so: $(BOOT_OBJ)
+# The loader's SBAT line (shim's SBAT.md; docs/secure-boot.md): component, its generation
+# (raised when a security fix must revoke the older loaders), vendor, package, version, URL.
+# The URL field names the document that says how to sign and enrol it. Rewritten only when
+# the version changes.
+SBAT_GENERATION := 1
+# (No temporary file: tests run make image beside one another, and would race on its name.)
+SBAT_CSV_TEXT := sbat,1,SBAT Version,sbat,1,https://github.com/rhboot/shim/blob/main/SBAT.md\n$\
+	bareperf,$(SBAT_GENERATION),bareperf,bareperf,$(VERSION),docs/secure-boot.md\n
+$(B)/gen/sbat.csv: FORCE
+	@mkdir -p $(dir $@)
+	@printf '$(SBAT_CSV_TEXT)' | cmp -s - $@ || { printf '$(SBAT_CSV_TEXT)' > $@; echo "GEN $@"; }
+
+$(B)/boot/sbat.o: boot/sbat.S $(B)/gen/sbat.csv | $$(@D)/
+	$(CC) -DSBAT_CSV='"$(B)/gen/sbat.csv"' -c $< -o $@
+
+# scripts/check-efi-relocs fails the link when anything is left that the firmware would
+# have to resolve (a PLT slot, a relocation other than RELATIVE): the PE image carries neither.
+$(B)/boot/loader.so: $(BOOT_OBJ) scripts/check-efi-relocs
 	$(LD) -shared -Bsymbolic -nostdlib -znocombreloc -T$(EFI_LIB)/elf_x86_64_efi.lds \
 		$(EFI_LIB)/crt0-efi-x86_64.o $(BOOT_OBJ) -o $@ -L$(EFI_LIB) -lefi -lgnuefi
+	scripts/check-efi-relocs $@ || { rm -f $@; exit 1; }
 
 $(B)/BOOTX64.EFI: $(B)/boot/loader.so
 	$(OBJCOPY) -j .text -j .sdata -j .data -j .rodata -j .dynamic -j .dynsym -j .rel \
-		-j .rela -j '.rel.*' -j '.rela.*' -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+		-j .rela -j '.rel.*' -j '.rela.*' -j .reloc -j .sbat --target efi-app-x86_64 --subsystem=10 $< $@
 
 # ---------------------------------------------------------------- host side
 # lib/ builds for the host too (minus the freestanding libc replacements), as do the
@@ -447,8 +469,33 @@ $(IMAGE).config: FORCE
 	@mkdir -p $(dir $@)
 	@printf '%s\n' '$(IMAGE_CFG)' | cmp -s - $@ || printf '%s\n' '$(IMAGE_CFG)' > $@
 
-$(IMAGE): $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) $(IMAGE).config $(IMAGE_CFG)
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(IMAGE_CFG)
+# SECUREBOOT=KEYDIR: an image for machines with Secure Boot on (docs/secure-boot.md):
+# Debian's shim and MokManager (scripts/fetch-shim, into $(SHIM_DIR)) start the loader,
+# signed with KEYDIR/mok.key (make mok-key). IMAGE.mok names the key's certificate (its
+# fingerprint) or none, rewritten only when that changes; scripts/mok-check fails here, before
+# anything is built, on a missing key or one that does not match its certificate.
+SECUREBOOT ?=
+SHIM_DIR   := $(B)/shim
+$(IMAGE).mok: FORCE
+	@mkdir -p $(dir $@)
+	@{ if [ -n '$(SECUREBOOT)' ]; then scripts/mok-check '$(SECUREBOOT)' && echo '$(SECUREBOOT)'; \
+		else echo none; fi; } > $@.tmp || { rm -f $@.tmp; exit 1; }; \
+	if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+
+$(IMAGE): $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) $(IMAGE).config $(IMAGE_CFG) \
+		$(IMAGE).mok scripts/mok-check $(if $(SECUREBOOT),$(SHIM_DIR)/stamp)
+	scripts/mkimage $(if $(SECUREBOOT),--secure-boot '$(SECUREBOOT)' --shim $(SHIM_DIR)/root) \
+		$@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(IMAGE_CFG)
+
+# Debian's signed shim and MokManager, downloaded and unpacked (no maintainer scripts run).
+$(SHIM_DIR)/stamp: scripts/fetch-shim
+	scripts/fetch-shim $(SHIM_DIR)
+	@touch $@
+
+# A key pair to sign the loader with, outside the tree (scripts/mok-key refuses one inside).
+MOK_DIR ?= $(HOME)/.bareperf-mok
+mok-key:
+	scripts/mok-key '$(MOK_DIR)'
 
 # An image with a bareperf.cfg on the ESP, for the boot test of the config file path.
 $(B)/test-cfg.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) tests/qemu/bareperf-test.cfg
@@ -533,7 +580,7 @@ $(MKIMAGE_IMAGES:%=%.env): FORCE
 	if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MKIMAGE_IMAGES): %: %.env
 
-.PHONY: all image iso netboot run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
+.PHONY: all image iso netboot run test test-secureboot mok-key unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:
 all: $(B)/BOOTX64.EFI $(B)/kernel32.elf $(HOST_TOOLS)
 image: $(IMAGE)
@@ -568,6 +615,14 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 test: deps
 	$(MAKE) -j$(NPROC) all image $(TEST_IMAGES) $(UNIT_TESTS) fuzz-build
 	tests/run-all
+
+# The Secure Boot boots (tests/secureboot/run): under Debian's Secure Boot OVMF, the unsigned
+# image is refused, shim stops at an unenrolled key and at a loader without .sbat, the signed
+# loader with its key in MokList runs mode=selftest, and one enrolment through MokManager.
+# About 3.5 s of CPU a boot: apart from make test, whose budget they would break.
+test-secureboot: deps
+	$(MAKE) -j$(NPROC) all image $(SHIM_DIR)/stamp
+	tests/secureboot/run
 
 clean:
 	rm -rf $(B)

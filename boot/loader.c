@@ -12,6 +12,7 @@
 
 #include "arch/x86/abi.h"
 #include "boot/pxe.h"
+#include "lib/bits.h"
 #include "lib/bootinfo.h"
 #include "lib/bootmenu.h"
 
@@ -270,13 +271,6 @@ static void get_rsdp(void)
 		bi->rsdp = (UINT64)t;
 		bi->rsdp_revision = 0;
 	}
-}
-
-/* A GOP channel mask as position and width (UEFI 2.9, 12.9: EFI_PIXEL_BITMASK). */
-static void mask_field(UINT32 mask, UINT8 *pos, UINT8 *size)
-{
-	*pos = mask ? (UINT8)__builtin_ctz(mask) : 0;
-	*size = (UINT8)__builtin_popcount(mask);
 }
 
 /* The GOP mode's pixel format for the kernel's screen console. 32-bit pixels in each

@@ -8,18 +8,10 @@
 #include "arch/x86/pmu/netburst.h"
 #include "lib/p4-events.h"
 #include "lib/p4-regs.h"
+#include "lib/bits.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
-
-/* Set bits; __builtin_popcount would call libgcc, which the kernel does not link. */
-static unsigned bit_count(uint64_t v)
-{
-	unsigned n = 0;
-	for (; v; v &= v - 1)
-		n++;
-	return n;
-}
 
 struct nb_alloc {
 	const struct ev_encoding *ev;
