@@ -1,7 +1,7 @@
 /*
  * Finding the disks (kernel/storage-probe.h): PCI enumeration, by ECAM where ACPI's MCFG
  * gives one, and the storage controllers on it, each disk and USB stick opened as a block
- * device through its driver (drivers/ahci, ide, xhci, ehci; usb, usb-hub, usb-msc).
+ * device through its driver (drivers/ahci, ide, xhci, ehci, uhci; usb, usb-hub, usb-msc).
  */
 #include "kernel/storage-probe.h"
 #include "arch/x86/paging.h"
@@ -9,6 +9,7 @@
 #include "drivers/ehci.h"
 #include "drivers/ide.h"
 #include "drivers/pci.h"
+#include "drivers/uhci.h"
 #include "drivers/usb-hub.h"
 #include "drivers/usb-msc.h"
 #include "drivers/xhci.h"
@@ -22,6 +23,7 @@
 #define ECAM_BUS_BYTES (1ull << 20)
 #define STORAGE_EHCI_MAX 4      /* EHCI controllers opened; each keeps EHCI_DMA_BYTES */
 #define STORAGE_XHCI_MAX  2     /* xHCI controllers opened */
+#define STORAGE_UHCI_MAX 8      /* UHCI controllers opened; each keeps UHCI_DMA_BYTES */
 
 static struct pci_found pci;
 /* Per kind, the disks kept and, past them, one entry for the disk being examined. */
@@ -42,6 +44,8 @@ static char first_unsearched[BLOCKDEV_ERR_MAX];
 static struct ehci_hc ehci_hcs[STORAGE_EHCI_MAX];
 static const struct pci_dev *ehci_pci[STORAGE_EHCI_MAX];
 static unsigned nehci;
+static struct uhci_hc uhci_hcs[STORAGE_UHCI_MAX];
+static unsigned nuhci;
 
 /* ECAM where the MCFG has segment 0 with bus 0 and the window is identity-mapped; the
  * reason for mechanism #1 otherwise. */
@@ -74,7 +78,7 @@ static void choose_config_access(void)
 }
 
 /* The storage controllers bareperf opens (AHCI, IDE; USB hosts for mass storage). */
-enum controller { CTRL_NONE, CTRL_AHCI, CTRL_IDE, CTRL_XHCI, CTRL_EHCI };
+enum controller { CTRL_NONE, CTRL_AHCI, CTRL_IDE, CTRL_XHCI, CTRL_EHCI, CTRL_UHCI, CTRL_USB_OTHER };
 static const struct {
 	uint8_t class_code, subclass;
 	int progif;                 /* -1: any */
@@ -85,6 +89,9 @@ static const struct {
 	{ PCI_CLASS_STORAGE, PCI_SUBCLASS_IDE, -1, CTRL_IDE, "ide" },
 	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, PCI_PROGIF_XHCI, CTRL_XHCI, "xhci" },
 	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, PCI_PROGIF_EHCI, CTRL_EHCI, "ehci" },
+	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, PCI_PROGIF_UHCI, CTRL_UHCI, "uhci" },
+	/* named, so that the not saved: line can say where bareperf did not look */
+	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, -1, CTRL_USB_OTHER, "usb-other" },
 };
 
 /* The entry of controller_kinds that d is, or -1. */
@@ -105,7 +112,7 @@ static enum controller controller_kind(const struct pci_dev *d)
 
 /* What was searched, per kind of controller the kernel opens (and the USB hubs it follows),
  * for the not saved: line. */
-enum { SEARCHED_AHCI, SEARCHED_IDE, SEARCHED_XHCI, SEARCHED_EHCI, SEARCHED_HUB, SEARCHED_KINDS };
+enum { SEARCHED_AHCI, SEARCHED_IDE, SEARCHED_XHCI, SEARCHED_EHCI, SEARCHED_UHCI, SEARCHED_HUB, SEARCHED_KINDS };
 static struct {
 	const char *label, *holder, *unit;
 	bool named_when_none;
@@ -115,8 +122,26 @@ static struct {
 	[SEARCHED_IDE] = { "IDE", "controller", "channel", true },
 	[SEARCHED_XHCI] = { "xHCI", "controller", "port", true },
 	[SEARCHED_EHCI] = { "EHCI", "controller", "port", true },
+	[SEARCHED_UHCI] = { "UHCI", "controller", "port", false },
 	[SEARCHED_HUB] = { "USB hubs", "hub", "port", false },
 };
+
+/* The USB controllers found and not driven (their kind by programming interface, PCI Code
+ * and ID Assignment 1.11, class 0Ch subclass 03h), for the not saved: line. */
+static char undriven[120];
+static unsigned nundriven;
+
+static void note_undriven(const struct pci_dev *d)
+{
+	const char *kind = d->progif == PCI_PROGIF_OHCI ? "OHCI" : d->progif == PCI_PROGIF_USB_DEVICE ? "USB device" :
+			   "USB";
+	size_t n = strlen(undriven);
+
+	if (n < sizeof(undriven))
+		bp_snprintf(undriven + n, sizeof(undriven) - n, "%s%s %02x:%02x.%x", nundriven ? ", " : "", kind, d->bus,
+			    d->dev, d->fn);
+	nundriven++;
+}
 
 static void count_searched(unsigned kind, unsigned units)
 {
@@ -307,6 +332,9 @@ static bool usb_controller_full(const void *hc)
 	for (unsigned i = 0; i < nehci; i++)
 		if (hc == &ehci_hcs[i])
 			return ehci_hcs[i].ndevs == EHCI_DEVS_MAX;
+	for (unsigned i = 0; i < nuhci; i++)
+		if (hc == &uhci_hcs[i])
+			return uhci_hcs[i].ndevs == UHCI_DEVS_MAX;
 	return false;
 }
 
@@ -453,11 +481,63 @@ static void open_ehci(const struct pci_dev *d)
 	}
 }
 
+/* A UHCI controller: its I/O registers (BAR4), taken from the firmware and reset; each port's
+ * full-speed device (a companion of an EHCI gets the ports the EHCI let go). */
+static void open_uhci(const struct pci_dev *d)
+{
+	uint32_t bar = pci_dev_read32(d, PCI_BAR(UHCI_PCI_BAR));
+	uint32_t io = bar & PCI_BAR_IO_MASK;
+	char err[USB_ERR_MAX], note[USB_ERR_MAX];
+	struct dma_region dma;
+
+	if (nuhci == STORAGE_UHCI_MAX) {
+		bp_snprintf(note, sizeof(note), "UHCI %02x:%02x.%x: past the %u UHCI controllers bareperf opens", d->bus,
+			    d->dev, d->fn, STORAGE_UHCI_MAX);
+		not_searched(note);
+		return;
+	}
+	struct uhci_hc *hc = &uhci_hcs[nuhci];
+	bp_snprintf(hc->name, sizeof(hc->name), "UHCI %02x:%02x.%x", d->bus, d->dev, d->fn);
+	if (!(bar & PCI_BAR_IO) || io == 0 || io + UHCI_IO_BYTES > 0x10000u) {
+		kprintf("storage.note=%s: its registers (BAR4 0x%08x) are not reachable\n", hc->name, bar);
+		return;
+	}
+	if (dma_alloc(UHCI_DMA_BYTES, PAGE_SIZE, &dma)) {
+		kprintf("storage.note=%s: no memory for DMA\n", hc->name);
+		return;
+	}
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
+		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_IO | PCI_COMMAND_MASTER);
+	if (uhci_open(hc, d, (uint16_t)io, &dma, err, sizeof(err))) {
+		kprintf("storage.note=%s\n", err);
+		return;
+	}
+	nuhci++;
+	count_searched(SEARCHED_UHCI, hc->nports);
+	for (unsigned p = 1; p <= hc->nports; p++) {
+		struct usb_dev *ud;
+		switch (uhci_port_attach(hc, p, &ud, err, sizeof(err))) {
+		case UHCI_PORT_DEVICE:
+			if (open_usb_device(ud))
+				open_usb_hub(ud);
+			break;
+		case UHCI_PORT_FAILED:
+			attach_failed(hc, err);
+			break;
+		case UHCI_PORT_SKIPPED:
+			kprintf("storage.note=%s\n", err);
+			break;
+		case UHCI_PORT_EMPTY:
+			break;
+		}
+	}
+}
+
 /* "2 disks searched; AHCI: 1 controller, 6 ports; IDE: 0 controllers; ...; USB hubs: 1 hub,
  * 8 ports", and where an Intel EHCI's ports may have gone to an xHCI. */
 const char *storage_searched_text(void)
 {
-	static char text[240];
+	static char text[400];
 	size_t n = bp_snprintf(text, sizeof(text), "%u disk%s searched", nexamined, nexamined == 1 ? "" : "s");
 
 	for (unsigned k = 0; k < SEARCHED_KINDS && n < sizeof(text); k++) {
@@ -475,6 +555,9 @@ const char *storage_searched_text(void)
 			n += bp_snprintf(text + n, sizeof(text) - n, "; the ports of Intel %s may be routed to the "
 					 "xHCI %02x:%02x.%x", ehci_hcs[i].name, x->bus, x->dev, x->fn);
 	}
+	if (nundriven && n < sizeof(text))
+		bp_snprintf(text + n, sizeof(text) - n, "; not searched: %u USB controller%s bareperf does not drive "
+			    "(%s)", nundriven, nundriven == 1 ? "" : "s", undriven);
 	return text;
 }
 
@@ -486,6 +569,9 @@ void storage_usb_idle(void)
 
 	for (unsigned i = 0; i < nehci; i++)
 		if (ehci_idle(&ehci_hcs[i], err, sizeof(err)))
+			kprintf("storage.note=%s\n", err);
+	for (unsigned i = 0; i < nuhci; i++)
+		if (uhci_idle(&uhci_hcs[i], err, sizeof(err)))
 			kprintf("storage.note=%s\n", err);
 }
 
@@ -521,14 +607,23 @@ void storage_probe(storage_examine_fn examine_disk)
 		case CTRL_XHCI:
 			open_xhci(&pci.dev[i]);
 			break;
+		case CTRL_USB_OTHER:
+			note_undriven(&pci.dev[i]);
+			break;
 		case CTRL_EHCI:         /* below */
+		case CTRL_UHCI:
 		case CTRL_NONE:
 			break;
 		}
-	/* EHCI last: an Intel xHCI may take the EHCI's ports when it opens (XUSB2PR). */
+	/* EHCI after xHCI: an Intel xHCI may take the EHCI's ports when it opens (XUSB2PR). */
 	for (unsigned i = 0; i < pci.count; i++)
 		if (controller_kind(&pci.dev[i]) == CTRL_EHCI)
 			open_ehci(&pci.dev[i]);
+	/* The USB 1.1 controllers last: an EHCI's companions get the full-speed devices it lets
+	 * go (its ports' Port Owner) once it has been opened. */
+	for (unsigned i = 0; i < pci.count; i++)
+		if (controller_kind(&pci.dev[i]) == CTRL_UHCI)
+			open_uhci(&pci.dev[i]);
 }
 
 unsigned storage_unsearched(const char **first)
