@@ -1,13 +1,15 @@
 /*
  * Finding the disks (kernel/storage-probe.h): PCI enumeration, by ECAM where ACPI's MCFG
  * gives one, and the storage controllers on it, each disk and USB stick opened as a block
- * device through its driver (drivers/ahci, ide, xhci, ehci, uhci; usb, usb-hub, usb-msc).
+ * device through its driver (drivers/ahci, ide, xhci, ehci, uhci, ohci; usb, usb-hub,
+ * usb-msc).
  */
 #include "kernel/storage-probe.h"
 #include "arch/x86/paging.h"
 #include "drivers/ahci.h"
 #include "drivers/ehci.h"
 #include "drivers/ide.h"
+#include "drivers/ohci.h"
 #include "drivers/pci.h"
 #include "drivers/uhci.h"
 #include "drivers/usb-hub.h"
@@ -24,6 +26,7 @@
 #define STORAGE_EHCI_MAX 4      /* EHCI controllers opened; each keeps EHCI_DMA_BYTES */
 #define STORAGE_XHCI_MAX  2     /* xHCI controllers opened */
 #define STORAGE_UHCI_MAX 8      /* UHCI controllers opened; each keeps UHCI_DMA_BYTES */
+#define STORAGE_OHCI_MAX 4      /* OHCI controllers opened; each keeps OHCI_DMA_BYTES */
 
 static struct pci_found pci;
 /* Per kind, the disks kept and, past them, one entry for the disk being examined. */
@@ -46,6 +49,8 @@ static const struct pci_dev *ehci_pci[STORAGE_EHCI_MAX];
 static unsigned nehci;
 static struct uhci_hc uhci_hcs[STORAGE_UHCI_MAX];
 static unsigned nuhci;
+static struct ohci_hc ohci_hcs[STORAGE_OHCI_MAX];
+static unsigned nohci;
 
 /* ECAM where the MCFG has segment 0 with bus 0 and the window is identity-mapped; the
  * reason for mechanism #1 otherwise. */
@@ -78,7 +83,7 @@ static void choose_config_access(void)
 }
 
 /* The storage controllers bareperf opens (AHCI, IDE; USB hosts for mass storage). */
-enum controller { CTRL_NONE, CTRL_AHCI, CTRL_IDE, CTRL_XHCI, CTRL_EHCI, CTRL_UHCI, CTRL_USB_OTHER };
+enum controller { CTRL_NONE, CTRL_AHCI, CTRL_IDE, CTRL_XHCI, CTRL_EHCI, CTRL_UHCI, CTRL_OHCI, CTRL_USB_OTHER };
 static const struct {
 	uint8_t class_code, subclass;
 	int progif;                 /* -1: any */
@@ -90,6 +95,7 @@ static const struct {
 	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, PCI_PROGIF_XHCI, CTRL_XHCI, "xhci" },
 	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, PCI_PROGIF_EHCI, CTRL_EHCI, "ehci" },
 	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, PCI_PROGIF_UHCI, CTRL_UHCI, "uhci" },
+	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, PCI_PROGIF_OHCI, CTRL_OHCI, "ohci" },
 	/* named, so that the not saved: line can say where bareperf did not look */
 	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, -1, CTRL_USB_OTHER, "usb-other" },
 };
@@ -112,7 +118,8 @@ static enum controller controller_kind(const struct pci_dev *d)
 
 /* What was searched, per kind of controller the kernel opens (and the USB hubs it follows),
  * for the not saved: line. */
-enum { SEARCHED_AHCI, SEARCHED_IDE, SEARCHED_XHCI, SEARCHED_EHCI, SEARCHED_UHCI, SEARCHED_HUB, SEARCHED_KINDS };
+enum { SEARCHED_AHCI, SEARCHED_IDE, SEARCHED_XHCI, SEARCHED_EHCI, SEARCHED_UHCI, SEARCHED_OHCI, SEARCHED_HUB,
+       SEARCHED_KINDS };
 static struct {
 	const char *label, *holder, *unit;
 	bool named_when_none;
@@ -123,6 +130,7 @@ static struct {
 	[SEARCHED_XHCI] = { "xHCI", "controller", "port", true },
 	[SEARCHED_EHCI] = { "EHCI", "controller", "port", true },
 	[SEARCHED_UHCI] = { "UHCI", "controller", "port", false },
+	[SEARCHED_OHCI] = { "OHCI", "controller", "port", false },
 	[SEARCHED_HUB] = { "USB hubs", "hub", "port", false },
 };
 
@@ -133,8 +141,7 @@ static unsigned nundriven;
 
 static void note_undriven(const struct pci_dev *d)
 {
-	const char *kind = d->progif == PCI_PROGIF_OHCI ? "OHCI" : d->progif == PCI_PROGIF_USB_DEVICE ? "USB device" :
-			   "USB";
+	const char *kind = d->progif == PCI_PROGIF_USB_DEVICE ? "USB device" : "USB";
 	size_t n = strlen(undriven);
 
 	if (n < sizeof(undriven))
@@ -335,6 +342,9 @@ static bool usb_controller_full(const void *hc)
 	for (unsigned i = 0; i < nuhci; i++)
 		if (hc == &uhci_hcs[i])
 			return uhci_hcs[i].ndevs == UHCI_DEVS_MAX;
+	for (unsigned i = 0; i < nohci; i++)
+		if (hc == &ohci_hcs[i])
+			return ohci_hcs[i].ndevs == OHCI_DEVS_MAX;
 	return false;
 }
 
@@ -533,6 +543,63 @@ static void open_uhci(const struct pci_dev *d)
 	}
 }
 
+/* An OHCI controller: its registers (BAR0), taken from the firmware, reset and made
+ * operational; each port's full-speed device. */
+static void open_ohci(const struct pci_dev *d)
+{
+	uint32_t bar = pci_dev_read32(d, PCI_BAR(0));
+	uint64_t base = bar & PCI_BAR_MEM_MASK;
+	char note[USB_ERR_MAX], err[USB_ERR_MAX];
+	struct dma_region dma;
+
+	if (nohci == STORAGE_OHCI_MAX) {
+		bp_snprintf(note, sizeof(note), "OHCI %02x:%02x.%x: past the %u OHCI controllers bareperf opens", d->bus,
+			    d->dev, d->fn, STORAGE_OHCI_MAX);
+		not_searched(note);
+		return;
+	}
+	struct ohci_hc *hc = &ohci_hcs[nohci];
+	bp_snprintf(hc->name, sizeof(hc->name), "OHCI %02x:%02x.%x", d->bus, d->dev, d->fn);
+	volatile uint8_t *regs = base && !(bar & PCI_BAR_IO) ? paging_map_mmio(base, OHCI_MMIO_BYTES) : NULL;
+	if (!regs) {
+		kprintf("storage.note=%s: its registers (BAR0 at 0x%llx) are not reachable\n", hc->name,
+			(unsigned long long)base);
+		return;
+	}
+	if (dma_alloc(OHCI_DMA_BYTES, PAGE_SIZE, &dma)) {
+		kprintf("storage.note=%s: no memory for DMA\n", hc->name);
+		return;
+	}
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
+		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+	int r = ohci_open(hc, regs, &dma, note, sizeof(note), err, sizeof(err));
+	if (note[0])
+		kprintf("storage.note=%s\n", note);
+	if (r) {
+		kprintf("storage.note=%s\n", err);
+		return;
+	}
+	nohci++;
+	count_searched(SEARCHED_OHCI, hc->nports);
+	for (unsigned p = 1; p <= hc->nports; p++) {
+		struct usb_dev *ud;
+		switch (ohci_port_attach(hc, p, &ud, err, sizeof(err))) {
+		case OHCI_PORT_DEVICE:
+			if (open_usb_device(ud))
+				open_usb_hub(ud);
+			break;
+		case OHCI_PORT_FAILED:
+			attach_failed(hc, err);
+			break;
+		case OHCI_PORT_SKIPPED:
+			kprintf("storage.note=%s\n", err);
+			break;
+		case OHCI_PORT_EMPTY:
+			break;
+		}
+	}
+}
+
 /* "2 disks searched; AHCI: 1 controller, 6 ports; IDE: 0 controllers; ...; USB hubs: 1 hub,
  * 8 ports", and where an Intel EHCI's ports may have gone to an xHCI. */
 const char *storage_searched_text(void)
@@ -562,7 +629,8 @@ const char *storage_searched_text(void)
 }
 
 /* Between storage operations the USB host controllers read no memory: EHCI's asynchronous
- * schedule stops (xHCI is idle without a doorbell), so that no DMA disturbs a measurement. */
+ * schedule stops, UHCI stops (xHCI is idle without a doorbell), OHCI's lists stop (it still
+ * writes the frame number into its HCCA), so that no DMA disturbs a measurement. */
 void storage_usb_idle(void)
 {
 	char err[USB_ERR_MAX];
@@ -572,6 +640,9 @@ void storage_usb_idle(void)
 			kprintf("storage.note=%s\n", err);
 	for (unsigned i = 0; i < nuhci; i++)
 		if (uhci_idle(&uhci_hcs[i], err, sizeof(err)))
+			kprintf("storage.note=%s\n", err);
+	for (unsigned i = 0; i < nohci; i++)
+		if (ohci_idle(&ohci_hcs[i], err, sizeof(err)))
 			kprintf("storage.note=%s\n", err);
 }
 
@@ -612,6 +683,7 @@ void storage_probe(storage_examine_fn examine_disk)
 			break;
 		case CTRL_EHCI:         /* below */
 		case CTRL_UHCI:
+		case CTRL_OHCI:
 		case CTRL_NONE:
 			break;
 		}
@@ -622,8 +694,16 @@ void storage_probe(storage_examine_fn examine_disk)
 	/* The USB 1.1 controllers last: an EHCI's companions get the full-speed devices it lets
 	 * go (its ports' Port Owner) once it has been opened. */
 	for (unsigned i = 0; i < pci.count; i++)
-		if (controller_kind(&pci.dev[i]) == CTRL_UHCI)
+		switch (controller_kind(&pci.dev[i])) {
+		case CTRL_UHCI:
 			open_uhci(&pci.dev[i]);
+			break;
+		case CTRL_OHCI:
+			open_ohci(&pci.dev[i]);
+			break;
+		default:
+			break;
+		}
 }
 
 unsigned storage_unsearched(const char **first)

@@ -361,10 +361,10 @@ CASES += [
 ]
 
 # ---------------------------------------------------------------- USB 1.1 sticks (issue 33)
-# UHCI (Intel's PIIX3, PIIX4 and ICH9 models) and EHCI's UHCI companions, by PVH on a copy of
-# the image (writable): each controller taken from the firmware, reset, its stick addressed
-# at full speed and read through control and bulk transfers. One boot per kernel holds them
-# all: the image's stick on one, and on each other a stick with another image's identity
+# UHCI (Intel's PIIX3, PIIX4 and ICH9 models), EHCI's UHCI companions and OHCI (QEMU's
+# pci-ohci, Apple's 106b:003f), by PVH on a copy of the image (writable): each controller
+# taken from the firmware, reset, its stick addressed at full speed and read through control
+# and bulk transfers. Each boot holds them all: the image's stick on one, and on each other a stick with another image's identity
 # (test_results_area's base.img, read-only), whose results area is read through it. QEMU's
 # usb-storage is a high-speed device, so an EHCI keeps it: the companion's stick is behind
 # QEMU's full-speed hub, which the EHCI lets go (Port Owner) to its companion. The run is
@@ -411,12 +411,13 @@ USB11_RUN = "payloads=empty reps=2 warmup=0"
 N = "storage-usb11-uhci"
 UHCI_WHERE = r"UHCI 00:01\.0, port 1"
 CASES += [
-    # x86-64: the image on a PIIX3 UHCI; PIIX4 and ICH9 UHCIs and an ICH9 EHCI with a UHCI
-    # companion (its stick behind a hub) beside it.
+    # x86-64: the image on a PIIX3 UHCI; PIIX4 and ICH9 UHCIs, an ICH9 EHCI with a UHCI
+    # companion (its stick behind a hub) and an OHCI beside it.
     dict(name=N, grub=False, writable=True,
          args=["--cpu", "qemu64", "--usb", "uhci", "--config", USB11_RUN, "--"]
          + other_stick("piix4-usb-uhci", 5, "p4") + other_stick("ich9-usb-uhci1", 6, "i9")
-         + ["-device", "ich9-usb-ehci1,id=e2,addr=0x7"] + other_stick("ich9-usb-uhci2", 8, "co", "e2", hub=True),
+         + ["-device", "ich9-usb-ehci1,id=e2,addr=0x7"] + other_stick("ich9-usb-uhci2", 8, "co", "e2", hub=True)
+         + other_stick("pci-ohci", 9, "oh"),
          lines=["cpu.mode=long", "storage.controller=uhci 00:01.0 8086:7020",
                 "storage.controller=uhci 00:05.0 8086:7112", "storage.controller=uhci 00:06.0 8086:2934",
                 "storage.controller=ehci 00:07.0 8086:293a", "storage.controller=uhci 00:08.0 8086:2935",
@@ -425,7 +426,7 @@ CASES += [
                 "storage.disk=USB stick (UHCI 00:01.0, port 1): 131072 sectors of 512 bytes",
                 "storage.disk=USB stick (UHCI 00:08.0, port 1.1): 131072 sectors of 512 bytes"],
          match=[SAVED_ON % UHCI_WHERE, other_read(r"UHCI 00:05\.0, port 1"), other_read(r"UHCI 00:06\.0, port 1"),
-                other_read(r"UHCI 00:08\.0, port 1\.1")],
+                other_read(r"UHCI 00:08\.0, port 1\.1"), other_read(r"OHCI 00:09\.0, port 1")],
          absent=NO_FAIL, check=saved_and_reported(N, UHCI_WHERE)),
 ]
 N = "storage-usb11-companion-i686"
@@ -433,15 +434,30 @@ COMPANION_WHERE = r"UHCI 00:02\.0, port 1\.1"
 CASES += [
     # i686: the image behind a hub on an ICH9 EHCI's port 1, handed to its first UHCI
     # companion (qemu-run --usb ehci-uhci --usb-hub: the EHCI at 00:01.0, the companions at
-    # 00:02.0-00:04.0); PIIX3 and PIIX4 UHCIs beside it.
+    # 00:02.0-00:04.0); PIIX3 and PIIX4 UHCIs and an OHCI beside it.
     dict(name=N, grub=False, writable=True,
          args=["--cpu", "pentium3", "--usb", "ehci-uhci", "--usb-hub", "--config", USB11_RUN, "--"]
-         + other_stick("piix3-usb-uhci", 5, "p3") + other_stick("piix4-usb-uhci", 6, "p4"),
+         + other_stick("piix3-usb-uhci", 5, "p3") + other_stick("piix4-usb-uhci", 6, "p4")
+         + other_stick("pci-ohci", 7, "oh"),
          lines=["cpu.mode=protected", "storage.controller=ehci 00:01.0 8086:293a",
                 "storage.controller=uhci 00:02.0 8086:2934",
                 "storage.note=EHCI 00:01.0, port 1: a full-speed device, left to the companion controller "
                 "(bareperf serves only high-speed devices on EHCI)",
                 "storage.disk=USB stick (UHCI 00:02.0, port 1.1): 131072 sectors of 512 bytes"],
-         match=[SAVED_ON % COMPANION_WHERE, other_read(r"UHCI 00:05\.0, port 1"), other_read(r"UHCI 00:06\.0, port 1")],
+         match=[SAVED_ON % COMPANION_WHERE, other_read(r"UHCI 00:05\.0, port 1"), other_read(r"UHCI 00:06\.0, port 1"),
+                other_read(r"OHCI 00:07\.0, port 1")],
          absent=NO_FAIL, check=saved_and_reported(N, COMPANION_WHERE)),
+]
+N = "storage-usb11-ohci-i686"
+OHCI_WHERE = r"OHCI 00:01\.0, port 1"
+CASES += [
+    # i686: the image on an OHCI (qemu-run --usb ohci, at 00:01.0; its registers are MMIO),
+    # an ICH9 UHCI beside it.
+    dict(name=N, grub=False, writable=True,
+         args=["--cpu", "pentium3", "--usb", "ohci", "--config", USB11_RUN, "--"] + other_stick("ich9-usb-uhci1", 5, "i9"),
+         lines=["cpu.mode=protected", "storage.controller=ohci 00:01.0 106b:003f",
+                "storage.controller=uhci 00:05.0 8086:2934",
+                "storage.disk=USB stick (OHCI 00:01.0, port 1): 131072 sectors of 512 bytes"],
+         match=[SAVED_ON % OHCI_WHERE, other_read(r"UHCI 00:05\.0, port 1")],
+         absent=NO_FAIL, check=saved_and_reported(N, OHCI_WHERE)),
 ]
