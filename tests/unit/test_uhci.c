@@ -420,23 +420,27 @@ static void test_bulk_toggles(void **state)
 
 	uint8_t buf[512];
 	uint32_t done;
-	fx.in_len = 3 * BULK_MPS + 8;           /* 4 packets: DATA0 1 0 1 */
+	fx.in_len = 2 * BULK_MPS + 8;           /* 3 packets: DATA0 1 0 */
 	if (d->ops->bulk(d, 1, buf, sizeof(buf), &done, msg, sizeof(msg)))
 		fail_msg("bulk IN: %s", msg);
-	assert_int_equal(done, 3 * BULK_MPS + 8);
+	assert_int_equal(done, 2 * BULK_MPS + 8);
 	assert_memory_equal(buf, fx.in_data + sizeof(fx.in_data) - done, done);
-	fx.in_len = 31;                         /* one packet: DATA0 again */
+	fx.in_len = 31 + 10;                    /* one packet from DATA1, then one from DATA0 */
 	if (d->ops->bulk(d, 1, buf, 31, &done, msg, sizeof(msg)))
 		fail_msg("bulk IN: %s", msg);
 	assert_int_equal(done, 31);
+	if (d->ops->bulk(d, 1, buf, 10, &done, msg, sizeof(msg)) || done != 10)
+		fail_msg("bulk IN: %s", msg);
 	for (unsigned i = 0; i < 100; i++)
 		buf[i] = (uint8_t)(0x40 + i);
 	if (d->ops->bulk(d, 0, buf, 100, &done, msg, sizeof(msg)) || done != 100)
 		fail_msg("bulk OUT: %s", msg);
 	if (d->ops->bulk(d, 0, buf, 13, &done, msg, sizeof(msg)) || done != 13)
 		fail_msg("bulk OUT: %s", msg);
+	if (d->ops->bulk(d, 0, buf, 5, &done, msg, sizeof(msg)) || done != 5)     /* DATA1 */
+		fail_msg("bulk OUT: %s", msg);
 	assert_memory_equal(fx.out_data, buf, 100);
-	assert_int_equal(fx.out_len, 113);
+	assert_int_equal(fx.out_len, 118);
 
 	fx.stall_in = true;
 	fx.in_len = 100;
