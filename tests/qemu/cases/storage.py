@@ -369,8 +369,7 @@ CASES += [
 # usb-storage is a high-speed device, so an EHCI keeps it: the companion's stick is behind
 # QEMU's full-speed hub, which the EHCI lets go (Port Owner) to its companion. The run is
 # saved on the image's stick and read back with bareperf-report.
-OTHER_IMAGE = "build/host/results-img/base.img"
-OTHER_ID = "28caa27378b83541feb6a338bcb88465"
+OTHER_IMAGE = "build/host/results-img/base.img"    # its identity follows the commit it was made at
 
 
 def other_stick(hc, addr, drive, masterbus=None, hub=False):
@@ -387,16 +386,18 @@ def other_stick(hc, addr, drive, masterbus=None, hub=False):
                   "-device", "usb-storage,bus=%s.0,port=%s,drive=%s" % (bus, port, drive)]
 
 
-def other_read(where):
-    return r"^storage\.results=%s on %s: 8 slots from sector \d+ \(another image\)$" % (OTHER_ID, where)
-
-
-def saved_and_reported(case, where):
+def saved_and_reported(case, where, others):
     """The run saved on the case's copy of the image, on the stick at where, and read back
-    from the image with bareperf-report --run 1 --summary."""
+    from the image with bareperf-report --run 1 --summary; OTHER_IMAGE's results area read
+    on the sticks at others (regexes)."""
     def check(out):
         image = os.path.join(BOOTS_DIR, case + ".img")
         problems = results_area_found(image, where)(out)
+        other = image_identity(OTHER_IMAGE)
+        for o in others:
+            rx = r"^storage\.results=%s on %s: 8 slots from sector \d+ \(another image\)$" % (other, o)
+            if not other or not re.search(rx, out, re.M):
+                problems.append("no storage.results line with %s's identity %s on %s" % (OTHER_IMAGE, other, o))
         p = subprocess.run([os.path.join("scripts", "bareperf-report"), "--run", "1", image, "--summary"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         text = p.stdout.decode("utf-8", "replace")
@@ -425,9 +426,9 @@ CASES += [
                 "(bareperf serves only high-speed devices on EHCI)",
                 "storage.disk=USB stick (UHCI 00:01.0, port 1): 131072 sectors of 512 bytes",
                 "storage.disk=USB stick (UHCI 00:08.0, port 1.1): 131072 sectors of 512 bytes"],
-         match=[SAVED_ON % UHCI_WHERE, other_read(r"UHCI 00:05\.0, port 1"), other_read(r"UHCI 00:06\.0, port 1"),
-                other_read(r"UHCI 00:08\.0, port 1\.1"), other_read(r"OHCI 00:09\.0, port 1")],
-         absent=NO_FAIL, check=saved_and_reported(N, UHCI_WHERE)),
+         match=[SAVED_ON % UHCI_WHERE], absent=NO_FAIL,
+         check=saved_and_reported(N, UHCI_WHERE, [r"UHCI 00:05\.0, port 1", r"UHCI 00:06\.0, port 1",
+                                                  r"UHCI 00:08\.0, port 1\.1", r"OHCI 00:09\.0, port 1"])),
 ]
 N = "storage-usb11-companion-i686"
 COMPANION_WHERE = r"UHCI 00:02\.0, port 1\.1"
@@ -444,20 +445,21 @@ CASES += [
                 "storage.note=EHCI 00:01.0, port 1: a full-speed device, left to the companion controller "
                 "(bareperf serves only high-speed devices on EHCI)",
                 "storage.disk=USB stick (UHCI 00:02.0, port 1.1): 131072 sectors of 512 bytes"],
-         match=[SAVED_ON % COMPANION_WHERE, other_read(r"UHCI 00:05\.0, port 1"), other_read(r"UHCI 00:06\.0, port 1"),
-                other_read(r"OHCI 00:07\.0, port 1")],
-         absent=NO_FAIL, check=saved_and_reported(N, COMPANION_WHERE)),
+         match=[SAVED_ON % COMPANION_WHERE], absent=NO_FAIL,
+         check=saved_and_reported(N, COMPANION_WHERE, [r"UHCI 00:05\.0, port 1", r"UHCI 00:06\.0, port 1",
+                                                       r"OHCI 00:07\.0, port 1"])),
 ]
 N = "storage-usb11-ohci-i686"
-OHCI_WHERE = r"OHCI 00:01\.0, port 1"
+OHCI_WHERE = r"OHCI 00:01\.0, port 1\.1"
 CASES += [
-    # i686: the image on an OHCI (qemu-run --usb ohci, at 00:01.0; its registers are MMIO),
-    # an ICH9 UHCI beside it.
+    # i686: the image behind a hub on an OHCI (qemu-run --usb ohci --usb-hub, at 00:01.0; its
+    # registers are MMIO), an ICH9 UHCI beside it.
     dict(name=N, grub=False, writable=True,
-         args=["--cpu", "pentium3", "--usb", "ohci", "--config", USB11_RUN, "--"] + other_stick("ich9-usb-uhci1", 5, "i9"),
+         args=["--cpu", "pentium3", "--usb", "ohci", "--usb-hub", "--config", USB11_RUN, "--"]
+         + other_stick("ich9-usb-uhci1", 5, "i9"),
          lines=["cpu.mode=protected", "storage.controller=ohci 00:01.0 106b:003f",
                 "storage.controller=uhci 00:05.0 8086:2934",
-                "storage.disk=USB stick (OHCI 00:01.0, port 1): 131072 sectors of 512 bytes"],
-         match=[SAVED_ON % OHCI_WHERE, other_read(r"UHCI 00:05\.0, port 1")],
-         absent=NO_FAIL, check=saved_and_reported(N, OHCI_WHERE)),
+                "storage.disk=USB stick (OHCI 00:01.0, port 1.1): 131072 sectors of 512 bytes"],
+         match=[SAVED_ON % OHCI_WHERE], absent=NO_FAIL,
+         check=saved_and_reported(N, OHCI_WHERE, [r"UHCI 00:05\.0, port 1"])),
 ]
