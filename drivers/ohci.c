@@ -145,7 +145,7 @@ int ohci_open(struct ohci_hc *hc, volatile uint8_t *regs, const struct dma_regio
 		return fmt_error(err, errlen, "%s: DMA memory too small, misaligned or above 4 GiB", hc->name);
 	uint32_t rev = rd(hc, OHCI_HCREVISION), rha = rd(hc, OHCI_HCRHDESCRIPTORA);
 	hc->nports = rha & OHCI_RHA_NDP_MASK;
-	if ((rev & OHCI_REV_MASK) < 0x10 || rev == 0xFFFFFFFFu || hc->nports == 0 || hc->nports > OHCI_PORTS_MAX)
+	if ((rev & OHCI_REV_MASK) < OHCI_REV_1_0 || rev == OHCI_REG_NONE || hc->nports == 0 || hc->nports > OHCI_PORTS_MAX)
 		return fmt_error(err, errlen, "%s: implausible registers (HcRevision 0x%08x, HcRhDescriptorA 0x%08x)",
 				 hc->name, rev, rha);
 	hc->hcca = base + DMA_HCCA;
@@ -218,7 +218,7 @@ static unsigned td_cc(const struct ohci_td *td)
 
 static bool td_retired(const struct ohci_td *td)
 {
-	return (td_cc(td) & 0xEu) != 0xEu;      /* 111x: not accessed (4.3.3) */
+	return (td_cc(td) & OHCI_CC_NOT_ACCESSED_MASK) != OHCI_CC_NOT_ACCESSED_MASK;  /* 4.3.3 */
 }
 
 /* Bytes a retired TD of len bytes at phys moved: all when its current buffer pointer is 0. */
@@ -348,7 +348,7 @@ static int ohci_control(struct usb_dev *d, const struct usb_setup *setup, void *
 	memcpy(hc->setup, setup, sizeof(*setup));
 	if (len && !in)
 		memcpy(hc->bounce, data, len);
-	od->ep0.ed->info = (od->ep0.ed->info & ~(OHCI_ED_MPS(0x7FF))) | OHCI_ED_MPS(d->ep0_max_packet);
+	od->ep0.ed->info = (od->ep0.ed->info & ~OHCI_ED_MPS(OHCI_ED_MPS_MASK)) | OHCI_ED_MPS(d->ep0_max_packet);
 	td_fill(hc, n, OHCI_TD_DP_SETUP | OHCI_TD_T_DATA0, phys_of(hc, hc->setup), sizeof(*setup), &hc->td[n + 1]);
 	n++;
 	if (len) {

@@ -17,10 +17,12 @@
 #include "drivers/usb.h"
 
 #define OHCI_MMIO_BYTES         0x100           /* through HcRhPortStatus[15] (7.4) */
+#define OHCI_REG_NONE           0xFFFFFFFFu     /* a read where no device answers */
 
 /* Operational registers (7.1-7.4), at BAR0 */
 #define OHCI_HCREVISION         0x00
 #define OHCI_REV_MASK           0xFFu           /* BCD: 0x10 for 1.0 */
+#define OHCI_REV_1_0            0x10u
 #define OHCI_HCCONTROL          0x04
 #define OHCI_CTRL_CBSR_MASK     0x3u            /* control/bulk service ratio */
 #define OHCI_CTRL_CBSR_4_1      0x3u
@@ -85,7 +87,9 @@
 #define OHCI_ED_DIR_IN          (2u << 11)
 #define OHCI_ED_LOW_SPEED       (1u << 13)
 #define OHCI_ED_SKIP            (1u << 14)
-#define OHCI_ED_MPS(n)          ((uint32_t)(n) << 16)
+#define OHCI_ED_MPS_SHIFT       16
+#define OHCI_ED_MPS_MASK        0x7FFu
+#define OHCI_ED_MPS(n)          ((uint32_t)(n) << OHCI_ED_MPS_SHIFT)
 #define OHCI_ED_HEAD_HALTED     (1u << 0)       /* in HeadP */
 #define OHCI_ED_HEAD_CARRY      (1u << 1)       /* toggle carry, in HeadP */
 #define OHCI_ED_PTR_MASK        0xFFFFFFF0u
@@ -103,7 +107,8 @@
 #define OHCI_TD_CC_MASK         0xFu
 #define OHCI_CC_NO_ERROR        0x0u
 #define OHCI_CC_STALL           0x4u
-#define OHCI_CC_NOT_ACCESSED    0xFu
+#define OHCI_CC_NOT_ACCESSED    0xFu            /* 111x: written by software, not yet retired */
+#define OHCI_CC_NOT_ACCESSED_MASK 0xEu
 
 struct ohci_ed {
 	volatile uint32_t info, tailp, headp, next;

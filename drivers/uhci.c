@@ -75,7 +75,7 @@ static void status_clear(struct uhci_hc *hc)
 static void legacy_handoff(const struct pci_dev *pci)
 {
 	uint32_t v = pci_dev_read32(pci, UHCI_LEGSUP);
-	uint32_t legsup = v & 0xFFFFu, hi = v & 0xFFFF0000u;
+	uint32_t legsup = v & UHCI_LEGSUP_MASK, hi = v & ~UHCI_LEGSUP_MASK;
 
 	legsup = (legsup & UHCI_LEGSUP_RWC) | (legsup & ~(UHCI_LEGSUP_RWC | UHCI_LEGSUP_SMI_ENABLES | UHCI_LEGSUP_PIRQ));
 	pci_write32(pci->bus, pci->dev, pci->fn, UHCI_LEGSUP, hi | legsup);
@@ -122,7 +122,7 @@ static unsigned count_ports(const struct uhci_hc *hc)
 	unsigned n = 0;
 	while (n < UHCI_PORTS_MAX) {
 		uint16_t sc = rd16(hc, UHCI_PORTSC(n));
-		if (!(sc & UHCI_PORT_ALWAYS_1) || sc == 0xFFFFu)
+		if (!(sc & UHCI_PORT_ALWAYS_1) || sc == UHCI_PORT_NONE)
 			break;
 		n++;
 	}

@@ -21,6 +21,7 @@
 #define UHCI_PCI_BAR            4
 #define UHCI_IO_BYTES           0x20
 #define UHCI_LEGSUP             0xC0            /* 16 bits */
+#define UHCI_LEGSUP_MASK        0xFFFFu
 #define UHCI_LEGSUP_RWC         0x8F00u         /* write-1-to-clear: 15 (A20 pass-through end), 11:8 (traps) */
 #define UHCI_LEGSUP_SMI_ENABLES 0x00BFu         /* 7 and 5:0: SMIs and the 60h/64h traps */
 #define UHCI_LEGSUP_PIRQ        0x2000u         /* USBPIRQDEN: the controller's interrupt on PIRQD */
@@ -58,6 +59,7 @@
 #define UHCI_PORT_SUSP          (1u << 12)
 #define UHCI_PORT_RWC           (UHCI_PORT_CSC | UHCI_PORT_PEC)
 #define UHCI_PORT_RW            (UHCI_PORT_PE | UHCI_PORT_RD | UHCI_PORT_PR | UHCI_PORT_SUSP)
+#define UHCI_PORT_NONE          0xFFFFu         /* what a read past the I/O range gives */
 #define UHCI_PORTS_MAX          ((UHCI_IO_BYTES - UHCI_PORTSC(0)) / 2)
 
 /* Frame list (3.1): 1024 link pointers, 4 KiB aligned */
