@@ -94,7 +94,10 @@ static void legacy_handoff(struct ohci_hc *hc, char *note, size_t notelen)
  * (5.1.1.4). */
 static int hc_reset_and_run(struct ohci_hc *hc, char *err, size_t errlen)
 {
-	uint32_t fit = rd(hc, OHCI_HCFMINTERVAL) & OHCI_FMI_FIT;
+	/* The firmware may have tuned the frame interval to the board's clock: kept. */
+	uint32_t fmi = rd(hc, OHCI_HCFMINTERVAL), fit = fmi & OHCI_FMI_FIT, fi = fmi & OHCI_FMI_FI_MASK;
+	if (fi < OHCI_FMI_FI_MIN || fi > OHCI_FMI_FI_MAX)
+		fi = OHCI_FMI_FI_DEFAULT;
 
 	wr(hc, OHCI_HCINTERRUPTDISABLE, OHCI_INT_ALL);
 	wr(hc, OHCI_HCCOMMANDSTATUS, OHCI_CMD_HCR);
@@ -105,8 +108,8 @@ static int hc_reset_and_run(struct ohci_hc *hc, char *err, size_t errlen)
 	wr(hc, OHCI_HCCONTROLCURRENTED, 0);
 	wr(hc, OHCI_HCBULKHEADED, 0);
 	wr(hc, OHCI_HCBULKCURRENTED, 0);
-	wr(hc, OHCI_HCFMINTERVAL, OHCI_FMI_FI_DEFAULT | OHCI_FMI_FSMPS(OHCI_FMI_FI_DEFAULT) | (fit ^ OHCI_FMI_FIT));
-	wr(hc, OHCI_HCPERIODICSTART, OHCI_PERIODIC_START(OHCI_FMI_FI_DEFAULT));
+	wr(hc, OHCI_HCFMINTERVAL, fi | OHCI_FMI_FSMPS(fi) | (fit ^ OHCI_FMI_FIT));
+	wr(hc, OHCI_HCPERIODICSTART, OHCI_PERIODIC_START(fi));
 	status_clear(hc);
 	wr(hc, OHCI_HCCONTROL, OHCI_CTRL_HCFS_OPER | OHCI_CTRL_CBSR_4_1 | OHCI_CTRL_CLE | OHCI_CTRL_BLE);
 	if ((rd(hc, OHCI_HCCONTROL) & OHCI_CTRL_HCFS_MASK) != OHCI_CTRL_HCFS_OPER)

@@ -54,7 +54,10 @@
 #define OHCI_HCBULKHEADED       0x28
 #define OHCI_HCBULKCURRENTED    0x2C
 #define OHCI_HCFMINTERVAL       0x34
+#define OHCI_FMI_FI_MASK        0x3FFFu
 #define OHCI_FMI_FI_DEFAULT     11999u          /* bit times a frame, less one (7.3.1) */
+#define OHCI_FMI_FI_MIN         (OHCI_FMI_FI_DEFAULT - 60)      /* +/- 0.5%: a tuned interval */
+#define OHCI_FMI_FI_MAX         (OHCI_FMI_FI_DEFAULT + 60)
 #define OHCI_FMI_FSMPS_SHIFT    16              /* the largest data packet a frame takes */
 #define OHCI_FMI_FSMPS(fi)      ((((fi) - 210u) * 6u / 7u) << OHCI_FMI_FSMPS_SHIFT)
 #define OHCI_FMI_FIT            (1u << 31)      /* toggled when FI changes */

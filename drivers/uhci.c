@@ -12,6 +12,7 @@
 #define CONNECT_DEBOUNCE_POLLS  (100 * POLLS_PER_MS)    /* TATTDB */
 #define PORT_RESET_HOLD_POLLS   (50 * POLLS_PER_MS)     /* TDRSTR for a root port */
 #define PORT_ENABLE_POLLS       (100 * POLLS_PER_MS)
+#define PORT_ENABLE_TRIES       10
 #define RESET_RECOVERY_POLLS    (10 * POLLS_PER_MS)     /* TRSTRCY */
 #define SET_ADDRESS_POLLS       (2 * POLLS_PER_MS)      /* TDSETADDR */
 #define CONTROL_POLLS           (1000 * POLLS_PER_MS)
@@ -471,7 +472,9 @@ static void port_ack(struct uhci_hc *hc, unsigned p)
 		wr16(hc, UHCI_PORTSC(p), (uint16_t)((sc & UHCI_PORT_RW) | (sc & UHCI_PORT_RWC)));
 }
 
-/* Reset the port (PR held 50 ms), then enable it: UHCI does not enable a port by itself. */
+/* Reset the port (PR held 50 ms), then enable it: UHCI does not enable a port by itself.
+ * Some controllers drop the first enable while the connect change is still set, so it is
+ * asked again, each time after the change bits are cleared. */
 static bool port_reset(struct uhci_hc *hc, unsigned p)
 {
 	port_write(hc, p, UHCI_PORT_PR, UHCI_PORT_PE);
@@ -479,13 +482,19 @@ static bool port_reset(struct uhci_hc *hc, unsigned p)
 	port_write(hc, p, 0, UHCI_PORT_PR);
 	if (!wait16(hc, UHCI_PORTSC(p), UHCI_PORT_PR, 0, PORT_ENABLE_POLLS))
 		return false;
-	port_ack(hc, p);
-	port_write(hc, p, UHCI_PORT_PE, 0);
-	if (!wait16(hc, UHCI_PORTSC(p), UHCI_PORT_PE | UHCI_PORT_CCS, UHCI_PORT_PE | UHCI_PORT_CCS, PORT_ENABLE_POLLS))
-		return false;
-	port_ack(hc, p);
-	delay_polls(RESET_RECOVERY_POLLS);
-	return true;
+	for (unsigned try = 0; try < PORT_ENABLE_TRIES; try++) {
+		port_ack(hc, p);
+		port_write(hc, p, UHCI_PORT_PE, 0);
+		if (wait16(hc, UHCI_PORTSC(p), UHCI_PORT_PE | UHCI_PORT_CCS, UHCI_PORT_PE | UHCI_PORT_CCS,
+			   PORT_ENABLE_POLLS / PORT_ENABLE_TRIES)) {
+			port_ack(hc, p);
+			delay_polls(RESET_RECOVERY_POLLS);
+			return true;
+		}
+		if (!(rd16(hc, UHCI_PORTSC(p)) & UHCI_PORT_CCS))
+			return false;
+	}
+	return false;
 }
 
 /* At address 0 with 8-byte control packets: the device descriptor's first 8 bytes (its
