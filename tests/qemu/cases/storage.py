@@ -463,3 +463,19 @@ CASES += [
          match=[SAVED_ON % OHCI_WHERE], absent=NO_FAIL,
          check=saved_and_reported(N, OHCI_WHERE, [r"UHCI 00:05\.0, port 1"])),
 ]
+
+# The UHCI-only machine, where nothing is saved: the not saved: line names the
+# USB 1.1 controllers searched. The image's stick on a UHCI (a copy, which gives the kernel
+# its IDENTITY by fw_cfg) answers every read with an error (QEMU's blkdebug), and an OHCI
+# sits beside it.
+N = "storage-usb11-not-saved"
+CASES += [
+    dict(name=N, grub=False, copies=[(case_disk(N, "copy"), "build/bareperf.img")],
+         args=["--cpu", "qemu64", "--usb", "uhci", "--image", "blkdebug:tests/qemu/read-errors.blkdebug:"
+               + case_disk(N, "copy"), "--writable-image", "--config", "mode=detect", "--",
+               "-device", "pci-ohci,addr=0x5"],
+         match=[r"^not saved: no disk carries this image's identity \(1 disk searched; AHCI: 1 controller, 6 ports; "
+                r"IDE: 0 controllers; xHCI: 0 controllers; EHCI: 0 controllers; UHCI: 1 controller, 2 ports; "
+                r"OHCI: 1 controller, 3 ports; UHCI 00:01\.0, port 1: cannot read sector 0 "],
+         absent=NO_FAIL + [r"^saved:"]),
+]
