@@ -14,6 +14,7 @@
 #define PORT_ENABLE_POLLS       (100 * POLLS_PER_MS)
 #define PORT_ENABLE_TRIES       10
 #define RESET_RECOVERY_POLLS    (10 * POLLS_PER_MS)     /* TRSTRCY */
+#define RESUME_RECOVERY_POLLS   (10 * POLLS_PER_MS)     /* TRSMRCY */
 #define SET_ADDRESS_POLLS       (2 * POLLS_PER_MS)      /* TDSETADDR */
 #define CONTROL_POLLS           (1000 * POLLS_PER_MS)
 #define BULK_POLLS              (5000 * POLLS_PER_MS)   /* a stick may take seconds to write */
@@ -97,7 +98,9 @@ static int hc_reset(struct uhci_hc *hc, char *err, size_t errlen)
 	return 0;
 }
 
-/* Run/Stop on, and the controller out of halt. */
+/* Run/Stop on, and the controller out of halt. A stopped controller sends no SOFs, and its
+ * devices suspend themselves after 3 ms; the SOFs wake them, and they get the resume
+ * recovery time (USB 2.0 7.1.7.7, TRSMRCY) before the first transfer. */
 static int hc_run(struct uhci_hc *hc)
 {
 	uint16_t cmd = rd16(hc, UHCI_USBCMD);
@@ -105,7 +108,10 @@ static int hc_run(struct uhci_hc *hc)
 		return 0;
 	status_clear(hc);
 	wr16(hc, UHCI_USBCMD, (uint16_t)(cmd | UHCI_CMD_RS | UHCI_CMD_CF | UHCI_CMD_MAXP));
-	return wait16(hc, UHCI_USBSTS, UHCI_STS_HCHALTED, 0, HALT_POLLS) ? 0 : -1;
+	if (!wait16(hc, UHCI_USBSTS, UHCI_STS_HCHALTED, 0, HALT_POLLS))
+		return -1;
+	delay_polls(RESUME_RECOVERY_POLLS);
+	return 0;
 }
 
 int uhci_idle(struct uhci_hc *hc, char *err, size_t errlen)
