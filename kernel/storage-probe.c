@@ -134,20 +134,29 @@ static struct {
 	[SEARCHED_HUB] = { "USB hubs", "hub", "port", false },
 };
 
-/* The USB controllers found and not driven (their kind by programming interface, PCI Code
- * and ID Assignment 1.11, class 0Ch subclass 03h), for the not saved: line. */
-static char undriven[120];
-static unsigned nundriven;
+/* The USB controllers found and not searched, for the not saved: line: a kind bareperf
+ * does not drive (by programming interface, PCI Code and ID Assignment 1.11, class 0Ch
+ * subclass 03h), or a UHCI or OHCI that did not open (its storage.note= line says why). */
+static char usb_unsearched[160];
+static unsigned nusb_unsearched;
+
+static void note_usb_unsearched(const char *name, const char *why)
+{
+	size_t n = strlen(usb_unsearched);
+
+	if (n < sizeof(usb_unsearched))
+		bp_snprintf(usb_unsearched + n, sizeof(usb_unsearched) - n, "%s%s (%s)", nusb_unsearched ? ", " : "", name,
+			    why);
+	nusb_unsearched++;
+}
 
 static void note_undriven(const struct pci_dev *d)
 {
-	const char *kind = d->progif == PCI_PROGIF_USB_DEVICE ? "USB device" : "USB";
-	size_t n = strlen(undriven);
+	char name[24];
 
-	if (n < sizeof(undriven))
-		bp_snprintf(undriven + n, sizeof(undriven) - n, "%s%s %02x:%02x.%x", nundriven ? ", " : "", kind, d->bus,
-			    d->dev, d->fn);
-	nundriven++;
+	bp_snprintf(name, sizeof(name), "%s %02x:%02x.%x", d->progif == PCI_PROGIF_USB_DEVICE ? "USB device" : "USB",
+		    d->bus, d->dev, d->fn);
+	note_usb_unsearched(name, "not driven");
 }
 
 static void count_searched(unsigned kind, unsigned units)
@@ -510,16 +519,19 @@ static void open_uhci(const struct pci_dev *d)
 	bp_snprintf(hc->name, sizeof(hc->name), "UHCI %02x:%02x.%x", d->bus, d->dev, d->fn);
 	if (!(bar & PCI_BAR_IO) || io == 0 || io + UHCI_IO_BYTES > 0x10000u) {
 		kprintf("storage.note=%s: its registers (BAR4 0x%08x) are not reachable\n", hc->name, bar);
+		note_usb_unsearched(hc->name, "did not open");
 		return;
 	}
 	if (dma_alloc(UHCI_DMA_BYTES, PAGE_SIZE, &dma)) {
 		kprintf("storage.note=%s: no memory for DMA\n", hc->name);
+		note_usb_unsearched(hc->name, "did not open");
 		return;
 	}
 	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
 		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_IO | PCI_COMMAND_MASTER);
 	if (uhci_open(hc, d, (uint16_t)io, &dma, err, sizeof(err))) {
 		kprintf("storage.note=%s\n", err);
+		note_usb_unsearched(hc->name, "did not open");
 		return;
 	}
 	nuhci++;
@@ -564,10 +576,12 @@ static void open_ohci(const struct pci_dev *d)
 	if (!regs) {
 		kprintf("storage.note=%s: its registers (BAR0 at 0x%llx) are not reachable\n", hc->name,
 			(unsigned long long)base);
+		note_usb_unsearched(hc->name, "did not open");
 		return;
 	}
 	if (dma_alloc(OHCI_DMA_BYTES, PAGE_SIZE, &dma)) {
 		kprintf("storage.note=%s: no memory for DMA\n", hc->name);
+		note_usb_unsearched(hc->name, "did not open");
 		return;
 	}
 	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
@@ -577,6 +591,7 @@ static void open_ohci(const struct pci_dev *d)
 		kprintf("storage.note=%s\n", note);
 	if (r) {
 		kprintf("storage.note=%s\n", err);
+		note_usb_unsearched(hc->name, "did not open");
 		return;
 	}
 	nohci++;
@@ -622,9 +637,8 @@ const char *storage_searched_text(void)
 			n += bp_snprintf(text + n, sizeof(text) - n, "; the ports of Intel %s may be routed to the "
 					 "xHCI %02x:%02x.%x", ehci_hcs[i].name, x->bus, x->dev, x->fn);
 	}
-	if (nundriven && n < sizeof(text))
-		bp_snprintf(text + n, sizeof(text) - n, "; not searched: %u USB controller%s bareperf does not drive "
-			    "(%s)", nundriven, nundriven == 1 ? "" : "s", undriven);
+	if (nusb_unsearched && n < sizeof(text))
+		bp_snprintf(text + n, sizeof(text) - n, "; USB controllers not searched: %s", usb_unsearched);
 	return text;
 }
 
