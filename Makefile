@@ -243,11 +243,12 @@ $(B)/host/% $(B)/fuzz/% $(B)/kernel/% $(B)/kernel32/%: \
 HOST_ONLY_KERNEL := lib/string.c
 HOST_KERNEL_PURE := kernel/plan.c kernel/result-json.c kernel/harness-out.c kernel/sample-hist.c payloads/userbench-64.c
 HOST_KERNEL_PURE += drivers/usb.c drivers/usb-msc.c drivers/usb-hub.c drivers/poll.c
-# The xHCI and EHCI drivers run against fake controllers (tests/unit/fake-hw.c): built with
+# The xHCI, EHCI, UHCI and OHCI drivers run against fake controllers (tests/unit/fake-hw.c): built with
 # BAREPERF_FAKE_HW, their register accesses and poll delays are calls into the fake
 # (drivers/mmio.h).
-HOST_KERNEL_PURE += drivers/xhci.c drivers/ehci.c
-$(B)/host/obj/drivers/xhci.o $(B)/host/obj/drivers/ehci.o: HCFLAGS += -DBAREPERF_FAKE_HW
+HOST_KERNEL_PURE += drivers/xhci.c drivers/ehci.c drivers/uhci.c drivers/ohci.c
+$(B)/host/obj/drivers/xhci.o $(B)/host/obj/drivers/ehci.o $(B)/host/obj/drivers/uhci.o \
+$(B)/host/obj/drivers/ohci.o: HCFLAGS += -DBAREPERF_FAKE_HW
 HOST_LIB_C   := $(filter-out $(HOST_ONLY_KERNEL),$(wildcard lib/*.c)) $(wildcard arch/x86/pmu/*.c) \
 	$(HOST_KERNEL_PURE)
 HOST_LIB_OBJ := $(HOST_LIB_C:%.c=$(B)/host/obj/%.o) $(GEN_C:%=$(B)/host/obj/gen/%.o)

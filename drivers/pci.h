@@ -43,8 +43,11 @@
 #define PCI_PROGIF_16950        0x06    /* 0x06 16950: all with the 16550's registers */
 #define PCI_CLASS_SERIAL_BUS    0x0C
 #define PCI_SUBCLASS_USB        0x03
+#define PCI_PROGIF_UHCI         0x00
+#define PCI_PROGIF_OHCI         0x10
 #define PCI_PROGIF_EHCI         0x20
 #define PCI_PROGIF_XHCI         0x30
+#define PCI_PROGIF_USB_DEVICE   0xFE    /* a USB device, not a host controller */
 
 #define PCI_BUSES       256
 #define PCI_DEVICES     32

@@ -1,14 +1,17 @@
 /*
  * Finding the disks (kernel/storage-probe.h): PCI enumeration, by ECAM where ACPI's MCFG
  * gives one, and the storage controllers on it, each disk and USB stick opened as a block
- * device through its driver (drivers/ahci, ide, xhci, ehci; usb, usb-hub, usb-msc).
+ * device through its driver (drivers/ahci, ide, xhci, ehci, uhci, ohci; usb, usb-hub,
+ * usb-msc).
  */
 #include "kernel/storage-probe.h"
 #include "arch/x86/paging.h"
 #include "drivers/ahci.h"
 #include "drivers/ehci.h"
 #include "drivers/ide.h"
+#include "drivers/ohci.h"
 #include "drivers/pci.h"
+#include "drivers/uhci.h"
 #include "drivers/usb-hub.h"
 #include "drivers/usb-msc.h"
 #include "drivers/xhci.h"
@@ -22,6 +25,8 @@
 #define ECAM_BUS_BYTES (1ull << 20)
 #define STORAGE_EHCI_MAX 4      /* EHCI controllers opened; each keeps EHCI_DMA_BYTES */
 #define STORAGE_XHCI_MAX  2     /* xHCI controllers opened */
+#define STORAGE_UHCI_MAX 8      /* UHCI controllers opened; each keeps UHCI_DMA_BYTES */
+#define STORAGE_OHCI_MAX 4      /* OHCI controllers opened; each keeps OHCI_DMA_BYTES */
 
 static struct pci_found pci;
 /* Per kind, the disks kept and, past them, one entry for the disk being examined. */
@@ -42,6 +47,10 @@ static char first_unsearched[BLOCKDEV_ERR_MAX];
 static struct ehci_hc ehci_hcs[STORAGE_EHCI_MAX];
 static const struct pci_dev *ehci_pci[STORAGE_EHCI_MAX];
 static unsigned nehci;
+static struct uhci_hc uhci_hcs[STORAGE_UHCI_MAX];
+static unsigned nuhci;
+static struct ohci_hc ohci_hcs[STORAGE_OHCI_MAX];
+static unsigned nohci;
 
 /* ECAM where the MCFG has segment 0 with bus 0 and the window is identity-mapped; the
  * reason for mechanism #1 otherwise. */
@@ -74,7 +83,7 @@ static void choose_config_access(void)
 }
 
 /* The storage controllers bareperf opens (AHCI, IDE; USB hosts for mass storage). */
-enum controller { CTRL_NONE, CTRL_AHCI, CTRL_IDE, CTRL_XHCI, CTRL_EHCI };
+enum controller { CTRL_NONE, CTRL_AHCI, CTRL_IDE, CTRL_XHCI, CTRL_EHCI, CTRL_UHCI, CTRL_OHCI, CTRL_USB_OTHER };
 static const struct {
 	uint8_t class_code, subclass;
 	int progif;                 /* -1: any */
@@ -85,6 +94,10 @@ static const struct {
 	{ PCI_CLASS_STORAGE, PCI_SUBCLASS_IDE, -1, CTRL_IDE, "ide" },
 	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, PCI_PROGIF_XHCI, CTRL_XHCI, "xhci" },
 	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, PCI_PROGIF_EHCI, CTRL_EHCI, "ehci" },
+	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, PCI_PROGIF_UHCI, CTRL_UHCI, "uhci" },
+	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, PCI_PROGIF_OHCI, CTRL_OHCI, "ohci" },
+	/* named, so that the not saved: line can say where bareperf did not look */
+	{ PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, -1, CTRL_USB_OTHER, "usb-other" },
 };
 
 /* The entry of controller_kinds that d is, or -1. */
@@ -105,7 +118,8 @@ static enum controller controller_kind(const struct pci_dev *d)
 
 /* What was searched, per kind of controller the kernel opens (and the USB hubs it follows),
  * for the not saved: line. */
-enum { SEARCHED_AHCI, SEARCHED_IDE, SEARCHED_XHCI, SEARCHED_EHCI, SEARCHED_HUB, SEARCHED_KINDS };
+enum { SEARCHED_AHCI, SEARCHED_IDE, SEARCHED_XHCI, SEARCHED_EHCI, SEARCHED_UHCI, SEARCHED_OHCI, SEARCHED_HUB,
+       SEARCHED_KINDS };
 static struct {
 	const char *label, *holder, *unit;
 	bool named_when_none;
@@ -115,8 +129,35 @@ static struct {
 	[SEARCHED_IDE] = { "IDE", "controller", "channel", true },
 	[SEARCHED_XHCI] = { "xHCI", "controller", "port", true },
 	[SEARCHED_EHCI] = { "EHCI", "controller", "port", true },
+	[SEARCHED_UHCI] = { "UHCI", "controller", "port", false },
+	[SEARCHED_OHCI] = { "OHCI", "controller", "port", false },
 	[SEARCHED_HUB] = { "USB hubs", "hub", "port", false },
 };
+
+/* The USB controllers found and not searched, for the not saved: line: a kind bareperf
+ * does not drive (by programming interface, PCI Code and ID Assignment 1.11, class 0Ch
+ * subclass 03h), or a UHCI or OHCI that did not open (its storage.note= line says why). */
+static char usb_unsearched[160];
+static unsigned nusb_unsearched;
+
+static void note_usb_unsearched(const char *name, const char *why)
+{
+	size_t n = strlen(usb_unsearched);
+
+	if (n < sizeof(usb_unsearched))
+		bp_snprintf(usb_unsearched + n, sizeof(usb_unsearched) - n, "%s%s (%s)", nusb_unsearched ? ", " : "", name,
+			    why);
+	nusb_unsearched++;
+}
+
+static void note_undriven(const struct pci_dev *d)
+{
+	char name[24];
+
+	bp_snprintf(name, sizeof(name), "%s %02x:%02x.%x", d->progif == PCI_PROGIF_USB_DEVICE ? "USB device" : "USB",
+		    d->bus, d->dev, d->fn);
+	note_usb_unsearched(name, "not driven");
+}
 
 static void count_searched(unsigned kind, unsigned units)
 {
@@ -307,6 +348,12 @@ static bool usb_controller_full(const void *hc)
 	for (unsigned i = 0; i < nehci; i++)
 		if (hc == &ehci_hcs[i])
 			return ehci_hcs[i].ndevs == EHCI_DEVS_MAX;
+	for (unsigned i = 0; i < nuhci; i++)
+		if (hc == &uhci_hcs[i])
+			return uhci_hcs[i].ndevs == UHCI_DEVS_MAX;
+	for (unsigned i = 0; i < nohci; i++)
+		if (hc == &ohci_hcs[i])
+			return ohci_hcs[i].ndevs == OHCI_DEVS_MAX;
 	return false;
 }
 
@@ -453,11 +500,126 @@ static void open_ehci(const struct pci_dev *d)
 	}
 }
 
+/* A UHCI controller: its I/O registers (BAR4), taken from the firmware and reset; each port's
+ * full-speed device (a companion of an EHCI gets the ports the EHCI let go). */
+static void open_uhci(const struct pci_dev *d)
+{
+	uint32_t bar = pci_dev_read32(d, PCI_BAR(UHCI_PCI_BAR));
+	uint32_t io = bar & PCI_BAR_IO_MASK;
+	char err[USB_ERR_MAX], note[USB_ERR_MAX];
+	struct dma_region dma;
+
+	if (nuhci == STORAGE_UHCI_MAX) {
+		bp_snprintf(note, sizeof(note), "UHCI %02x:%02x.%x: past the %u UHCI controllers bareperf opens", d->bus,
+			    d->dev, d->fn, STORAGE_UHCI_MAX);
+		not_searched(note);
+		return;
+	}
+	struct uhci_hc *hc = &uhci_hcs[nuhci];
+	bp_snprintf(hc->name, sizeof(hc->name), "UHCI %02x:%02x.%x", d->bus, d->dev, d->fn);
+	if (!(bar & PCI_BAR_IO) || io == 0 || io + UHCI_IO_BYTES > 0x10000u) {
+		kprintf("storage.note=%s: its registers (BAR4 0x%08x) are not reachable\n", hc->name, bar);
+		note_usb_unsearched(hc->name, "did not open");
+		return;
+	}
+	if (dma_alloc(UHCI_DMA_BYTES, PAGE_SIZE, &dma)) {
+		kprintf("storage.note=%s: no memory for DMA\n", hc->name);
+		note_usb_unsearched(hc->name, "did not open");
+		return;
+	}
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
+		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_IO | PCI_COMMAND_MASTER);
+	if (uhci_open(hc, d, (uint16_t)io, &dma, err, sizeof(err))) {
+		kprintf("storage.note=%s\n", err);
+		note_usb_unsearched(hc->name, "did not open");
+		return;
+	}
+	nuhci++;
+	count_searched(SEARCHED_UHCI, hc->nports);
+	for (unsigned p = 1; p <= hc->nports; p++) {
+		struct usb_dev *ud;
+		switch (uhci_port_attach(hc, p, &ud, err, sizeof(err))) {
+		case UHCI_PORT_DEVICE:
+			if (open_usb_device(ud))
+				open_usb_hub(ud);
+			break;
+		case UHCI_PORT_FAILED:
+			attach_failed(hc, err);
+			break;
+		case UHCI_PORT_SKIPPED:
+			kprintf("storage.note=%s\n", err);
+			break;
+		case UHCI_PORT_EMPTY:
+			break;
+		}
+	}
+}
+
+/* An OHCI controller: its registers (BAR0), taken from the firmware, reset and made
+ * operational; each port's full-speed device. */
+static void open_ohci(const struct pci_dev *d)
+{
+	uint32_t bar = pci_dev_read32(d, PCI_BAR(0));
+	uint64_t base = bar & PCI_BAR_MEM_MASK;
+	char note[USB_ERR_MAX], err[USB_ERR_MAX];
+	struct dma_region dma;
+
+	if (nohci == STORAGE_OHCI_MAX) {
+		bp_snprintf(note, sizeof(note), "OHCI %02x:%02x.%x: past the %u OHCI controllers bareperf opens", d->bus,
+			    d->dev, d->fn, STORAGE_OHCI_MAX);
+		not_searched(note);
+		return;
+	}
+	struct ohci_hc *hc = &ohci_hcs[nohci];
+	bp_snprintf(hc->name, sizeof(hc->name), "OHCI %02x:%02x.%x", d->bus, d->dev, d->fn);
+	volatile uint8_t *regs = base && !(bar & PCI_BAR_IO) ? paging_map_mmio(base, OHCI_MMIO_BYTES) : NULL;
+	if (!regs) {
+		kprintf("storage.note=%s: its registers (BAR0 at 0x%llx) are not reachable\n", hc->name,
+			(unsigned long long)base);
+		note_usb_unsearched(hc->name, "did not open");
+		return;
+	}
+	if (dma_alloc(OHCI_DMA_BYTES, PAGE_SIZE, &dma)) {
+		kprintf("storage.note=%s: no memory for DMA\n", hc->name);
+		note_usb_unsearched(hc->name, "did not open");
+		return;
+	}
+	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
+		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+	int r = ohci_open(hc, regs, &dma, note, sizeof(note), err, sizeof(err));
+	if (note[0])
+		kprintf("storage.note=%s\n", note);
+	if (r) {
+		kprintf("storage.note=%s\n", err);
+		note_usb_unsearched(hc->name, "did not open");
+		return;
+	}
+	nohci++;
+	count_searched(SEARCHED_OHCI, hc->nports);
+	for (unsigned p = 1; p <= hc->nports; p++) {
+		struct usb_dev *ud;
+		switch (ohci_port_attach(hc, p, &ud, err, sizeof(err))) {
+		case OHCI_PORT_DEVICE:
+			if (open_usb_device(ud))
+				open_usb_hub(ud);
+			break;
+		case OHCI_PORT_FAILED:
+			attach_failed(hc, err);
+			break;
+		case OHCI_PORT_SKIPPED:
+			kprintf("storage.note=%s\n", err);
+			break;
+		case OHCI_PORT_EMPTY:
+			break;
+		}
+	}
+}
+
 /* "2 disks searched; AHCI: 1 controller, 6 ports; IDE: 0 controllers; ...; USB hubs: 1 hub,
  * 8 ports", and where an Intel EHCI's ports may have gone to an xHCI. */
 const char *storage_searched_text(void)
 {
-	static char text[240];
+	static char text[400];
 	size_t n = bp_snprintf(text, sizeof(text), "%u disk%s searched", nexamined, nexamined == 1 ? "" : "s");
 
 	for (unsigned k = 0; k < SEARCHED_KINDS && n < sizeof(text); k++) {
@@ -475,17 +637,26 @@ const char *storage_searched_text(void)
 			n += bp_snprintf(text + n, sizeof(text) - n, "; the ports of Intel %s may be routed to the "
 					 "xHCI %02x:%02x.%x", ehci_hcs[i].name, x->bus, x->dev, x->fn);
 	}
+	if (nusb_unsearched && n < sizeof(text))
+		bp_snprintf(text + n, sizeof(text) - n, "; USB controllers not searched: %s", usb_unsearched);
 	return text;
 }
 
 /* Between storage operations the USB host controllers read no memory: EHCI's asynchronous
- * schedule stops (xHCI is idle without a doorbell), so that no DMA disturbs a measurement. */
+ * schedule stops, UHCI stops (xHCI is idle without a doorbell), OHCI's lists stop (it still
+ * writes the frame number into its HCCA), so that no DMA disturbs a measurement. */
 void storage_usb_idle(void)
 {
 	char err[USB_ERR_MAX];
 
 	for (unsigned i = 0; i < nehci; i++)
 		if (ehci_idle(&ehci_hcs[i], err, sizeof(err)))
+			kprintf("storage.note=%s\n", err);
+	for (unsigned i = 0; i < nuhci; i++)
+		if (uhci_idle(&uhci_hcs[i], err, sizeof(err)))
+			kprintf("storage.note=%s\n", err);
+	for (unsigned i = 0; i < nohci; i++)
+		if (ohci_idle(&ohci_hcs[i], err, sizeof(err)))
 			kprintf("storage.note=%s\n", err);
 }
 
@@ -521,14 +692,32 @@ void storage_probe(storage_examine_fn examine_disk)
 		case CTRL_XHCI:
 			open_xhci(&pci.dev[i]);
 			break;
+		case CTRL_USB_OTHER:
+			note_undriven(&pci.dev[i]);
+			break;
 		case CTRL_EHCI:         /* below */
+		case CTRL_UHCI:
+		case CTRL_OHCI:
 		case CTRL_NONE:
 			break;
 		}
-	/* EHCI last: an Intel xHCI may take the EHCI's ports when it opens (XUSB2PR). */
+	/* EHCI after xHCI: an Intel xHCI may take the EHCI's ports when it opens (XUSB2PR). */
 	for (unsigned i = 0; i < pci.count; i++)
 		if (controller_kind(&pci.dev[i]) == CTRL_EHCI)
 			open_ehci(&pci.dev[i]);
+	/* The USB 1.1 controllers last: an EHCI's companions get the full-speed devices it lets
+	 * go (its ports' Port Owner) once it has been opened. */
+	for (unsigned i = 0; i < pci.count; i++)
+		switch (controller_kind(&pci.dev[i])) {
+		case CTRL_UHCI:
+			open_uhci(&pci.dev[i]);
+			break;
+		case CTRL_OHCI:
+			open_ohci(&pci.dev[i]);
+			break;
+		default:
+			break;
+		}
 }
 
 unsigned storage_unsearched(const char **first)

@@ -47,11 +47,50 @@ void mmio_write8(volatile void *p, uint8_t v)
 	fake_hw->write32(off & ~3u, (old & ~(0xFFu << shift)) | (uint32_t)v << shift);
 }
 
+/* The offset of an I/O access in the fake's port range; one outside it ends the test. */
+static uint16_t io_offset(uint16_t port, unsigned size)
+{
+	if (!fake_hw || !fake_hw->io_read || port < fake_hw->io_base ||
+	    port + size > (unsigned)fake_hw->io_base + fake_hw->io_len) {
+		fprintf(stderr, "fake-hw: a %u-byte access to I/O port 0x%04x, outside the fake's ports\n", size, port);
+		abort();
+	}
+	return (uint16_t)(port - fake_hw->io_base);
+}
+
 uint8_t inb(uint16_t port)
 {
-	if (port == 0x80 && fake_hw && fake_hw->delay)
-		fake_hw->delay();
-	return 0xFF;
+	if (port == 0x80) {
+		if (fake_hw && fake_hw->delay)
+			fake_hw->delay();
+		return 0xFF;
+	}
+	return (uint8_t)fake_hw->io_read(io_offset(port, 1), 1);
+}
+
+uint16_t inw(uint16_t port)
+{
+	return (uint16_t)fake_hw->io_read(io_offset(port, 2), 2);
+}
+
+uint32_t inl(uint16_t port)
+{
+	return fake_hw->io_read(io_offset(port, 4), 4);
+}
+
+void outb(uint16_t port, uint8_t v)
+{
+	fake_hw->io_write(io_offset(port, 1), 1, v);
+}
+
+void outw(uint16_t port, uint16_t v)
+{
+	fake_hw->io_write(io_offset(port, 2), 2, v);
+}
+
+void outl(uint16_t port, uint32_t v)
+{
+	fake_hw->io_write(io_offset(port, 4), 4, v);
 }
 
 uint32_t pci_read32(uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off)

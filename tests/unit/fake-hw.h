@@ -17,6 +17,11 @@ struct fake_hw {
 	void (*delay)(void);                            /* may be NULL */
 	uint32_t (*pci_read32)(uint16_t off);           /* NULL: all ones, no function */
 	void (*pci_write32)(uint16_t off, uint32_t v);
+	/* Port I/O at io_base..io_base + io_len - 1 (off from io_base; size 1, 2 or 4 bytes);
+	 * an access elsewhere, but for the poll delay's port 0x80, ends the test. */
+	uint16_t io_base, io_len;
+	uint32_t (*io_read)(uint16_t off, unsigned size);
+	void (*io_write)(uint16_t off, unsigned size, uint32_t v);
 };
 
 extern struct fake_hw *fake_hw;

@@ -365,3 +365,123 @@ CASES += [
          check=written_only(None, [os.path.join(BOOTS_DIR, N + ".img")],
                             [case_disk(N, "blank%d" % i) for i in (2, 3, 4, 5)])),
 ]
+
+# ---------------------------------------------------------------- USB 1.1 sticks (issue 33)
+# UHCI (Intel's PIIX3, PIIX4 and ICH9 models), EHCI's UHCI companions and OHCI (QEMU's
+# pci-ohci, Apple's 106b:003f), by PVH on a copy of the image (writable): each controller
+# taken from the firmware, reset, its stick addressed at full speed and read through control
+# and bulk transfers. Each boot holds them all: the image's stick on one, and on each other a stick with another image's identity
+# (test_results_area's base.img, read-only), whose results area is read through it. QEMU's
+# usb-storage is a high-speed device, so an EHCI keeps it: the companion's stick is behind
+# QEMU's full-speed hub, which the EHCI lets go (Port Owner) to its companion. The run is
+# saved on the image's stick and read back with bareperf-report.
+OTHER_IMAGE = "build/host/results-img/base.img"    # its identity follows the commit it was made at
+
+
+def other_stick(hc, addr, drive, masterbus=None, hub=False):
+    """A controller (QEMU device hc at 00:addr.0, a companion of masterbus) with a read-only
+    stick of OTHER_IMAGE on its port 1 (behind a hub there with hub=True)."""
+    bus = masterbus or drive + "hc"
+    dev = ["-device", "%s,addr=0x%x" % (hc, addr) + (",masterbus=%s.0,firstport=0" % masterbus if masterbus
+                                                      else ",id=%s" % bus)]
+    port = "1"
+    if hub:
+        dev += ["-device", "usb-hub,bus=%s.0,port=1" % bus]
+        port = "1.1"
+    return dev + ["-drive", "if=none,id=%s,format=raw,snapshot=on,file=%s" % (drive, OTHER_IMAGE),
+                  "-device", "usb-storage,bus=%s.0,port=%s,drive=%s" % (bus, port, drive)]
+
+
+def saved_and_reported(case, where, others):
+    """The run saved on the case's copy of the image, on the stick at where, and read back
+    from the image with bareperf-report --run 1 --summary; OTHER_IMAGE's results area read
+    on the sticks at others (regexes)."""
+    def check(out):
+        image = os.path.join(BOOTS_DIR, case + ".img")
+        problems = results_area_found(image, where)(out)
+        other = image_identity(OTHER_IMAGE)
+        for o in others:
+            rx = r"^storage\.results=%s on %s: 8 slots from sector \d+ \(another image\)$" % (other, o)
+            if not other or not re.search(rx, out, re.M):
+                problems.append("no storage.results line with %s's identity %s on %s" % (OTHER_IMAGE, other, o))
+        p = subprocess.run([os.path.join("scripts", "bareperf-report"), "--run", "1", image, "--summary"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        text = p.stdout.decode("utf-8", "replace")
+        if p.returncode != 0 or not re.search(r"^empty +- +3 ", text, re.M):
+            problems.append("bareperf-report --run 1 %s --summary (status %d): %r" % (image, p.returncode,
+                                                                                     text[-300:]))
+        return problems
+    return check
+
+
+USB11_RUN = "payloads=empty reps=2 warmup=0"
+N = "storage-usb11-uhci"
+UHCI_WHERE = r"UHCI 00:01\.0, port 1"
+CASES += [
+    # x86-64: the image on a PIIX3 UHCI; PIIX4 and ICH9 UHCIs, an ICH9 EHCI with a UHCI
+    # companion (its stick behind a hub) and an OHCI beside it.
+    dict(name=N, grub=False, writable=True,
+         args=["--cpu", "qemu64", "--usb", "uhci", "--config", USB11_RUN, "--"]
+         + other_stick("piix4-usb-uhci", 5, "p4") + other_stick("ich9-usb-uhci1", 6, "i9")
+         + ["-device", "ich9-usb-ehci1,id=e2,addr=0x7"] + other_stick("ich9-usb-uhci2", 8, "co", "e2", hub=True)
+         + other_stick("pci-ohci", 9, "oh"),
+         lines=["cpu.mode=long", "storage.controller=uhci 00:01.0 8086:7020",
+                "storage.controller=uhci 00:05.0 8086:7112", "storage.controller=uhci 00:06.0 8086:2934",
+                "storage.controller=ehci 00:07.0 8086:293a", "storage.controller=uhci 00:08.0 8086:2935",
+                "storage.note=EHCI 00:07.0, port 1: a full-speed device, left to the companion controller "
+                "(bareperf serves only high-speed devices on EHCI)",
+                "storage.disk=USB stick (UHCI 00:01.0, port 1): 131072 sectors of 512 bytes",
+                "storage.disk=USB stick (UHCI 00:08.0, port 1.1): 131072 sectors of 512 bytes"],
+         match=[SAVED_ON % UHCI_WHERE], absent=NO_FAIL,
+         check=saved_and_reported(N, UHCI_WHERE, [r"UHCI 00:05\.0, port 1", r"UHCI 00:06\.0, port 1",
+                                                  r"UHCI 00:08\.0, port 1\.1", r"OHCI 00:09\.0, port 1"])),
+]
+N = "storage-usb11-companion-i686"
+COMPANION_WHERE = r"UHCI 00:02\.0, port 1\.1"
+CASES += [
+    # i686: the image behind a hub on an ICH9 EHCI's port 1, handed to its first UHCI
+    # companion (qemu-run --usb ehci-uhci --usb-hub: the EHCI at 00:01.0, the companions at
+    # 00:02.0-00:04.0); PIIX3 and PIIX4 UHCIs and an OHCI beside it.
+    dict(name=N, grub=False, writable=True,
+         args=["--cpu", "pentium3", "--usb", "ehci-uhci", "--usb-hub", "--config", USB11_RUN, "--"]
+         + other_stick("piix3-usb-uhci", 5, "p3") + other_stick("piix4-usb-uhci", 6, "p4")
+         + other_stick("pci-ohci", 7, "oh"),
+         lines=["cpu.mode=protected", "storage.controller=ehci 00:01.0 8086:293a",
+                "storage.controller=uhci 00:02.0 8086:2934",
+                "storage.note=EHCI 00:01.0, port 1: a full-speed device, left to the companion controller "
+                "(bareperf serves only high-speed devices on EHCI)",
+                "storage.disk=USB stick (UHCI 00:02.0, port 1.1): 131072 sectors of 512 bytes"],
+         match=[SAVED_ON % COMPANION_WHERE], absent=NO_FAIL,
+         check=saved_and_reported(N, COMPANION_WHERE, [r"UHCI 00:05\.0, port 1", r"UHCI 00:06\.0, port 1",
+                                                       r"OHCI 00:07\.0, port 1"])),
+]
+N = "storage-usb11-ohci-i686"
+OHCI_WHERE = r"OHCI 00:01\.0, port 1\.1"
+CASES += [
+    # i686: the image behind a hub on an OHCI (qemu-run --usb ohci --usb-hub, at 00:01.0; its
+    # registers are MMIO), an ICH9 UHCI beside it.
+    dict(name=N, grub=False, writable=True,
+         args=["--cpu", "pentium3", "--usb", "ohci", "--usb-hub", "--config", USB11_RUN, "--"]
+         + other_stick("ich9-usb-uhci1", 5, "i9"),
+         lines=["cpu.mode=protected", "storage.controller=ohci 00:01.0 106b:003f",
+                "storage.controller=uhci 00:05.0 8086:2934",
+                "storage.disk=USB stick (OHCI 00:01.0, port 1.1): 131072 sectors of 512 bytes"],
+         match=[SAVED_ON % OHCI_WHERE], absent=NO_FAIL,
+         check=saved_and_reported(N, OHCI_WHERE, [r"UHCI 00:05\.0, port 1"])),
+]
+
+# The issue's UHCI-only machine, where nothing is saved: the not saved: line names the
+# USB 1.1 controllers searched. The image's stick on a UHCI (a copy, which gives the kernel
+# its IDENTITY by fw_cfg) answers every read with an error (QEMU's blkdebug), and an OHCI
+# sits beside it.
+N = "storage-usb11-not-saved"
+CASES += [
+    dict(name=N, grub=False, copies=[(case_disk(N, "copy"), "build/bareperf.img")],
+         args=["--cpu", "qemu64", "--usb", "uhci", "--image", "blkdebug:tests/qemu/read-errors.blkdebug:"
+               + case_disk(N, "copy"), "--writable-image", "--config", "mode=detect", "--",
+               "-device", "pci-ohci,addr=0x5"],
+         match=[r"^not saved: no disk carries this image's identity \(1 disk searched; AHCI: 1 controller, 6 ports; "
+                r"IDE: 0 controllers; xHCI: 0 controllers; EHCI: 0 controllers; UHCI: 1 controller, 2 ports; "
+                r"OHCI: 1 controller, 3 ports; UHCI 00:01\.0, port 1: cannot read sector 0 "],
+         absent=NO_FAIL + [r"^saved:"]),
+]
