@@ -1,13 +1,12 @@
 #include "drivers/ohci.h"
 #include "drivers/mmio.h"
+#include "drivers/poll.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
 /* Waits are counted in polls, each after a read of port 0x80 (about 1 us), as drivers/ehci.c
  * does. The times are USB 2.0's (7.1.7.3, 7.1.7.5, 9.2.6.3) and OHCI's (5.1.1.3, 5.1.1.4) with
  * a margin. */
-#define POLL_DELAY_PORT         0x80
-#define POLLS_PER_MS            1000u
 #define HANDOFF_POLLS           (1000 * POLLS_PER_MS)   /* the SMM driver lets go */
 #define RESET_POLLS             (100 * POLLS_PER_MS)    /* HCR clears within 10 us */
 #define CONNECT_DEBOUNCE_POLLS  (100 * POLLS_PER_MS)    /* TATTDB */
@@ -51,7 +50,9 @@ static void delay_polls(unsigned polls)
 
 static bool wait_reg(const struct ohci_hc *hc, uint32_t off, uint32_t mask, uint32_t want, unsigned polls)
 {
-	for (unsigned i = 0; i < polls; i++) {
+	struct poll_bound b;
+
+	for (poll_bound_start(&b, polls); !poll_bound_spent(&b);) {
 		if ((rd(hc, off) & mask) == want)
 			return true;
 		(void)inb(POLL_DELAY_PORT);
@@ -84,8 +85,8 @@ static void legacy_handoff(struct ohci_hc *hc, char *note, size_t notelen)
 	wr(hc, OHCI_HCCOMMANDSTATUS, OHCI_CMD_OCR);
 	if (wait_reg(hc, OHCI_HCCONTROL, OHCI_CTRL_IR, 0, HANDOFF_POLLS))
 		return;
-	bp_snprintf(note, notelen, "%s: the firmware kept the controller (HcControl 0x%08x) for 1 s; taken anyway",
-		    hc->name, rd(hc, OHCI_HCCONTROL));
+	fmt_text(note, notelen, "%s: the firmware kept the controller (HcControl 0x%08x) for " POLLS_TEXT
+		 "; taken anyway", hc->name, rd(hc, OHCI_HCCONTROL), POLLS_ARGS(HANDOFF_POLLS));
 	wr(hc, OHCI_HCCONTROL, rd(hc, OHCI_HCCONTROL) & ~OHCI_CTRL_IR);
 }
 
@@ -260,7 +261,10 @@ static int poll_tds(const struct ohci_dev *od, unsigned n, unsigned polls, unsig
 {
 	const struct ohci_td *td = od->hc->td;
 
-	for (unsigned i = 0; i < polls; i++) {
+	struct poll_bound b;
+
+	poll_bound_start(&b, polls);
+	for (unsigned i = 0; !poll_bound_spent(&b); i++) {
 		unsigned k = 0;
 		for (; k < n && td_retired(&td[k]); k++) {
 			*at = k;
@@ -317,7 +321,7 @@ static int run_tds(struct ohci_dev *od, struct ohci_ep *ep, unsigned n, bool bul
 	default:
 		od->dead = true;
 		ep->ed->info |= OHCI_ED_SKIP;
-		return fmt_error(err, errlen, "timeout: %s did not finish within %u ms", what, polls / POLLS_PER_MS);
+		return fmt_error(err, errlen, "timeout: %s did not finish within " POLLS_TEXT, what, POLLS_ARGS(polls));
 	}
 }
 

@@ -1,12 +1,11 @@
 #include "drivers/uhci.h"
 #include "drivers/mmio.h"
+#include "drivers/poll.h"
 #include "lib/format.h"
 #include "lib/str.h"
 
 /* Waits are counted in polls, each after a read of port 0x80 (about 1 us), as drivers/ehci.c
  * does. The times are USB 2.0's (7.1.7.3, 7.1.7.5, 9.2.6.3) with a margin. */
-#define POLL_DELAY_PORT         0x80
-#define POLLS_PER_MS            1000u
 #define HALT_POLLS              (100 * POLLS_PER_MS)    /* a frame, by the guide (2.1.2) */
 #define RESET_POLLS             (100 * POLLS_PER_MS)
 #define CONNECT_DEBOUNCE_POLLS  (100 * POLLS_PER_MS)    /* TATTDB */
@@ -48,7 +47,9 @@ static void delay_polls(unsigned polls)
 
 static bool wait16(const struct uhci_hc *hc, uint16_t off, uint16_t mask, uint16_t want, unsigned polls)
 {
-	for (unsigned i = 0; i < polls; i++) {
+	struct poll_bound b;
+
+	for (poll_bound_start(&b, polls); !poll_bound_spent(&b);) {
 		if ((rd16(hc, off) & mask) == want)
 			return true;
 		(void)inb(POLL_DELAY_PORT);
@@ -246,7 +247,10 @@ static int poll_tds(const struct uhci_dev *ud, unsigned from, unsigned n, unsign
 {
 	const struct uhci_td *td = ud->hc->td;
 
-	for (unsigned i = 0; i < polls; i++) {
+	struct poll_bound b;
+
+	poll_bound_start(&b, polls);
+	for (unsigned i = 0; !poll_bound_spent(&b); i++) {
 		unsigned k = from;
 		for (; k < n && !(td[k].status & UHCI_TD_ACTIVE); k++) {
 			*at = k;
@@ -304,7 +308,7 @@ static int run_tds(struct uhci_dev *ud, unsigned from, unsigned n, unsigned poll
 		/* the controller may still hold the TD: stopped, it lets go of it (2.1.2) */
 		uhci_idle(hc, err, errlen);
 		ud->dead = true;
-		return fmt_error(err, errlen, "timeout: %s did not finish within %u ms", what, polls / POLLS_PER_MS);
+		return fmt_error(err, errlen, "timeout: %s did not finish within " POLLS_TEXT, what, POLLS_ARGS(polls));
 	}
 }
 
