@@ -244,6 +244,12 @@ class Outputs(unittest.TestCase):
             self.assertEqual(data[:8], b"\x89PNG\r\n\x1a\n")
             self.assertGreater(len(data), 2000)
 
+    def test_wrote_names_the_directory_with_one_slash(self):
+        for given in ("rep", "rep/"):
+            rc, _, err = run_tool(SAMPLE, "-o", os.path.join(self.dir, given))
+            self.assertEqual(rc, 0, err)
+            self.assertIn("wrote %s\n" % os.path.join(self.dir, "rep/"), err)
+
     def test_outputs_follow_umask(self):
         # Outputs go through temporary files, which mkstemp creates 0600; the tool must
         # give them the usual umask-derived mode so others can read a shared report.
