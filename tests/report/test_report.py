@@ -780,5 +780,104 @@ class Consistency(unittest.TestCase):
         self.assertIn("result add\\x07ch\\x9bain", err)
 
 
+
+# YAML double-quoted escapes as PyYAML's emitter writes them (LAVA dumps its job log with
+# PyYAML: lava_common/log.py, default_style='"'): the short forms, then \xXX, \uXXXX and
+# \UXXXXXXXX for what is not printable ASCII.
+YAML_SHORT = {"\0": "0", "\a": "a", "\b": "b", "\t": "t", "\n": "n", "\v": "v", "\f": "f",
+              "\r": "r", "\x1b": "e", '"': '"', "\\": "\\", "\x85": "N", "\xa0": "_",
+              "\u2028": "L", "\u2029": "P"}
+
+
+def yaml_quoted(text):
+    out = []
+    for c in text:
+        if c in YAML_SHORT:
+            out.append("\\" + YAML_SHORT[c])
+        elif " " <= c <= "~":
+            out.append(c)
+        else:
+            n = ord(c)
+            out.append("\\x%02X" % n if n <= 0xFF else "\\u%04X" % n if n <= 0xFFFF else "\\U%08X" % n)
+    return '"' + "".join(out) + '"'
+
+
+def lava_job_log(serial_text):
+    """A LAVA job log of a run whose serial output was SERIAL_TEXT: LAVA's own entries
+    around the target's lines, one entry a line."""
+    entry = '- {"dt": "2026-11-29T04:00:%02d.123456", "lvl": "%s", "msg": %s}'
+    lines = [entry % (0, "info", yaml_quoted("start: 1.1 boot-qemu (timeout 00:05:00)")),
+             entry % (0, "debug", yaml_quoted("qemu-system-x86_64 -kernel ..."))]
+    for i, line in enumerate(serial_text.split("\n")):
+        lines.append(entry % (1 + i % 50, "target", yaml_quoted(line.rstrip("\r"))))
+        if i == 40:
+            lines.append((entry % (2, "feedback", yaml_quoted("@result {not the target's}")))[:-1]
+                         + ', "ns": "other"}')
+    lines.append('- {"dt": "2026-11-29T04:01:00.000000", "lvl": "results", "msg": {"case": '
+                 '"job", "definition": "lava", "result": "pass"}}')
+    return "\n".join(lines) + "\n"
+
+
+class LavaLogs(unittest.TestCase):
+    """A LAVA job log (issue 31) gives the report of the serial log it holds."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def outputs(self, log):
+        csv_path, json_path = os.path.join(self.dir, "r.csv"), os.path.join(self.dir, "r.json")
+        rc, out, err = run_tool(log, "--summary", "--csv", csv_path, "--json", json_path)
+        self.assertEqual(rc, 0, err)
+        with open(csv_path) as f, open(json_path) as g:
+            return out, f.read(), g.read()
+
+    def test_escapes_are_pyyaml_s(self):
+        try:
+            import yaml
+        except ImportError:
+            self.skipTest("python3-yaml not installed: the emitter above is checked against it")
+        for text in ('a"b\\c\x1b[2J\r \xe9 \U0001F600 \x85 \t\x00 \u2028 \x7f', sample_text()[:3000]):
+            want = yaml.safe_dump({"msg": text}, default_flow_style=True, default_style='"', width=10**6)
+            self.assertEqual('{"msg": %s}\n' % yaml_quoted(text), want)
+
+    def test_lava_log_gives_the_serial_log_s_report(self):
+        # The LAVA signal lines a format=lava run prints are text to the report, and ignored.
+        serial = sample_text().replace("\n@done", "\n<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=add_chain "
+                                                   "RESULT=pass MEASUREMENT=1.5 UNITS=ticks>\r\n@done")
+        serial_path, lava_path = os.path.join(self.dir, "serial.log"), os.path.join(self.dir, "job.yaml")
+        with open(serial_path, "w") as f:
+            f.write(serial)
+        with open(lava_path, "w") as f:
+            f.write(lava_job_log(serial))
+        want = self.outputs(SAMPLE)
+        self.assertEqual(self.outputs(serial_path), want)
+        self.assertEqual(self.outputs(lava_path), want)
+        self.assertGreater(len(want[1].splitlines()), 10)
+
+    def test_escaped_bytes_come_back(self):
+        line = [l for l in sample_text().splitlines() if l.startswith('@result {"bench":"add_chain"')][0]
+        odd = line.replace('"add_chain"', '"add_\xe9\U0001F600"')
+        log = report.parse_text(lava_job_log(odd), "job")
+        self.assertEqual(log.results[0]["bench"], "add_\xe9\U0001F600")
+
+    def test_lines_of_another_shape_are_warnings_with_line_numbers(self):
+        text = lava_job_log(sample_text())
+        lines = text.splitlines()
+        lines[5] = "- {dt: 2026, lvl: target, msg: plain}"
+        lines[6] = lines[6][:-1].replace('"msg": "', '"msg": "\\q')  + "}"
+        log = report.parse_text("\n".join(lines), "job")
+        self.assertEqual(log.warnings[:2], ["job line 6: not a LAVA log entry (- {\"dt\": ..., "
+                                            "\"lvl\": ..., \"msg\": ...} on one line); skipped",
+                                            "job line 7: the target line's msg is not one "
+                                            "double-quoted YAML string; skipped"])
+        self.assertEqual(len(log.results), log.done["results"])
+        # Errors name the job log's own lines.
+        lines[100] = lines[100].replace('"msg": "', '"msg": "@result {\\"bench\\":1} ')
+        log = report.parse_text("\n".join(lines), "job")
+        self.assertTrue(any(w.startswith("job line 101: @result") for w in log.warnings), log.warnings)
+
 if __name__ == "__main__":
     unittest.main()
