@@ -888,5 +888,105 @@ class LavaLogs(unittest.TestCase):
         log = report.parse_text("\n".join(lines), "job")
         self.assertTrue(any(w.startswith("job line 101: @result") for w in log.warnings), log.warnings)
 
+
+class Comparison(unittest.TestCase):
+    """Several runs side by side (issue 34); the boots of three CPU models are
+    tests/tools/compare-runs'."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        # A second machine: another brand, the add_chain figures doubled, no mem_chase.
+        text = sample_text().replace("QEMU TCG CPU version 2.5+", "Other\\u001b[2J CPU")
+        lines = []
+        for line in text.splitlines(True):
+            if line.startswith('@result {"bench":"add_chain"'):
+                r = json.loads(line[8:])
+                for f in ("min", "median", "mean", "max", "per_iter"):
+                    r[f] *= 2
+                line = "@result " + json.dumps(r) + "\n"
+            if line.startswith('@result {"bench":"mem_chase"'):
+                continue
+            lines.append(line)
+        self.other = os.path.join(self.dir, "other.log")
+        with open(self.other, "w") as f:
+            f.write("".join(lines))
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def table(self, out):
+        lines = out[out.index("per iteration"):].splitlines()[1:]
+        return lines[0], {tuple(l.split()[:4]): l.split()[4:] for l in lines[1:]}
+
+    def test_side_by_side_with_ratios_and_gaps(self):
+        rc, out, err = run_tool(SAMPLE, self.other, "--summary")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("2 runs compared; ratios (xN) are to QEMU TCG CPU version 2.5+ (serial-sample.log)", out)
+        self.assertIsNone(re.search("[\x00-\x09\x0b-\x1f]", out), repr(out))
+        self.assertIn("Other\\x1b[2J CPU (other.log)", out)
+        header, rows = self.table(out)
+        self.assertEqual(rows[("add_chain", "-", "0", "tsc")], ["320.000", "640.000", "x2.000"])
+        self.assertRegex(out, r"\nmem_chase +4 KiB +0 +tsc +96\.000 +-\n")
+        rc, out, err = run_tool(SAMPLE, self.other, "--summary", "--baseline", "2")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.table(out)[1][("add_chain", "-", "0", "tsc")], ["320.000", "x0.500", "640.000"])
+
+    def test_csv_and_json_rows_carry_the_machine(self):
+        csv_path, json_path = os.path.join(self.dir, "c.csv"), os.path.join(self.dir, "c.json")
+        rc, _, err = run_tool(SAMPLE, self.other, "--csv", csv_path, "--json", json_path)
+        self.assertEqual(rc, 0, err)
+        with open(csv_path) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual({r["cpu_brand"] for r in rows}, {"QEMU TCG CPU version 2.5+", "Other\x1b[2J CPU"})
+        self.assertEqual({r["input"] for r in rows}, {SAMPLE, self.other})
+        with open(json_path) as f:
+            doc = json.load(f)
+        self.assertEqual([r["input"] for r in doc["runs"]], [SAMPLE, self.other])
+        self.assertEqual(len(doc["results"]), 21 + 21 - 12)
+        self.assertEqual(doc["results"][-1]["cpu_brand"], "Other\x1b[2J CPU")
+
+    def test_perf_formats_name_the_privilege_level(self):
+        path = os.path.join(self.dir, "p.csv")
+        rc, _, err = run_tool(SAMPLE, "--perf-csv", path)
+        self.assertEqual(rc, 0, err)
+        with open(path) as f:
+            lines = f.read().splitlines()
+        self.assertIn("# bareperf QEMU TCG CPU version 2.5+ (serial-sample.log): mem_chase size 4 KiB", lines)
+        self.assertIn("32000.000000,ticks,tsc:k,0.00%,,100.00,320.000,per iteration", lines)
+        self.assertIn("1000.000000,,instructions:u,0.00%,,100.00,10.000,per iteration", lines)
+
+    def test_options_that_do_not_apply_to_the_runs(self):
+        for args, why in (([SAMPLE, self.other, "--plot-cpl", "x.png"], "--plot-cpl draws one run"),
+                          ([SAMPLE, self.other, "--log"], "--log prints one run's text"),
+                          ([SAMPLE, self.other, "--baseline", "3", "--summary"], "--baseline needs a run from 1 to 2"),
+                          ([SAMPLE, "--plot-compare", "x.png"], "--plot-compare compares several runs"),
+                          ([SAMPLE, "--baseline", "1", "--summary"], "--baseline applies to a comparison"),
+                          ([SAMPLE, "--log", "--csv", "x.csv"], "--log prints a run's text and takes no output"),
+                          (["-", "-", "--summary"], "standard input can be read once")):
+            rc, out, err = run_tool(*args, stdin="")
+            self.assertEqual((rc, out), (2, ""), (args, err))
+            self.assertIn(why, err, args)
+            self.assertFalse(os.path.exists("x.png") or os.path.exists("x.csv"))
+
+    def test_log_prints_the_run_s_text(self):
+        rc, out, err = TOOL_RUN.run([SAMPLE, "--log"])
+        self.assertEqual((rc, err), (0, b""))
+        with open(SAMPLE, "rb") as f:
+            self.assertEqual(out, f.read())
+        path = os.path.join(self.dir, "job.yaml")
+        with open(path, "w") as f:
+            f.write(lava_job_log(sample_text()))
+        rc, out, err = run_tool(path, "--log")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertEqual(out.splitlines(), [l.rstrip("\r") for l in sample_text().split("\n")])
+
+    @unittest.skipUnless(HAVE_GNUPLOT, "gnuplot not installed")
+    def test_default_outputs_of_a_comparison(self):
+        out_dir = os.path.join(self.dir, "rep")
+        rc, out, err = run_tool(SAMPLE, self.other, "-o", out_dir, "--event", "instructions")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(sorted(os.listdir(out_dir)), ["compare.png", "results.csv", "results.json"])
+        self.assertIn("2 runs compared", out)
+
 if __name__ == "__main__":
     unittest.main()
