@@ -980,6 +980,20 @@ class Comparison(unittest.TestCase):
         self.assertEqual((rc, err), (0, ""))
         self.assertEqual(out.splitlines(), [l.rstrip("\r") for l in sample_text().split("\n")])
 
+    def test_plot_names_a_run_without_the_event(self):
+        runs = [report.parse_text(sample_text(), "a"), report.parse_text(sample_text(), "b")]
+        runs[1].results = [r for r in runs[1].results if r["event"] != "tsc"]
+        report.run_labels(runs)
+        script, why = report.compare_script(runs, "tsc")
+        self.assertIsNone(why)
+        self.assertIn("no tsc results: QEMU TCG CPU version 2.5+ (b)'", script)
+        self.assertIn("title 'QEMU TCG CPU version 2.5+ (a)'", script)
+        self.assertNotIn("using 3", script)
+        self.assertIn("set yrange [0:*]", script)
+        script, why = report.compare_script(runs, "nothing")
+        self.assertIsNone(script)
+        self.assertIn("no run has results for event 'nothing'", why)
+
     @unittest.skipUnless(HAVE_GNUPLOT, "gnuplot not installed")
     def test_default_outputs_of_a_comparison(self):
         out_dir = os.path.join(self.dir, "rep")
