@@ -252,6 +252,12 @@ class SavedRuns(unittest.TestCase):
         rc, out, err = run_tool("--list", folder)
         self.assertEqual(rc, 0)
         self.assertIn("warning: run 3 is in 3 slots (run03.log, run06.log, run07.log)", err)
+        # Compared, every run there: each of the three is a column of its own, said so.
+        rc, out, err = run_tool(folder, "--summary")
+        self.assertEqual(rc, 1, err)            # runs 2 and 3 (slot 3) are torn
+        self.assertIn("run 3 is in 3 slots (run03.log, run06.log, run07.log); each is shown", err)
+        for label, slot in (("run 3", "run03.log"), ("run 3 #2", "run06.log"), ("run 3 #3", "run07.log")):
+            self.assertIn("QEMU TCG CPU version 2.5+ %s: %s %s;" % (label, folder, slot), out)
 
     def dir_entry(self, fat, name):
         """The byte offset of NAME's entry in /bareperf/results (in its first cluster)."""
