@@ -980,6 +980,32 @@ class Comparison(unittest.TestCase):
         self.assertEqual((rc, err), (0, ""))
         self.assertEqual(out.splitlines(), [l.rstrip("\r") for l in sample_text().split("\n")])
 
+    def test_log_on_a_terminal_is_escaped(self):
+        import pty
+        master, slave = pty.openpty()
+        try:
+            p = subprocess.run(["/usr/bin/python3", TOOL, SAMPLE, "--log"], stdout=slave,
+                               stderr=subprocess.PIPE, timeout=60)
+            os.close(slave)
+            slave = None
+            shown = b""
+            while select.select([master], [], [], 0.5)[0]:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+        finally:
+            if slave is not None:
+                os.close(slave)
+            os.close(master)
+        self.assertEqual((p.returncode, p.stderr), (0, b""))
+        self.assertTrue(shown.startswith(b"\\x1b[2J\\x1b[01;01H"), shown[:80])
+        self.assertNotIn(b"\x1b", shown)
+        self.assertIn(b"\r\ncfg.mode=run\r\n", shown)     # the terminal's own CR LF
+
     def test_plot_names_a_run_without_the_event(self):
         runs = [report.parse_text(sample_text(), "a"), report.parse_text(sample_text(), "b")]
         runs[1].results = [r for r in runs[1].results if r["event"] != "tsc"]
