@@ -968,6 +968,18 @@ class Comparison(unittest.TestCase):
             self.assertIn(why, err, args)
             self.assertFalse(os.path.exists("x.png") or os.path.exists("x.csv"))
 
+    def test_inputs_together_are_bounded(self):
+        saved = report.MAX_TOTAL_LOG_BYTES
+        report.MAX_TOTAL_LOG_BYTES = 20000
+        try:
+            self.assertEqual(len(report.read_inputs([SAMPLE], None)), 1)
+            with self.assertRaises(report.ReportError) as e:
+                report.read_inputs([SAMPLE, self.other, SAMPLE], None)
+        finally:
+            report.MAX_TOTAL_LOG_BYTES = saved
+        self.assertIn("the inputs up to '%s' hold " % self.other, str(e.exception))
+        self.assertIn("compare fewer runs at a time", str(e.exception))
+
     def test_log_prints_the_run_s_text(self):
         rc, out, err = TOOL_RUN.run([SAMPLE, "--log"])
         self.assertEqual((rc, err), (0, b""))
