@@ -11,6 +11,7 @@ ReportError; any other exception is a finding, saved with its
 traceback in --crash-dir. Same seed, same inputs: a failure reproduces with
   tests/fuzz/report_mutate.py --replay FILE
 """
+import copy
 import io
 import os
 import re
@@ -48,17 +49,29 @@ def mutate(rng, data):
 
 
 def run_reader(data):
-    """Everything the tool does with a log short of writing files and running gnuplot."""
+    """Everything the tool does with a log short of writing files and running gnuplot:
+    one run, and the run compared with a copy of itself (issue 34; the comparison's CSV and
+    JSON are the runs' rows and records, left out for time). parse_text also reads the input as a
+    LAVA job log when it looks like one."""
     try:
-        log = report.parse_log(data.decode("utf-8", errors="replace"), "fuzz")
+        log = report.parse_text(data.decode("utf-8", errors="replace"), "fuzz")
     except report.ReportError:
         return
-    for writer in (report.write_csv, report.write_json, report.print_summary):
+    again = copy.copy(log)
+    again.origin = dict(log.origin, input="fuzz2")
+    runs = [log, again]
+    report.run_labels(runs)
+    log.baseline = True
+    for writer, logs in ((report.write_csv, [log]), (report.write_json, [log]),
+                         (report.write_perf_csv, runs), (report.write_perf_json, runs),
+                         (lambda logs, out: report.print_summary(logs[0], out), [log]),
+                         (report.print_comparison, runs)):
         out = io.StringIO()
-        writer(log, out)
+        writer(logs, out)
         out.getvalue().encode("utf-8")      # the files and the terminal take UTF-8
     report.latency_script(log)
     report.cpl_script(log, "tsc")
+    report.compare_script(runs, "tsc")
 
 
 def main():

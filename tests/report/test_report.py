@@ -244,6 +244,12 @@ class Outputs(unittest.TestCase):
             self.assertEqual(data[:8], b"\x89PNG\r\n\x1a\n")
             self.assertGreater(len(data), 2000)
 
+    def test_wrote_names_the_directory_with_one_slash(self):
+        for given in ("rep", "rep/"):
+            rc, _, err = run_tool(SAMPLE, "-o", os.path.join(self.dir, given))
+            self.assertEqual(rc, 0, err)
+            self.assertIn("wrote %s\n" % os.path.join(self.dir, "rep/"), err)
+
     def test_outputs_follow_umask(self):
         # Outputs go through temporary files, which mkstemp creates 0600; the tool must
         # give them the usual umask-derived mode so others can read a shared report.
@@ -305,9 +311,9 @@ class Variants(unittest.TestCase):
     def test_csv_has_the_variant_columns(self):
         log = read_capture(PARTNER)
         out = io.StringIO()
-        report.write_csv(log, out)
+        report.write_csv([log], out)
         rows = list(csv.DictReader(io.StringIO(out.getvalue())))
-        self.assertEqual(list(rows[0])[-5:], ["cpu", "partner", "partner_load", "unroll", "loop"])
+        self.assertEqual(list(rows[0])[17:22], ["cpu", "partner", "partner_load", "unroll", "loop"])
         self.assertEqual(len(rows), 8)
         self.assertEqual({(r["cpu"], r["partner"], r["partner_load"], r["unroll"], r["loop"]) for r in rows},
                          {("1", "0", "idle", "", ""), ("1", "0", "spin", "", "")})
@@ -337,7 +343,7 @@ class Variants(unittest.TestCase):
         self.assertEqual(repeats, ["user line 3: result asm cpl=3 event=tsc unroll=100 loop=10 repeats line 1; "
                                    "plots use the first"])
         out = io.StringIO()
-        report.write_csv(log, out)
+        report.write_csv([log], out)
         self.assertEqual([r["loop"] for r in csv.DictReader(io.StringIO(out.getvalue()))], ["10", "20", "10"])
 
     def test_variant_field_of_the_wrong_type_is_skipped(self):
@@ -701,8 +707,8 @@ class Inputs(unittest.TestCase):
             self.assertIn("'/dev/kmsg' is a character device that has nothing to read yet", err)
         rc, _, err = run_tool(self.dir, "--summary", timeout=10)
         self.assertEqual(rc, 1, err)
-        self.assertIn("'%s' is a directory, not a serial log (runs saved on a medium are read "
-                      "with --list or --run N)" % self.dir, err)
+        # A folder is read as a mounted partition's saved runs (issue 34).
+        self.assertIn("'%s' holds no bareperf/results/runNN.log" % self.dir, err)
 
     def test_fifo_with_writer_is_read(self):
         fifo = os.path.join(self.dir, "fifo")
@@ -773,6 +779,266 @@ class Consistency(unittest.TestCase):
         self.assertIn("note (x\\x1b[2J): \\u202ebad", out)
         self.assertIn("result add\\x07ch\\x9bain", err)
 
+
+
+# YAML double-quoted escapes as PyYAML's emitter writes them (LAVA dumps its job log with
+# PyYAML: lava_common/log.py, default_style='"'): the short forms, then \xXX, \uXXXX and
+# \UXXXXXXXX for what is not printable ASCII.
+YAML_SHORT = {"\0": "0", "\a": "a", "\b": "b", "\t": "t", "\n": "n", "\v": "v", "\f": "f",
+              "\r": "r", "\x1b": "e", '"': '"', "\\": "\\", "\x85": "N", "\xa0": "_",
+              "\u2028": "L", "\u2029": "P"}
+
+
+def yaml_quoted(text):
+    out = []
+    for c in text:
+        if c in YAML_SHORT:
+            out.append("\\" + YAML_SHORT[c])
+        elif " " <= c <= "~":
+            out.append(c)
+        else:
+            n = ord(c)
+            out.append("\\x%02X" % n if n <= 0xFF else "\\u%04X" % n if n <= 0xFFFF else "\\U%08X" % n)
+    return '"' + "".join(out) + '"'
+
+
+def lava_job_log(serial_text):
+    """A LAVA job log of a run whose serial output was SERIAL_TEXT: LAVA's own entries
+    around the target's lines, one entry a line."""
+    entry = '- {"dt": "2026-11-29T04:00:%02d.123456", "lvl": "%s", "msg": %s}'
+    lines = [entry % (0, "info", yaml_quoted("start: 1.1 boot-qemu (timeout 00:05:00)")),
+             entry % (0, "debug", yaml_quoted("qemu-system-x86_64 -kernel ..."))]
+    for i, line in enumerate(serial_text.split("\n")):
+        lines.append(entry % (1 + i % 50, "target", yaml_quoted(line.rstrip("\r"))))
+        if i == 40:
+            lines.append((entry % (2, "feedback", yaml_quoted("@result {not the target's}")))[:-1]
+                         + ', "ns": "other"}')
+    lines.append('- {"dt": "2026-11-29T04:01:00.000000", "lvl": "results", "msg": {"case": '
+                 '"job", "definition": "lava", "result": "pass"}}')
+    return "\n".join(lines) + "\n"
+
+
+def without_origin(text):
+    """A results.csv without the columns that say where the run came from."""
+    rows = list(csv.DictReader(io.StringIO(text)))
+    return [{k: v for k, v in r.items() if k not in report.ORIGIN_FIELDS} for r in rows]
+
+
+class LavaLogs(unittest.TestCase):
+    """A LAVA job log (issue 31) gives the report of the serial log it holds."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def outputs(self, log):
+        csv_path, json_path = os.path.join(self.dir, "r.csv"), os.path.join(self.dir, "r.json")
+        rc, out, err = run_tool(log, "--summary", "--csv", csv_path, "--json", json_path)
+        self.assertEqual(rc, 0, err)
+        with open(csv_path) as f, open(json_path) as g:
+            return out, f.read(), g.read()
+
+    def test_escapes_are_pyyaml_s(self):
+        try:
+            import yaml
+        except ImportError:
+            self.skipTest("python3-yaml not installed: the emitter above is checked against it")
+        for text in ('a"b\\c\x1b[2J\r \xe9 \U0001F600 \x85 \t\x00 \u2028 \x7f', sample_text()[:3000]):
+            want = yaml.safe_dump({"msg": text}, default_flow_style=True, default_style='"', width=10**6)
+            self.assertEqual('{"msg": %s}\n' % yaml_quoted(text), want)
+
+    def test_lava_log_gives_the_serial_log_s_report(self):
+        # The LAVA signal lines a format=lava run prints are text to the report, and ignored.
+        serial = sample_text().replace("\n@done", "\n<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=add_chain "
+                                                   "RESULT=pass MEASUREMENT=1.5 UNITS=ticks>\r\n@done")
+        serial_path, lava_path = os.path.join(self.dir, "serial.log"), os.path.join(self.dir, "job.yaml")
+        with open(serial_path, "w") as f:
+            f.write(serial)
+        with open(lava_path, "w") as f:
+            f.write(lava_job_log(serial))
+        want = self.outputs(SAMPLE)
+        for path in (serial_path, lava_path):
+            got = self.outputs(path)
+            self.assertEqual((got[0], got[2]), (want[0], want[2]), path)     # summary, JSON
+            # The CSV: equal but for the input it names.
+            self.assertEqual(without_origin(got[1]), without_origin(want[1]))
+        self.assertGreater(len(want[1].splitlines()), 10)
+
+    def test_escaped_bytes_come_back(self):
+        line = [l for l in sample_text().splitlines() if l.startswith('@result {"bench":"add_chain"')][0]
+        odd = line.replace('"add_chain"', '"add_\xe9\U0001F600"')
+        log = report.parse_text(lava_job_log(odd), "job")
+        self.assertEqual(log.results[0]["bench"], "add_\xe9\U0001F600")
+
+    def test_lines_of_another_shape_are_warnings_with_line_numbers(self):
+        text = lava_job_log(sample_text())
+        lines = text.splitlines()
+        lines[5] = "- {dt: 2026, lvl: target, msg: plain}"
+        lines[6] = lines[6][:-1].replace('"msg": "', '"msg": "\\q')  + "}"
+        log = report.parse_text("\n".join(lines), "job")
+        self.assertEqual(log.warnings[:2], ["job line 6: not a LAVA log entry (- {\"dt\": ..., "
+                                            "\"lvl\": ..., \"msg\": ...} on one line); skipped",
+                                            "job line 7: the target line's msg is not one "
+                                            "double-quoted YAML string; skipped"])
+        self.assertEqual(len(log.results), log.done["results"])
+        # Errors name the job log's own lines.
+        lines[100] = lines[100].replace('"msg": "', '"msg": "@result {\\"bench\\":1} ')
+        log = report.parse_text("\n".join(lines), "job")
+        self.assertTrue(any(w.startswith("job line 101: @result") for w in log.warnings), log.warnings)
+
+
+class Comparison(unittest.TestCase):
+    """Several runs side by side (issue 34); the boots of three CPU models are
+    tests/tools/compare-runs'."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        # A second machine: another brand, the add_chain figures doubled, no mem_chase.
+        text = sample_text().replace("QEMU TCG CPU version 2.5+", "Other\\u001b[2J CPU")
+        lines = []
+        for line in text.splitlines(True):
+            if line.startswith('@result {"bench":"add_chain"'):
+                r = json.loads(line[8:])
+                for f in ("min", "median", "mean", "max", "per_iter"):
+                    r[f] *= 2
+                line = "@result " + json.dumps(r) + "\n"
+            if line.startswith('@result {"bench":"mem_chase"'):
+                continue
+            lines.append(line)
+        self.other = os.path.join(self.dir, "other.log")
+        with open(self.other, "w") as f:
+            f.write("".join(lines))
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def table(self, out):
+        lines = out[out.index("per iteration"):].splitlines()[1:]
+        return lines[0], {tuple(l.split()[:4]): l.split()[4:] for l in lines[1:]}
+
+    def test_side_by_side_with_ratios_and_gaps(self):
+        rc, out, err = run_tool(SAMPLE, self.other, "--summary")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("2 runs compared; ratios (xN) are to QEMU TCG CPU version 2.5+ (serial-sample.log)", out)
+        self.assertIsNone(re.search("[\x00-\x09\x0b-\x1f]", out), repr(out))
+        self.assertIn("Other\\x1b[2J CPU (other.log)", out)
+        header, rows = self.table(out)
+        self.assertEqual(rows[("add_chain", "-", "0", "tsc")], ["320.000", "640.000", "x2.000"])
+        self.assertRegex(out, r"\nmem_chase +4 KiB +0 +tsc +96\.000 +-\n")
+        rc, out, err = run_tool(SAMPLE, self.other, "--summary", "--baseline", "2")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.table(out)[1][("add_chain", "-", "0", "tsc")], ["320.000", "x0.500", "640.000"])
+
+    def test_csv_and_json_rows_carry_the_machine(self):
+        csv_path, json_path = os.path.join(self.dir, "c.csv"), os.path.join(self.dir, "c.json")
+        rc, _, err = run_tool(SAMPLE, self.other, "--csv", csv_path, "--json", json_path)
+        self.assertEqual(rc, 0, err)
+        with open(csv_path) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual({r["cpu_brand"] for r in rows}, {"QEMU TCG CPU version 2.5+", "Other\x1b[2J CPU"})
+        self.assertEqual({r["input"] for r in rows}, {SAMPLE, self.other})
+        with open(json_path) as f:
+            doc = json.load(f)
+        self.assertEqual([r["input"] for r in doc["runs"]], [SAMPLE, self.other])
+        self.assertEqual(len(doc["results"]), 21 + 21 - 12)
+        self.assertEqual(doc["results"][-1]["cpu_brand"], "Other\x1b[2J CPU")
+
+    def test_perf_formats_name_the_privilege_level(self):
+        path = os.path.join(self.dir, "p.csv")
+        rc, _, err = run_tool(SAMPLE, "--perf-csv", path)
+        self.assertEqual(rc, 0, err)
+        with open(path) as f:
+            lines = f.read().splitlines()
+        self.assertIn("# bareperf QEMU TCG CPU version 2.5+ (serial-sample.log): mem_chase size 4 KiB", lines)
+        self.assertIn("32000.000000,ticks,tsc:k,0.00%,,100.00,320.000,per iteration", lines)
+        self.assertIn("1000.000000,,instructions:u,0.00%,,100.00,10.000,per iteration", lines)
+
+    def test_options_that_do_not_apply_to_the_runs(self):
+        for args, why in (([SAMPLE, self.other, "--plot-cpl", "x.png"], "--plot-cpl draws one run"),
+                          ([SAMPLE, self.other, "--log"], "--log prints one run's text"),
+                          ([SAMPLE, self.other, "--baseline", "3", "--summary"], "--baseline needs a run from 1 to 2"),
+                          ([SAMPLE, "--plot-compare", "x.png"], "--plot-compare compares several runs"),
+                          ([SAMPLE, "--baseline", "1", "--summary"], "--baseline applies to a comparison"),
+                          ([SAMPLE, "--log", "--csv", "x.csv"], "--log prints a run's text and takes no output"),
+                          (["-", "-", "--summary"], "standard input can be read once")):
+            rc, out, err = run_tool(*args, stdin="")
+            self.assertEqual((rc, out), (2, ""), (args, err))
+            self.assertIn(why, err, args)
+            self.assertFalse(os.path.exists("x.png") or os.path.exists("x.csv"))
+
+    def test_inputs_together_are_bounded(self):
+        saved = report.MAX_TOTAL_LOG_BYTES
+        report.MAX_TOTAL_LOG_BYTES = 20000
+        try:
+            self.assertEqual(len(report.read_inputs([SAMPLE], None)), 1)
+            with self.assertRaises(report.ReportError) as e:
+                report.read_inputs([SAMPLE, self.other, SAMPLE], None)
+        finally:
+            report.MAX_TOTAL_LOG_BYTES = saved
+        self.assertIn("the inputs up to '%s' hold " % self.other, str(e.exception))
+        self.assertIn("compare fewer runs at a time", str(e.exception))
+
+    def test_log_prints_the_run_s_text(self):
+        rc, out, err = TOOL_RUN.run([SAMPLE, "--log"])
+        self.assertEqual((rc, err), (0, b""))
+        with open(SAMPLE, "rb") as f:
+            self.assertEqual(out, f.read())
+        path = os.path.join(self.dir, "job.yaml")
+        with open(path, "w") as f:
+            f.write(lava_job_log(sample_text()))
+        rc, out, err = run_tool(path, "--log")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertEqual(out.splitlines(), [l.rstrip("\r") for l in sample_text().split("\n")])
+
+    def test_log_on_a_terminal_is_escaped(self):
+        import pty
+        master, slave = pty.openpty()
+        try:
+            p = subprocess.run(["/usr/bin/python3", TOOL, SAMPLE, "--log"], stdout=slave,
+                               stderr=subprocess.PIPE, timeout=60)
+            os.close(slave)
+            slave = None
+            shown = b""
+            while select.select([master], [], [], 0.5)[0]:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+        finally:
+            if slave is not None:
+                os.close(slave)
+            os.close(master)
+        self.assertEqual((p.returncode, p.stderr), (0, b""))
+        self.assertTrue(shown.startswith(b"\\x1b[2J\\x1b[01;01H"), shown[:80])
+        self.assertNotIn(b"\x1b", shown)
+        self.assertIn(b"\r\ncfg.mode=run\r\n", shown)     # the terminal's own CR LF
+
+    def test_plot_names_a_run_without_the_event(self):
+        runs = [report.parse_text(sample_text(), "a"), report.parse_text(sample_text(), "b")]
+        runs[1].results = [r for r in runs[1].results if r["event"] != "tsc"]
+        report.run_labels(runs)
+        script, why = report.compare_script(runs, "tsc")
+        self.assertIsNone(why)
+        self.assertIn("no tsc results: QEMU TCG CPU version 2.5+ (b)'", script)
+        self.assertIn("title 'QEMU TCG CPU version 2.5+ (a)'", script)
+        self.assertNotIn("using 3", script)
+        self.assertIn("set yrange [0:*]", script)
+        script, why = report.compare_script(runs, "nothing")
+        self.assertIsNone(script)
+        self.assertIn("no run has results for event 'nothing'", why)
+
+    @unittest.skipUnless(HAVE_GNUPLOT, "gnuplot not installed")
+    def test_default_outputs_of_a_comparison(self):
+        out_dir = os.path.join(self.dir, "rep")
+        rc, out, err = run_tool(SAMPLE, self.other, "-o", out_dir, "--event", "instructions")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(sorted(os.listdir(out_dir)), ["compare.png", "results.csv", "results.json"])
+        self.assertIn("2 runs compared", out)
 
 if __name__ == "__main__":
     unittest.main()

@@ -2,7 +2,9 @@
 by scripts/mkimage (docs/results-area.md), read from the image file and from a copy of the
 folder as a mounted partition shows it. The slots are written here with mtools, in the
 kernel's header format (lib/results-area.c results_header_format)."""
+import csv
 import hashlib
+import io
 import os
 import re
 import shutil
@@ -19,6 +21,12 @@ REPORT = SourceFileLoader("bareperf_report", TOOL).load_module()
 SAMPLE = os.path.join(ROOT, "tests", "data", "serial-sample.log")
 ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1", PATH=os.environ.get("PATH", "") + ":/usr/sbin")
 ID = "00112233445566778899aabbccddeeff"
+
+
+def without_origin(text):
+    """A results.csv without the columns that say where the run came from."""
+    rows = list(csv.DictReader(io.StringIO(text)))
+    return [{k: v for k, v in r.items() if k not in REPORT.ORIGIN_FIELDS} for r in rows]
 
 
 def header(run, state, log, crc=None):
@@ -83,7 +91,8 @@ class SavedRuns(unittest.TestCase):
             self.assertEqual(rows["run03.log"][1:3], ["3", "torn"])
             self.assertEqual(rows["run04.log"][1:3], ["-", "empty"])
             self.assertEqual(rows["run05.log"][1:3], ["-", "damaged"])
-            self.assertEqual(rows["run01.log"][5], str(len(self.log)))
+            self.assertEqual(rows["run01.log"][5:8], ["run", "21", str(len(self.log))])
+            self.assertEqual(" ".join(rows["run01.log"][8:]), "QEMU Virtual CPU version 2.5+")
 
     def test_report_equals_serial_log(self):
         want = {}
@@ -99,7 +108,18 @@ class SavedRuns(unittest.TestCase):
                 rc, _, err = run_tool("--run", "1", source, what, path)
                 self.assertEqual(rc, 0, err)
                 with open(path) as f:
-                    self.assertEqual(f.read(), want[what], "%s %s" % (source, what))
+                    got = f.read()
+                if what == "--csv":
+                    # Equal but for where the run came from: a saved run knows its number
+                    # and date (issue 34).
+                    rows = list(csv.DictReader(io.StringIO(got)))
+                    self.assertEqual({(r["run"], r["date"], r["input"]) for r in rows},
+                                     {("1", "2026-11-26 06:50:16", source)})
+                    self.assertEqual({r["run_label"] for r in rows}, {"QEMU TCG CPU version 2.5+ run 1"})
+                    got, want_csv = without_origin(got), without_origin(want[what])
+                    self.assertEqual(got, want_csv, source)
+                else:
+                    self.assertEqual(got, want[what], "%s %s" % (source, what))
             rc, out, err = run_tool("--run", "1", source, "--summary")
             self.assertEqual((rc, out), (0, want_summary), err)
 
@@ -232,11 +252,16 @@ class SavedRuns(unittest.TestCase):
                 self.assertIn("'%s' is %s, not an image file, a block device or a folder" % (source, kind), err)
         finally:
             os.remove(fifo)
-        # The image read as a serial log (no --list): 64 MiB, past the bound, and said so.
-        rc, _, err = run_tool(self.img, "--summary")
+        # The image without --run: every run saved there, side by side (issue 34); the
+        # torn ones say so, and the exit status too.
+        rc, out, err = run_tool(self.img, "--summary")
         self.assertEqual(rc, 1)
-        self.assertIn("log '%s' is larger than 16 MiB" % self.img, err)
-        self.assertIn("read with --list or --run N", err)
+        self.assertIn("run 2 is torn: the save did not finish", err)
+        self.assertIn("3 runs compared; ratios (xN) are to QEMU TCG CPU version 2.5+ run 1", out)
+        # A serial log given with --run is no medium: a usage error.
+        rc, out, err = run_tool(SAMPLE, "--run", "1", "--summary")
+        self.assertEqual((rc, out), (2, ""))
+        self.assertIn("--run applies to runs saved on a medium", err)
 
     def test_one_run_in_several_slots_is_ambiguous(self):
         """Issue 32: six slots that all said run 3 made --run 3 pick one without a word."""
@@ -250,6 +275,12 @@ class SavedRuns(unittest.TestCase):
         rc, out, err = run_tool("--list", folder)
         self.assertEqual(rc, 0)
         self.assertIn("warning: run 3 is in 3 slots (run03.log, run06.log, run07.log)", err)
+        # Compared, every run there: each of the three is a column of its own, said so.
+        rc, out, err = run_tool(folder, "--summary")
+        self.assertEqual(rc, 1, err)            # runs 2 and 3 (slot 3) are torn
+        self.assertIn("run 3 is in 3 slots (run03.log, run06.log, run07.log); each is shown", err)
+        for label, slot in (("run 3", "run03.log"), ("run 3 #2", "run06.log"), ("run 3 #3", "run07.log")):
+            self.assertIn("QEMU TCG CPU version 2.5+ %s: %s %s;" % (label, folder, slot), out)
 
     def dir_entry(self, fat, name):
         """The byte offset of NAME's entry in /bareperf/results (in its first cluster)."""
