@@ -8,7 +8,8 @@
 #                 writes elsewhere, BENCH=FILE adds the benchmarks of a bench file
 #   make netboot  build/netboot/, the tree to copy to a TFTP server's root for network
 #                 boot under UEFI and BIOS (docs/netboot.md); CONFIG and BENCH as for image
-#   make run      build and boot in QEMU (ARGS='key=value ...' passes a config string;
+#   make run      build and boot build/run.img, a copy of the image whose runs are kept
+#                 until the image is rebuilt, in QEMU (ARGS='key=value ...' passes a config string;
 #                 QEMU_ARGS='--bios' boots through SeaBIOS instead of OVMF; with a CPU
 #                 without long mode, QEMU_ARGS='--bios --cpu pentium3', GRUB starts the
 #                 i686 kernel; ASM='imul rax, rax' UNROLL=N LOOP=N ASM_INIT=... ASM_NAME=...
@@ -535,24 +536,43 @@ image: $(IMAGE)
 deps:
 	$(Q)scripts/install-deps
 
+# make run boots RUN_IMAGE, a copy of IMAGE, with --writable-image, so that its runs are
+# kept there (bareperf-report --list RUN_IMAGE) and accumulate from one make run to the
+# next; a rebuilt IMAGE (newer than the copy) replaces the copy and its runs. QEMU_ARGS
+# naming --image or --netboot boots that instead, as qemu-run would (snapshot=on unless
+# QEMU_ARGS says --writable-image).
+RUN_IMAGE ?= $(if $(filter $(B)/bareperf.img,$(IMAGE)),$(B)/run.img,$(basename $(IMAGE)).run.img)
+RUN_OWN_IMAGE := $(if $(filter --image --netboot,$(QEMU_ARGS)),,$(RUN_IMAGE))
+$(RUN_IMAGE): $(IMAGE)
+	$(call say,CP,$@)cp --sparse=always $< $@.tmp && mv $@.tmp $@
+	@echo "$@: a fresh copy of $<; make run keeps its runs on it until the image is rebuilt"
+
 # ASM=... runs one user benchmark (scripts/qemu-run --asm); BENCH=FILE is already on the
 # image's bareperf.cfg. ARGS, ASM, ASM_INIT, UNROLL, LOOP and ASM_NAME reach qemu-run as they
 # were written (make's $(value): a '$' stays), through the environment, never through a
 # shell command line: quotes, ';' and '$' in them are the benchmark's, not the shell's.
 # QEMU_ARGS is options for qemu-run, read as shell words. QEMU_RUN is the script (tests).
+# The command is echoed with each word quoted as the shell needs, so that it can be
+# pasted back.
 QEMU_RUN ?= scripts/qemu-run
 RUN_VARS := ARGS ASM ASM_INIT UNROLL LOOP ASM_NAME
 $(foreach v,$(RUN_VARS),$(eval run: private export BAREPERF_RUN_$(v) = $$(value $(v))))
-run: deps image
-	@set -- ; \
+run: deps image $(RUN_OWN_IMAGE)
+	@set -- $(if $(RUN_OWN_IMAGE),--image '$(RUN_OWN_IMAGE)' --writable-image); \
 	[ -z "$$BAREPERF_RUN_ARGS" ] || set -- "$$@" --config "$$BAREPERF_RUN_ARGS"; \
 	[ -z "$$BAREPERF_RUN_ASM" ] || set -- "$$@" --asm "$$BAREPERF_RUN_ASM"; \
 	[ -z "$$BAREPERF_RUN_ASM_INIT" ] || set -- "$$@" --asm-init "$$BAREPERF_RUN_ASM_INIT"; \
 	[ -z "$$BAREPERF_RUN_UNROLL" ] || set -- "$$@" --unroll "$$BAREPERF_RUN_UNROLL"; \
 	[ -z "$$BAREPERF_RUN_LOOP" ] || set -- "$$@" --loop "$$BAREPERF_RUN_LOOP"; \
 	[ -z "$$BAREPERF_RUN_ASM_NAME" ] || set -- "$$@" --name "$$BAREPERF_RUN_ASM_NAME"; \
-	echo "$(QEMU_RUN) $$* $(QEMU_ARGS)"; \
-	exec $(QEMU_RUN) "$$@" $(QEMU_ARGS)
+	set -- "$$@" $(QEMU_ARGS); \
+	line='$(QEMU_RUN)'; \
+	for a in "$$@"; do \
+		case $$a in ''|*[!A-Za-z0-9_./=:,+%@-]*) a="'$$(printf '%s' "$$a" | sed "s/'/'\\\\''/g")'" ;; esac; \
+		line="$$line $$a"; \
+	done; \
+	printf '%s\n' "$$line"; \
+	exec $(QEMU_RUN) "$$@"
 
 unit-tests: $(UNIT_TESTS) $(HOST_TOOLS)
 qemu-tests: image $(TEST_IMAGES)
