@@ -555,6 +555,12 @@ $(RUN_IMAGE): $(IMAGE)
 # The command is echoed with each word quoted as the shell needs, so that it can be
 # pasted back.
 QEMU_RUN ?= scripts/qemu-run
+# A line break in QEMU_ARGS separates words, as a space does (it would end the recipe's
+# shell command).
+define newline
+
+
+endef
 RUN_VARS := ARGS ASM ASM_INIT UNROLL LOOP ASM_NAME
 $(foreach v,$(RUN_VARS),$(eval run: private export BAREPERF_RUN_$(v) = $$(value $(v))))
 run: deps image $(RUN_OWN_IMAGE)
@@ -565,7 +571,7 @@ run: deps image $(RUN_OWN_IMAGE)
 	[ -z "$$BAREPERF_RUN_UNROLL" ] || set -- "$$@" --unroll "$$BAREPERF_RUN_UNROLL"; \
 	[ -z "$$BAREPERF_RUN_LOOP" ] || set -- "$$@" --loop "$$BAREPERF_RUN_LOOP"; \
 	[ -z "$$BAREPERF_RUN_ASM_NAME" ] || set -- "$$@" --name "$$BAREPERF_RUN_ASM_NAME"; \
-	set -- "$$@" $(QEMU_ARGS); \
+	set -- "$$@" $(subst $(newline), ,$(QEMU_ARGS)); \
 	line='$(QEMU_RUN)'; \
 	for a in "$$@"; do \
 		case $$a in ''|*[!A-Za-z0-9_./=:,+%@-]*) a="'$$(printf '%s' "$$a" | sed "s/'/'\\\\''/g")'" ;; esac; \
