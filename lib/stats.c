@@ -122,6 +122,12 @@ void stats_compute(int64_t *samples, unsigned n, unsigned trim_pct, struct stats
 	}
 }
 
+int64_t stats_spread_pct_milli(const struct stats *s)
+{
+	int64_t spread = s->mean_milli ? s->stddev_milli * 100000 / s->mean_milli : 0;
+	return spread < 0 ? -spread : spread;
+}
+
 int stats_fmt_milli(char *buf, unsigned long len, int64_t milli)
 {
 	uint64_t mag = milli < 0 ? 0 - (uint64_t)milli : (uint64_t)milli, frac;
