@@ -327,6 +327,22 @@ static void save_end(void)
 	kprintf("%s\n", outcome);
 }
 
+void storage_describe(char *buf, size_t len)
+{
+	char id[2 * RESULTS_ID_BYTES + 1];
+
+	if (!this_image_known) {
+		bp_snprintf(buf, len, "image unknown");
+		return;
+	}
+	for (unsigned k = 0; k < RESULTS_ID_BYTES; k++)
+		bp_snprintf(id + 2 * k, 3, "%02x", this_image.id[k]);
+	if (save.begun)
+		bp_snprintf(buf, len, "image %s, run %u", id, save.choice.run);
+	else
+		bp_snprintf(buf, len, "image %s, run not saved", id);
+}
+
 void storage_save_progress(void)
 {
 	save_progress();
