@@ -47,6 +47,13 @@ Q   = $(if $(filter 1,$(V)),,@)
 write_list = @mkdir -p $(@D); for n in $(2); do echo "$(1)($$n)"; done > $@.tmp; \
 	if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; printf '  %-7s %s\n' GEN $@; fi
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The objects that print VERSION (kernel/main.c's kernel_version, kernel/report.c's @meta)
+# depend on a file holding it, rewritten only when it changes: a commit, or a clean tree
+# made dirty, rebuilds them, so that a build never shows an older version than its own.
+VERSION_STAMP := $(B)/gen/version
+$(VERSION_STAMP): FORCE
+	@mkdir -p $(@D); printf '%s\n' '$(VERSION)' | cmp -s - $@ || printf '%s\n' '$(VERSION)' > $@
+$(foreach k,kernel kernel32,$(B)/$(k)/kernel/main.o $(B)/$(k)/kernel/report.o): $(VERSION_STAMP)
 
 # Plain make builds `all` (loader, kernel, host tools), not the first rule below.
 .DEFAULT_GOAL := all
