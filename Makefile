@@ -14,6 +14,7 @@
 #                 without long mode, QEMU_ARGS='--bios --cpu pentium3', GRUB starts the
 #                 i686 kernel; ASM='imul rax, rax' UNROLL=N LOOP=N ASM_INIT=... ASM_NAME=...
 #                 or BENCH=FILE measure user code; those values reach qemu-run as written)
+#   make screenshot  build/screen-results.png, the results screen as README shows it
 #   make test     host unit tests + QEMU boots, in parallel; ends with the total time and
 #                 "N passed, N failed"
 #   make fuzz     each fuzz target for FUZZ_SECONDS (default 60); docs/fuzzing.md
@@ -531,7 +532,7 @@ $(MKIMAGE_IMAGES:%=%.env): FORCE
 	if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MKIMAGE_IMAGES): %: %.env
 
-.PHONY: all image netboot run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
+.PHONY: all image netboot run screenshot test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:
 # A recipe of their own (nothing), so that an up-to-date build prints nothing, not make's
 # `Nothing to be done`.
@@ -586,6 +587,14 @@ run: deps image $(RUN_OWN_IMAGE)
 	done; \
 	printf '%s\n' "$$line"; \
 	exec $(QEMU_RUN) "$$@"
+
+# The README's picture of the results screen, from this build, into build/ (docs/ holds a
+# copy from a clean build): SeaBIOS and GRUB's 800x600, --icount for fixed figures.
+SCREENSHOT ?= $(B)/screen-results.png
+SCREENSHOT_CONFIG := mode=run payloads=add_chain,imul_chain,div_chain,fault_ud reps=3
+screenshot: deps image
+	$(call say,SCREEN,$(SCREENSHOT))$(QEMU_RUN) --bios --icount --config '$(SCREENSHOT_CONFIG)' \
+		--screen $(SCREENSHOT) > $(SCREENSHOT).log 2>&1 || { tail -3 $(SCREENSHOT).log; exit 1; }
 
 unit-tests: $(UNIT_TESTS) $(HOST_TOOLS)
 qemu-tests: image $(TEST_IMAGES)
