@@ -312,10 +312,10 @@ static void save_end(void)
 	}
 	size_t n;
 	if (disk_is_snapshot)
-		n = bp_snprintf(outcome, sizeof(outcome), "not saved: the disk is a QEMU snapshot, dropped when QEMU "
-				"exits (scripts/qemu-run --writable-image keeps runs); run %u went to "
-				"/bareperf/results/run%02u.log on the %s (%s)", save.choice.run, save.choice.slot + 1,
-				save.bd->kind, save.bd->where);
+		/* the reason first: the screen's bottom row shows 80 to 100 columns of it */
+		n = bp_snprintf(outcome, sizeof(outcome), "not saved: the disk is a QEMU snapshot (scripts/qemu-run "
+				"--writable-image keeps runs); run %u went to /bareperf/results/run%02u.log on the %s (%s)",
+				save.choice.run, save.choice.slot + 1, save.bd->kind, save.bd->where);
 	else
 		n = bp_snprintf(outcome, sizeof(outcome), "saved: run %u in /bareperf/results/run%02u.log on the %s (%s)",
 				save.choice.run, save.choice.slot + 1, save.bd->kind, save.bd->where);

@@ -14,8 +14,7 @@ Q35_AHCI = ["pci.config=ecam (MCFG: segment 0, buses 0-255 at 0xb0000000)",
             "storage.disk=SATA disk (AHCI 00:1f.2, port 0): 131072 sectors of 512 bytes"]
 # The last line of a run written on an image qemu-run opened snapshot=on (% the run and
 # where it went).
-SNAPSHOT_SAVE = (r"^not saved: the disk is a QEMU snapshot, dropped when QEMU exits \(scripts/qemu-run "
-                 r"--writable-image keeps runs\); %s$")
+SNAPSHOT_SAVE = r"^not saved: the disk is a QEMU snapshot \(scripts/qemu-run --writable-image keeps runs\); %s$"
 
 
 def image_identity(image):
