@@ -602,7 +602,7 @@ qemu-tests: image $(TEST_IMAGES)
 # The build and the tests both use every core (tests/run-all runs its jobs in parallel).
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 test: deps
-	$(MAKE) -j$(NPROC) all image $(TEST_IMAGES) $(UNIT_TESTS) fuzz-build
+	$(MAKE) --no-print-directory -j$(NPROC) all image $(TEST_IMAGES) $(UNIT_TESTS) fuzz-build
 	tests/run-all
 
 clean:
