@@ -1,7 +1,8 @@
 # bareperf build. Everything lands under build/; sources are found by wildcard so a
 # new file in a source folder needs no Makefile change.
 #   make          loader + kernel + host tools
-#                 (the kernels: x86-64 build/kernel.elf and i686 build/kernel32.elf)
+#                 (the kernels: x86-64 build/kernel.elf and i686 build/kernel32.elf);
+#                 one short line a step (`CC kernel/engine.c`), V=1 the full commands
 #   make image    build/bareperf.img (MBR, GRUB for BIOS, one FAT ESP, with bareperf.cfg if
 #                 present), ready for dd; CONFIG=FILE puts another config on it, IMAGE=FILE
 #                 writes elsewhere, BENCH=FILE adds the benchmarks of a bench file
@@ -10,11 +11,13 @@
 #                 BENCH as for image, ISO=FILE writes elsewhere
 #   make netboot  build/netboot/, the tree to copy to a TFTP server's root for network
 #                 boot under UEFI and BIOS (docs/netboot.md); CONFIG and BENCH as for image
-#   make run      build and boot in QEMU (ARGS='key=value ...' passes a config string;
+#   make run      build and boot build/run.img, a copy of the image whose runs are kept
+#                 until the image is rebuilt, in QEMU (ARGS='key=value ...' passes a config string;
 #                 QEMU_ARGS='--bios' boots through SeaBIOS instead of OVMF; with a CPU
 #                 without long mode, QEMU_ARGS='--bios --cpu pentium3', GRUB starts the
 #                 i686 kernel; ASM='imul rax, rax' UNROLL=N LOOP=N ASM_INIT=... ASM_NAME=...
 #                 or BENCH=FILE measure user code; those values reach qemu-run as written)
+#   make screenshot  build/screen-results.png, the results screen as README shows it
 #   make test     host unit tests + QEMU boots, in parallel; ends with the total time and
 #                 "N passed, N failed"
 #   make fuzz     each fuzz target for FUZZ_SECONDS (default 60); docs/fuzzing.md
@@ -39,12 +42,26 @@ MKIMAGE_DEPS := scripts/mkimage scripts/image-common.sh scripts/gen/grub-cfg $(B
 .PRECIOUS: %/
 %/:
 	@mkdir -p $@
+# Each step prints one short line (`CC kernel/engine.c`, `LD build/kernel.elf`); make V=1
+# prints the full commands instead, as Linux's Kbuild does. $(call say,WHAT,FILE) begins a
+# recipe line: the short line, then the command, silently; with V=1 nothing (make echoes
+# the command). $(Q) silences a recipe's further lines unless V=1.
+V ?= 0
+say = $(if $(filter 1,$(V)),,@printf '  %-7s %s\n' '$(1)' '$(2)';)
+Q   = $(if $(filter 1,$(V)),,@)
 # $(call write_list,MACRO,NAMES) as the recipe of a FORCE rule: its target holds a line
 # MACRO(name) for each of NAMES, rewritten only when the list changes (so that what
 # includes it is rebuilt only then).
 write_list = @mkdir -p $(@D); for n in $(2); do echo "$(1)($$n)"; done > $@.tmp; \
-	if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; echo "GEN $@"; fi
+	if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; printf '  %-7s %s\n' GEN $@; fi
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The objects that print VERSION (kernel/main.c's kernel_version, kernel/report.c's @meta)
+# depend on a file holding it, rewritten only when it changes: a commit, or a clean tree
+# made dirty, rebuilds them, so that a build never shows an older version than its own.
+VERSION_STAMP := $(B)/gen/version
+$(VERSION_STAMP): FORCE
+	@mkdir -p $(@D); printf '%s\n' '$(VERSION)' | cmp -s - $@ || printf '%s\n' '$(VERSION)' > $@
+$(foreach k,kernel kernel32,$(B)/$(k)/kernel/main.o $(B)/$(k)/kernel/report.o): $(VERSION_STAMP)
 
 # Plain make builds `all` (loader, kernel, host tools), not the first rule below.
 .DEFAULT_GOAL := all
@@ -81,10 +98,10 @@ KERNEL_OBJ := $(KERNEL_C:%.c=$(B)/kernel/%.o) $(KERNEL_ASM:%.asm=$(B)/kernel/%.a
 	$(GEN_C:%=$(B)/kernel/gen/%.o)
 
 $(B)/kernel/%.o: %.c | $$(@D)/
-	$(CC) $(KCFLAGS) -c $< -o $@
+	$(call say,CC,$<)$(CC) $(KCFLAGS) -c $< -o $@
 
 $(B)/kernel/gen/%.o: $(B)/gen/%.c | $$(@D)/
-	$(CC) $(KCFLAGS) -c $< -o $@
+	$(call say,CC,$<)$(CC) $(KCFLAGS) -c $< -o $@
 
 # Constants shared by C and assembly are written once, in arch/x86/abi.h (and MSR
 # numbers in arch/x86/msr-index.h, control-register bits in arch/x86/cpu.h, the PC's I/O
@@ -93,17 +110,17 @@ $(B)/kernel/gen/%.o: $(B)/gen/%.c | $$(@D)/
 ABI_HEADERS := arch/x86/abi.h arch/x86/msr-index.h arch/x86/cpu.h lib/pc-io.h lib/pvh.h
 $(B)/gen/abi.inc: $(ABI_HEADERS) scripts/gen/abi-inc
 	@mkdir -p $(dir $@)
-	scripts/gen/abi-inc $(ABI_HEADERS) > $@.tmp && mv $@.tmp $@
+	$(call say,GEN,$@)scripts/gen/abi-inc $(ABI_HEADERS) > $@.tmp && mv $@.tmp $@
 
 $(B)/gen/linker%.ld: arch/x86/%/linker.ld arch/x86/abi.h
 	@mkdir -p $(dir $@)
-	$(CC) -E -P -undef -nostdinc -x c -I. $< -o $@
+	$(call say,CPP,$@)$(CC) -E -P -undef -nostdinc -x c -I. $< -o $@
 
 $(B)/kernel/%.asm.o: %.asm $(B)/gen/abi.inc | $$(@D)/
-	$(NASM) $(KNASMFLAGS) -MD $@.d -MP $< -o $@
+	$(call say,AS,$<)$(NASM) $(KNASMFLAGS) -MD $@.d -MP $< -o $@
 
 $(B)/kernel.elf: $(KERNEL_OBJ) $(B)/gen/linker64.ld
-	$(LD) -nostdlib -static -z max-page-size=4096 -z noexecstack -T $(B)/gen/linker64.ld -o $@ $(KERNEL_OBJ)
+	$(call say,LD,$@)$(LD) -nostdlib -static -z max-page-size=4096 -z noexecstack -T $(B)/gen/linker64.ld -o $@ $(KERNEL_OBJ)
 
 # ---------------------------------------------------------------- i686 kernel
 # build/kernel32.elf: the same sources for i686, arch/x86/32/ in place of arch/x86/64/.
@@ -132,22 +149,22 @@ print-k32cflags:
 	@echo $(filter-out -MMD -MP -g,$(K32CFLAGS))
 
 $(B)/kernel32/%.o: %.c | $$(@D)/
-	$(CC) $(K32CFLAGS) -c $< -o $@
+	$(call say,CC32,$<)$(CC) $(K32CFLAGS) -c $< -o $@
 
 $(B)/kernel32/gen/%.o: $(B)/gen/%.c | $$(@D)/
-	$(CC) $(K32CFLAGS) -c $< -o $@
+	$(call say,CC32,$<)$(CC) $(K32CFLAGS) -c $< -o $@
 
 $(B)/kernel32/%.asm.o: %.asm $(B)/gen/abi.inc | $$(@D)/
-	$(NASM) $(K32NASMFLAGS) -MD $@.d -MP $< -o $@
+	$(call say,AS32,$<)$(NASM) $(K32NASMFLAGS) -MD $@.d -MP $< -o $@
 
 $(B)/kernel32.elf: $(KERNEL32_OBJ) $(B)/gen/linker32.ld
 	@[ -f "$(LIBGCC32)" ] && [ "$(LIBGCC32)" != libgcc.a ] || \
 		{ echo "no 32-bit libgcc (gcc-multilib): run scripts/install-deps" >&2; exit 1; }
-	$(LD) -m elf_i386 -nostdlib -static -z max-page-size=4096 -z noexecstack \
+	$(call say,LD,$@)$(LD) -m elf_i386 -nostdlib -static -z max-page-size=4096 -z noexecstack \
 		-T $(B)/gen/linker32.ld -o $@ $(KERNEL32_OBJ) $(LIBGCC32)
 
 $(B)/kernel32.stripped.elf: $(B)/kernel32.elf
-	strip --strip-debug -o $@ $<
+	$(call say,STRIP,$@)strip --strip-debug -o $@ $<
 
 # ---------------------------------------------------------------- UEFI loader (gnu-efi lives only here)
 EFI_INC := /usr/include/efi
@@ -162,15 +179,15 @@ BOOT_OBJ := $(BOOT_C:%.c=$(B)/boot/%.o) $(B)/boot/lib/bootmenu.o $(B)/boot/lib/c
 	$(B)/boot/kernel-blob.o $(B)/boot/sbat.o
 
 $(B)/boot/%.o: %.c | $$(@D)/
-	$(CC) $(ECFLAGS) -c $< -o $@
+	$(call say,EFICC,$<)$(CC) $(ECFLAGS) -c $< -o $@
 
 # The loader embeds a stripped copy; build/kernel.elf keeps the symbols for gdb.
 $(B)/kernel.stripped.elf: $(B)/kernel.elf
-	strip --strip-debug -o $@ $<
+	$(call say,STRIP,$@)strip --strip-debug -o $@ $<
 
 $(B)/boot/kernel-blob.o: boot/kernel-blob.S $(B)/kernel.stripped.elf
 	@mkdir -p $(dir $@)
-	$(CC) -fpic -DKERNEL_ELF='"$(B)/kernel.stripped.elf"' -c $< -o $@
+	$(call say,EFIAS,$<)$(CC) -fpic -DKERNEL_ELF='"$(B)/kernel.stripped.elf"' -c $< -o $@
 
 # The loader's SBAT line (shim's SBAT.md; docs/secure-boot.md): component, its generation
 # (raised when a security fix must revoke the older loaders), vendor, package, version, URL.
@@ -185,17 +202,17 @@ $(B)/gen/sbat.csv: FORCE
 	@printf '$(SBAT_CSV_TEXT)' | cmp -s - $@ || { printf '$(SBAT_CSV_TEXT)' > $@; echo "GEN $@"; }
 
 $(B)/boot/sbat.o: boot/sbat.S $(B)/gen/sbat.csv | $$(@D)/
-	$(CC) -DSBAT_CSV='"$(B)/gen/sbat.csv"' -c $< -o $@
+	$(call say,EFIAS,$<)$(CC) -DSBAT_CSV='"$(B)/gen/sbat.csv"' -c $< -o $@
 
 # scripts/check-efi-relocs fails the link when anything is left that the firmware would
 # have to resolve (a PLT slot, a relocation other than RELATIVE): the PE image carries neither.
 $(B)/boot/loader.so: $(BOOT_OBJ) scripts/check-efi-relocs
-	$(LD) -shared -Bsymbolic -nostdlib -znocombreloc -T$(EFI_LIB)/elf_x86_64_efi.lds \
+	$(call say,EFILD,$@)$(LD) -shared -Bsymbolic -nostdlib -znocombreloc -T$(EFI_LIB)/elf_x86_64_efi.lds \
 		$(EFI_LIB)/crt0-efi-x86_64.o $(BOOT_OBJ) -o $@ -L$(EFI_LIB) -lefi -lgnuefi
-	scripts/check-efi-relocs $@ || { rm -f $@; exit 1; }
+	$(Q)scripts/check-efi-relocs $@ || { rm -f $@; exit 1; }
 
 $(B)/BOOTX64.EFI: $(B)/boot/loader.so
-	$(OBJCOPY) -j .text -j .sdata -j .data -j .rodata -j .dynamic -j .dynsym -j .rel \
+	$(call say,OBJCOPY,$@)$(OBJCOPY) -j .text -j .sdata -j .data -j .rodata -j .dynamic -j .dynsym -j .rel \
 		-j .rela -j '.rel.*' -j '.rela.*' -j .reloc -j .sbat --target efi-app-x86_64 --subsystem=10 $< $@
 
 # ---------------------------------------------------------------- host side
@@ -268,17 +285,17 @@ TEST_SUPPORT := $(patsubst %.c,$(B)/host/obj/%.o,$(filter-out tests/unit/test_% 
 UNIT_MAIN    := $(B)/host/obj/tests/unit/suites.o
 
 $(B)/host/obj/%.o: %.c | $$(@D)/
-	$(HCC) $(HCFLAGS) -c $< -o $@
+	$(call say,HOSTCC,$<)$(HCC) $(HCFLAGS) -c $< -o $@
 
 $(B)/host/obj/gen/%.o: $(B)/gen/%.c | $$(@D)/
-	$(HCC) $(HCFLAGS) -c $< -o $@
+	$(call say,HOSTCC,$<)$(HCC) $(HCFLAGS) -c $< -o $@
 
 $(B)/host/libbareperf.a: $(HOST_LIB_OBJ)
-	rm -f $@ && ar rcs $@ $^
+	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 
 $(B)/host/%: scripts/host/%.c $(B)/host/libbareperf.a
 	@mkdir -p $(dir $@)
-	$(HCC) $(HCFLAGS) $(HLDFLAGS) $< -o $@ $(B)/host/libbareperf.a $(shell pkg-config --libs libpfm 2>/dev/null || echo -lpfm)
+	$(call say,HOSTLD,$@)$(HCC) $(HCFLAGS) $(HLDFLAGS) $< -o $@ $(B)/host/libbareperf.a $(shell pkg-config --libs libpfm 2>/dev/null || echo -lpfm)
 
 # A suite that needs more libraries names them in TEST_LIBS_<suite> (more compiler flags
 # in TEST_CFLAGS_<suite>); test_c2c runs the two halves of each cross-core measurement on
@@ -297,7 +314,7 @@ TEST_OBJS_test_bench32 := $(B)/host/obj/payloads/userbench-32.o
 .SECONDARY: $(TEST_SUPPORT)
 $(B)/host/tests/%: tests/unit/%.c $(TEST_SUPPORT) $(B)/host/libbareperf.a
 	@mkdir -p $(dir $@)
-	$(HCC) $(HTESTCFLAGS) $(HLDFLAGS) $(TEST_CFLAGS_$*) $< -o $@ $(TEST_OBJS_$*) $(TEST_SUPPORT) $(B)/host/libbareperf.a -lcmocka -lpfm $(TEST_LIBS_$*)
+	$(call say,HOSTLD,$@)$(HCC) $(HTESTCFLAGS) $(HLDFLAGS) $(TEST_CFLAGS_$*) $< -o $@ $(TEST_OBJS_$*) $(TEST_SUPPORT) $(B)/host/libbareperf.a -lcmocka -lpfm $(TEST_LIBS_$*)
 
 # The suites of the one binary: their objects (this pattern's shorter stem wins over
 # $(B)/host/obj/%.o), the dispatcher (tests/unit/suites.c) with its list of suites (rewritten
@@ -305,18 +322,18 @@ $(B)/host/tests/%: tests/unit/%.c $(TEST_SUPPORT) $(B)/host/libbareperf.a
 # own, so that tests/run-all does not find the suite twice.
 UNIT_OBJS := $(UNIT_SUITES:%=$(B)/host/obj/tests/unit/%.o)
 $(B)/host/obj/tests/unit/test_%.o: tests/unit/test_%.c | $$(@D)/
-	$(HCC) $(HSUITECFLAGS) $(TEST_CFLAGS_test_$*) -Dmain=test_$*_main -c $< -o $@
+	$(call say,HOSTCC,$<)$(HCC) $(HSUITECFLAGS) $(TEST_CFLAGS_test_$*) -Dmain=test_$*_main -c $< -o $@
 
 $(B)/gen/tests/unit/suite-list.h: FORCE
 	$(call write_list,SUITE,$(UNIT_SUITES))
 $(UNIT_MAIN): tests/unit/suites.c $(B)/gen/tests/unit/suite-list.h
 	@mkdir -p $(dir $@)
-	$(HCC) $(HSUITECFLAGS) -c $< -o $@
+	$(call say,HOSTCC,$<)$(HCC) $(HSUITECFLAGS) -c $< -o $@
 
 $(UNIT_BIN): $(UNIT_MAIN) $(UNIT_OBJS) $(TEST_SUPPORT) $(B)/host/libbareperf.a
 	@mkdir -p $(dir $@)
 	@rm -f $(UNIT_SUITES:%=$(B)/host/tests/%) $(UNIT_SUITES:%=$(B)/host/tests/%.d)
-	$(HCC) $(HTESTCFLAGS) $(HLDFLAGS) $(UNIT_MAIN) $(UNIT_OBJS) $(TEST_SUPPORT) $(B)/host/libbareperf.a -o $@ -lcmocka -lpfm $(foreach s,$(UNIT_SUITES),$(TEST_LIBS_$s))
+	$(call say,HOSTLD,$@)$(HCC) $(HTESTCFLAGS) $(HLDFLAGS) $(UNIT_MAIN) $(UNIT_OBJS) $(TEST_SUPPORT) $(B)/host/libbareperf.a -o $@ -lcmocka -lpfm $(foreach s,$(UNIT_SUITES),$(TEST_LIBS_$s))
 
 # The screen console's fonts (lib/font.h), from Debian console-setup-linux's PSF files.
 FONT_DIR := /usr/share/consolefonts
@@ -326,7 +343,7 @@ $(B)/gen/fonts.c: scripts/gen/psf2c
 	@mkdir -p $(dir $@)
 	@[ -f $(FONT_DIR)/Lat2-Terminus16.psf.gz ] || \
 		{ echo "no $(FONT_DIR) fonts (console-setup-linux): run scripts/install-deps" >&2; exit 1; }
-	scripts/gen/psf2c $(FONTS) > $@.tmp && mv $@.tmp $@
+	$(call say,GEN,$@)scripts/gen/psf2c $(FONTS) > $@.tmp && mv $@.tmp $@
 
 # Event-name tables generated from libpfm4 (Debian libpfm4-dev) by a host program. The
 # P6 family (ppro, pii, p6, pm, coreduo) is only in libpfm4's i386 build (libpfm4-dev:i386):
@@ -341,20 +358,20 @@ PFM32_CHECK     = @[ -f $(PFM32_LIB) ] && command -v $(QEMU_I386) >/dev/null || 
 
 $(B)/gen-pfm-tables: scripts/gen/gen-pfm-tables.c scripts/gen/pfm-p6-family.h
 	@mkdir -p $(dir $@)
-	$(CC) $(GEN_PFM_CFLAGS) $< -o $@ -lpfm
+	$(call say,HOSTLD,$@)$(CC) $(GEN_PFM_CFLAGS) $< -o $@ -lpfm
 
 $(B)/gen-pfm-tables32: scripts/gen/gen-pfm-tables.c scripts/gen/pfm-p6-family.h
 	$(PFM32_CHECK)
 	@mkdir -p $(dir $@)
-	$(CC) -m32 -static $(GEN_PFM_CFLAGS) $< -o $@ $(PFM32_LIB)
+	$(call say,HOSTLD,$@)$(CC) -m32 -static $(GEN_PFM_CFLAGS) $< -o $@ $(PFM32_LIB)
 
 $(B)/gen/pfm_p6.dump: $(B)/gen-pfm-tables32
 	@mkdir -p $(dir $@)
-	$(QEMU_I386) $< --p6-dump > $@.tmp && mv $@.tmp $@
+	$(call say,GEN,$@)$(QEMU_I386) $< --p6-dump > $@.tmp && mv $@.tmp $@
 
 $(B)/gen/pfm_tables.c: $(B)/gen-pfm-tables $(B)/gen/pfm_p6.dump
 	@mkdir -p $(dir $@)
-	$(B)/gen-pfm-tables --merge $(B)/gen/pfm_p6.dump > $@.tmp && mv $@.tmp $@
+	$(call say,GEN,$@)$(B)/gen-pfm-tables --merge $(B)/gen/pfm_p6.dump > $@.tmp && mv $@.tmp $@
 
 # libpfm4:i386's own answers for the P6 family, which test_encode_pfm compares bareperf's
 # with: its encodings of every event with its unit masks and modifiers, and the PMU it
@@ -366,15 +383,15 @@ P6_MODELS     := 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15
 $(B)/pfm-p6-reference32: scripts/gen/pfm-p6-reference.c scripts/gen/pfm-p6-family.h
 	$(PFM32_CHECK)
 	@mkdir -p $(dir $@)
-	$(CC) -m32 -static $(GEN_PFM_CFLAGS) $< -o $@ $(PFM32_LIB)
+	$(call say,HOSTLD,$@)$(CC) -m32 -static $(GEN_PFM_CFLAGS) $< -o $@ $(PFM32_LIB)
 
 $(PFM_P6_REF): $(B)/pfm-p6-reference32
 	@mkdir -p $(dir $@)
-	$(QEMU_I386) $< encodings > $@.tmp && mv $@.tmp $@
+	$(call say,GEN,$@)$(QEMU_I386) $< encodings > $@.tmp && mv $@.tmp $@
 
 $(PFM_P6_DETECT): $(B)/pfm-p6-reference32
 	@mkdir -p $(dir $@)
-	for m in $(P6_MODELS); do $(QEMU_I386) -cpu pentium3,family=6,model=$$m $< detect || exit 1; \
+	$(call say,GEN,$@)for m in $(P6_MODELS); do $(QEMU_I386) -cpu pentium3,family=6,model=$$m $< detect || exit 1; \
 		done > $@.tmp && mv $@.tmp $@
 
 $(call unit_bin,test_encode_pfm): $(PFM_P6_REF) $(PFM_P6_DETECT)
@@ -385,7 +402,7 @@ BENCH32_RUN := $(B)/host/userbench32-run
 $(BENCH32_RUN): tests/i386/userbench32-run.c payloads/userbench-32.c payloads/userbench-emit.h \
 		payloads/userbench.h lib/config.h
 	@mkdir -p $(dir $@)
-	$(CC) -m32 -static $(filter-out -MMD -MP,$(GEN_PFM_CFLAGS)) tests/i386/userbench32-run.c \
+	$(call say,HOSTLD,$@)$(CC) -m32 -static $(filter-out -MMD -MP,$(GEN_PFM_CFLAGS)) tests/i386/userbench32-run.c \
 		payloads/userbench-32.c -o $@
 
 $(call unit_bin,test_bench32): $(TEST_OBJS_test_bench32) $(BENCH32_RUN)
@@ -395,7 +412,7 @@ TEST_CFLAGS_test_bench32 := -DBENCH32_RUN='"$(BENCH32_RUN)"' -DQEMU_I386='"$(QEM
 # (tests/unit/results-images; `done` marks a complete set).
 RESULTS_IMG := $(B)/host/results-img
 $(RESULTS_IMG)/done: tests/unit/results-images $(MKIMAGE_DEPS) lib/results-area.h
-	rm -rf $(RESULTS_IMG) && tests/unit/results-images $(RESULTS_IMG) && touch $@
+	$(call say,GEN,$(RESULTS_IMG))rm -rf $(RESULTS_IMG) && tests/unit/results-images $(RESULTS_IMG) && touch $@
 $(call unit_bin,test_results_area): $(RESULTS_IMG)/done
 TEST_CFLAGS_test_results_area := -DRESULTS_IMG_DIR='"$(RESULTS_IMG)"'
 
@@ -415,18 +432,18 @@ FUZZ_OBJS    := $(FUZZ_NAMES:%=$(B)/fuzz/obj/fuzz_%.o)
 FUZZ_MAIN    := $(B)/fuzz/obj/fuzzers.o
 
 $(B)/fuzz/obj/fuzz_%.o: tests/fuzz/fuzz_%.c | $$(@D)/
-	$(HCC) $(HCFLAGS) -DLLVMFuzzerTestOneInput=fuzz_$*_one -c $< -o $@
+	$(call say,FUZZCC,$<)$(HCC) $(HCFLAGS) -DLLVMFuzzerTestOneInput=fuzz_$*_one -c $< -o $@
 
 $(B)/gen/tests/fuzz/target-list.h: FORCE
 	$(call write_list,TARGET,$(FUZZ_NAMES))
 $(FUZZ_MAIN): tests/fuzz/fuzzers.c $(B)/gen/tests/fuzz/target-list.h | $$(@D)/
-	$(HCC) $(HCFLAGS) -c $< -o $@
+	$(call say,FUZZCC,$<)$(HCC) $(HCFLAGS) -c $< -o $@
 
 $(FUZZ_BIN): $(FUZZ_MAIN) $(FUZZ_OBJS) $(B)/host/libbareperf.a | $$(@D)/
-	$(HCC) -fsanitize=fuzzer,address,undefined $(HLDFLAGS) $^ -o $@
+	$(call say,FUZZLD,$@)$(HCC) -fsanitize=fuzzer,address,undefined $(HLDFLAGS) $^ -o $@
 
 $(FUZZ_BINS): $(FUZZ_BIN)
-	ln -sf $(notdir $(FUZZ_BIN)) $@
+	$(call say,LN,$@)ln -sf $(notdir $(FUZZ_BIN)) $@
 
 # Keep the targets' objects, or make deletes them as intermediates and relinks each time.
 .SECONDARY: $(FUZZ_OBJS)
@@ -463,7 +480,7 @@ $(BENCH_CFG).src: FORCE
 	@mkdir -p $(dir $@)
 	@printf '%s %s\n' '$(BENCH)' '$(CONFIG_CFG)' | cmp -s - $@ || printf '%s %s\n' '$(BENCH)' '$(CONFIG_CFG)' > $@
 $(BENCH_CFG): $(BENCH) $(CONFIG_CFG) $(BENCH_CFG).src scripts/bareperf-asm
-	scripts/bareperf-asm $(if $(CONFIG_CFG),--config-file $(CONFIG_CFG)) --bench $(BENCH) -o $@
+	$(call say,ASM,$@)scripts/bareperf-asm $(if $(CONFIG_CFG),--config-file $(CONFIG_CFG)) --bench $(BENCH) -o $@
 IMAGE_CFG := $(BENCH_CFG)
 endif
 $(IMAGE).config: FORCE
@@ -485,12 +502,12 @@ $(IMAGE).mok: FORCE
 
 $(IMAGE): $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) $(IMAGE).config $(IMAGE_CFG) \
 		$(IMAGE).mok scripts/mok-check $(if $(SECUREBOOT),$(SHIM_DIR)/stamp)
-	scripts/mkimage $(if $(SECUREBOOT),--secure-boot '$(SECUREBOOT)' --shim $(SHIM_DIR)/root) \
+	$(call say,MKIMAGE,$@)scripts/mkimage $(if $(SECUREBOOT),--secure-boot '$(SECUREBOOT)' --shim $(SHIM_DIR)/root) \
 		$@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(IMAGE_CFG)
 
 # Debian's signed shim and MokManager, downloaded and unpacked (no maintainer scripts run).
 $(SHIM_DIR)/stamp: scripts/fetch-shim
-	scripts/fetch-shim $(SHIM_DIR)
+	$(call say,FETCH,$(SHIM_DIR))scripts/fetch-shim $(SHIM_DIR)
 	@touch $@
 
 # A key pair to sign the loader with, outside the tree (scripts/mok-key refuses one inside).
@@ -500,32 +517,32 @@ mok-key:
 
 # An image with a bareperf.cfg on the ESP, for the boot test of the config file path.
 $(B)/test-cfg.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) tests/qemu/bareperf-test.cfg
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/bareperf-test.cfg
+	$(call say,MKIMAGE,$@)scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/bareperf-test.cfg
 
 # An image whose bareperf.cfg says only mode=detect, for boot tests of --config sources
 # that are refused as a whole (which would otherwise run the full default measurement).
 $(B)/test-cfg-detect.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) tests/qemu/detect.cfg
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/detect.cfg
+	$(call say,MKIMAGE,$@)scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/detect.cfg
 
 # An image whose bareperf.cfg is over the size limit (1 MiB): refused whole.
 $(B)/test-cfg-big.cfg: tests/qemu/make-big-cfg
-	tests/qemu/make-big-cfg $@
+	$(call say,GEN,$@)tests/qemu/make-big-cfg $@
 $(B)/test-cfg-big.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) $(B)/test-cfg-big.cfg
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(B)/test-cfg-big.cfg
+	$(call say,MKIMAGE,$@)scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(B)/test-cfg-big.cfg
 
 # An image whose bareperf.cfg switches the boot menu off, for the boot menu tests.
 $(B)/test-cfg-nomenu.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) tests/qemu/nomenu.cfg
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/nomenu.cfg
+	$(call say,MKIMAGE,$@)scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/nomenu.cfg
 
 # An image whose bareperf.cfg shortens the boot menu's countdown to 1 s, for the tests
 # of the countdown (under TCG GRUB waits by spinning; the UEFI loader idles in WaitForEvent).
 $(B)/test-cfg-menu1.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKIMAGE_DEPS) tests/qemu/menu1.cfg
-	scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/menu1.cfg
+	$(call say,MKIMAGE,$@)scripts/mkimage $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/menu1.cfg
 
 # test-cfg-detect.img without its results area (removed with mtools, as a user could):
 # the kernel must say so and write nothing.
 $(B)/test-noresults.img: $(B)/test-cfg-detect.img
-	cp $< $@.tmp && MTOOLS_SKIP_CHECK=1 mdeltree -i $@.tmp@@1M ::/bareperf && mv $@.tmp $@
+	$(call say,GEN,$@)cp $< $@.tmp && MTOOLS_SKIP_CHECK=1 mdeltree -i $@.tmp@@1M ::/bareperf && mv $@.tmp $@
 
 # The network boot tree (scripts/mknetboot, docs/netboot.md), with CONFIG's or BENCH's
 # bareperf.cfg as the image gets it; NETBOOT names the folder. Its stamp beside it names
@@ -534,7 +551,7 @@ NETBOOT   ?= $(B)/netboot
 MKNETBOOT_DEPS := scripts/mknetboot scripts/gen/grub-cfg $(B)/host/bareperf-menu-settings
 $(NETBOOT).stamp: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf \
 		$(MKNETBOOT_DEPS) $(IMAGE).config $(IMAGE_CFG)
-	scripts/mknetboot $(NETBOOT) $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(IMAGE_CFG)
+	$(call say,MKNET,$(NETBOOT))scripts/mknetboot $(NETBOOT) $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(IMAGE_CFG)
 	@touch $@
 netboot: $(NETBOOT).stamp
 	@echo "netboot: $(NETBOOT)/ is ready for the root of a TFTP server (docs/netboot.md)"
@@ -543,13 +560,13 @@ netboot: $(NETBOOT).stamp
 # chains BOOTX64.EFI with load options), and one whose server has no bareperf.cfg.
 $(B)/netboot-test.stamp: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf \
 		$(MKNETBOOT_DEPS) tests/qemu/netboot.cfg tests/qemu/netboot-chain.ipxe
-	scripts/mknetboot $(B)/netboot-test $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/netboot.cfg
-	cp tests/qemu/netboot-chain.ipxe $(B)/netboot-test/
+	$(call say,MKNET,$(B)/netboot-test)scripts/mknetboot $(B)/netboot-test $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/netboot.cfg
+	$(Q)cp tests/qemu/netboot-chain.ipxe $(B)/netboot-test/
 	@touch $@
 $(B)/netboot-nocfg.stamp: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf \
 		$(MKNETBOOT_DEPS)
-	scripts/mknetboot $(B)/netboot-nocfg $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf
-	rm $(B)/netboot-nocfg/bareperf.cfg
+	$(call say,MKNET,$(B)/netboot-nocfg)scripts/mknetboot $(B)/netboot-nocfg $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf
+	$(Q)rm $(B)/netboot-nocfg/bareperf.cfg
 	@touch $@
 
 # The ISO (scripts/mkiso, docs/iso.md), with CONFIG's or BENCH's bareperf.cfg as the image
@@ -558,12 +575,12 @@ ISO       ?= $(B)/bareperf.iso
 MKISO_DEPS := scripts/mkiso scripts/image-common.sh scripts/gen/grub-cfg $(B)/host/bareperf-menu-settings
 $(ISO): $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKISO_DEPS) \
 		$(IMAGE).config $(IMAGE_CFG)
-	scripts/mkiso $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(IMAGE_CFG)
+	$(call say,MKISO,$@)scripts/mkiso $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(IMAGE_CFG)
 iso: $(ISO)
 
 # An ISO whose bareperf.cfg says only mode=detect, for the boot tests from a CD and as a disk.
 $(B)/test-detect.iso: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf $(MKISO_DEPS) tests/qemu/detect.cfg
-	scripts/mkiso $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/detect.cfg
+	$(call say,MKISO,$@)scripts/mkiso $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/detect.cfg
 
 TEST_IMAGES := $(B)/test-detect.iso $(B)/netboot-test.stamp $(B)/netboot-nocfg.stamp $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-noresults.img \
 	$(B)/test-cfg-nomenu.img $(B)/test-cfg-menu1.img $(RESULTS_IMG)/done
@@ -581,32 +598,69 @@ $(MKIMAGE_IMAGES:%=%.env): FORCE
 	if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MKIMAGE_IMAGES): %: %.env
 
-.PHONY: all image iso netboot run test test-secureboot mok-key unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
+.PHONY: all image iso netboot run screenshot test test-secureboot mok-key unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:
+# A recipe of their own (nothing), so that an up-to-date build prints nothing, not make's
+# `Nothing to be done`.
 all: $(B)/BOOTX64.EFI $(B)/kernel32.elf $(HOST_TOOLS)
+	@:
 image: $(IMAGE)
+	@:
 
 deps:
-	scripts/install-deps
+	$(Q)scripts/install-deps
+
+# make run boots RUN_IMAGE, a copy of IMAGE, with --writable-image, so that its runs are
+# kept there (bareperf-report --list RUN_IMAGE) and accumulate from one make run to the
+# next; a rebuilt IMAGE (newer than the copy) replaces the copy and its runs. QEMU_ARGS
+# naming --image or --netboot boots that instead, as qemu-run would (snapshot=on unless
+# QEMU_ARGS says --writable-image).
+RUN_IMAGE ?= $(if $(filter $(B)/bareperf.img,$(IMAGE)),$(B)/run.img,$(basename $(IMAGE)).run.img)
+RUN_OWN_IMAGE := $(if $(filter --image --netboot,$(QEMU_ARGS)),,$(RUN_IMAGE))
+$(RUN_IMAGE): $(IMAGE)
+	$(call say,CP,$@)cp --sparse=always $< $@.tmp && mv $@.tmp $@
+	@echo "$@: a fresh copy of $<; make run keeps its runs on it until the image is rebuilt"
 
 # ASM=... runs one user benchmark (scripts/qemu-run --asm); BENCH=FILE is already on the
 # image's bareperf.cfg. ARGS, ASM, ASM_INIT, UNROLL, LOOP and ASM_NAME reach qemu-run as they
 # were written (make's $(value): a '$' stays), through the environment, never through a
 # shell command line: quotes, ';' and '$' in them are the benchmark's, not the shell's.
 # QEMU_ARGS is options for qemu-run, read as shell words. QEMU_RUN is the script (tests).
+# The command is echoed with each word quoted as the shell needs, so that it can be
+# pasted back.
 QEMU_RUN ?= scripts/qemu-run
+# A line break in QEMU_ARGS separates words, as a space does (it would end the recipe's
+# shell command).
+define newline
+
+
+endef
 RUN_VARS := ARGS ASM ASM_INIT UNROLL LOOP ASM_NAME
 $(foreach v,$(RUN_VARS),$(eval run: private export BAREPERF_RUN_$(v) = $$(value $(v))))
-run: deps image
-	@set -- ; \
+run: deps image $(RUN_OWN_IMAGE)
+	@set -- $(if $(RUN_OWN_IMAGE),--image '$(RUN_OWN_IMAGE)' --writable-image); \
 	[ -z "$$BAREPERF_RUN_ARGS" ] || set -- "$$@" --config "$$BAREPERF_RUN_ARGS"; \
 	[ -z "$$BAREPERF_RUN_ASM" ] || set -- "$$@" --asm "$$BAREPERF_RUN_ASM"; \
 	[ -z "$$BAREPERF_RUN_ASM_INIT" ] || set -- "$$@" --asm-init "$$BAREPERF_RUN_ASM_INIT"; \
 	[ -z "$$BAREPERF_RUN_UNROLL" ] || set -- "$$@" --unroll "$$BAREPERF_RUN_UNROLL"; \
 	[ -z "$$BAREPERF_RUN_LOOP" ] || set -- "$$@" --loop "$$BAREPERF_RUN_LOOP"; \
 	[ -z "$$BAREPERF_RUN_ASM_NAME" ] || set -- "$$@" --name "$$BAREPERF_RUN_ASM_NAME"; \
-	echo "$(QEMU_RUN) $$* $(QEMU_ARGS)"; \
-	exec $(QEMU_RUN) "$$@" $(QEMU_ARGS)
+	set -- "$$@" $(subst $(newline), ,$(QEMU_ARGS)); \
+	line='$(QEMU_RUN)'; \
+	for a in "$$@"; do \
+		case $$a in ''|*[!A-Za-z0-9_./=:,+%@-]*) a="'$$(printf '%s' "$$a" | sed "s/'/'\\\\''/g")'" ;; esac; \
+		line="$$line $$a"; \
+	done; \
+	printf '%s\n' "$$line"; \
+	exec $(QEMU_RUN) "$$@"
+
+# The README's picture of the results screen, from this build, into build/ (docs/ holds a
+# copy from a clean build): SeaBIOS and GRUB's 800x600, --icount for fixed figures.
+SCREENSHOT ?= $(B)/screen-results.png
+SCREENSHOT_CONFIG := mode=run payloads=add_chain,imul_chain,div_chain,fault_ud reps=3
+screenshot: deps image
+	$(call say,SCREEN,$(SCREENSHOT))$(QEMU_RUN) --bios --icount --config '$(SCREENSHOT_CONFIG)' \
+		--screen $(SCREENSHOT) > $(SCREENSHOT).log 2>&1 || { tail -3 $(SCREENSHOT).log; exit 1; }
 
 unit-tests: $(UNIT_TESTS) $(HOST_TOOLS)
 qemu-tests: image $(TEST_IMAGES)
@@ -614,7 +668,7 @@ qemu-tests: image $(TEST_IMAGES)
 # The build and the tests both use every core (tests/run-all runs its jobs in parallel).
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 test: deps
-	$(MAKE) -j$(NPROC) all image $(TEST_IMAGES) $(UNIT_TESTS) fuzz-build
+	$(MAKE) --no-print-directory -j$(NPROC) all image $(TEST_IMAGES) $(UNIT_TESTS) fuzz-build
 	tests/run-all
 
 # The Secure Boot boots (tests/secureboot/run): under Debian's Secure Boot OVMF, the unsigned

@@ -198,14 +198,11 @@ void report_note(const char *context, const char *msg)
 static void cell(const struct result *r, char *buf, size_t len)
 {
 	char v[32], pct[32];
-	int64_t spread = r->st.mean_milli ? r->st.stddev_milli * 100000 / r->st.mean_milli : 0;
-	if (spread < 0)
-		spread = -spread;
 	if (r->energy)         /* RAPL counts in joules: "61.04 nJ" */
 		rapl_fmt_joules_si(v, sizeof(v), r->st.median_milli, r->iters, r->energy_esu, 4);
 	else
 		milli(r->per_iter_milli, v);
-	bp_snprintf(buf, len, "%12s ±%s%%", v, milli(spread, pct));
+	bp_snprintf(buf, len, "%12s ±%s%%", v, milli(stats_spread_pct_milli(&r->st), pct));
 }
 
 void report_block(const struct payload *pl, uint64_t size, const struct result *rs, unsigned n)
@@ -245,6 +242,11 @@ void report_block(const struct payload *pl, uint64_t size, const struct result *
 	}
 	kprintf("   %-28s %-13s %22s %22s\n", pl->user ? "per copy" : "per iteration", "source",
 		"CPL 0", "CPL 3");
+	static bool spread_told;
+	if (!spread_told) {             /* once, under the first block's header */
+		kprintf("   (figures: the repetitions' median; ±: the " STATS_SPREAD_MEANING ")\n");
+		spread_told = true;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		const struct result *r = &rs[i];
 		if (result_find(rs, i, 0, r->event, r->source) || result_find(rs, i, 3, r->event, r->source))

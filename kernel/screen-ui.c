@@ -2,7 +2,8 @@
  * What the screen shows (kernel/screen-ui.h). Layout, top to bottom:
  *   title bar; the machine's facts (screen_start); the console's latest lines, scrolling;
  *   a status line (what is measured); a progress bar.
- * At the end of mode=run the whole screen becomes the results screen; the other modes end
+ * At the end of mode=run the whole screen becomes the results screen: title, the machine
+ * (so that a photo of it says where it was taken), the table, totals; the other modes end
  * on their last console lines (PASS/FAIL/SKIP and counts, the c2c matrix). Nothing here
  * touches hardware: drivers/screen.c draws the cells.
  */
@@ -15,6 +16,7 @@
 #include "kernel/kpmu.h"
 #include "kernel/result-json.h"
 #include "kernel/smp.h"
+#include "kernel/storage.h"
 #include "lib/format.h"
 #include "lib/stats.h"
 #include "lib/str.h"
@@ -33,6 +35,14 @@
 #define INFO_ROWS     7
 #define PMU_ROW       2
 #define RESULT_ROWS   512           /* results screen rows kept */
+#define WRAP_INDENT   2             /* a wrapped line's further rows */
+#define MACHINE_ROWS  3             /* the results screen's machine lines, at most */
+/* The results table: payload, event, source, then per CPL the figure and, on a screen this
+ * wide, its spread (see STATS_SPREAD_MEANING). */
+#define TABLE_FMT      "%-20.20s %-24.24s %-11.11s %13s %13s"
+#define TABLE_WIDE_FMT "%-20.20s %-24.24s %-11.11s %13s %-8s %13s %-8s"
+#define TABLE_WIDE_COLS 103
+#define FOOTER_ROWS   4             /* below the table: summary, totals, status, bar */
 
 /* A summary leaves out ROW_MORE first, then ROW_NOTE; ROW_MAIN and ROW_ALERT stay. */
 enum row_kind { ROW_MAIN, ROW_MORE, ROW_ALERT, ROW_NOTE };
@@ -97,9 +107,26 @@ static void draw_log(void)
 	}
 }
 
+/* A console line in the screen's character codes: serial's UTF-8 '±' (U+00B1) is the
+ * font's FONT_PLUS_MINUS. */
+static void to_screen_codes(char *dst, const char *src, size_t len)
+{
+	size_t o = 0;
+	for (; *src && o + 1 < len; src++) {
+		if ((uint8_t)src[0] == 0xc2 && (uint8_t)src[1] == 0xb1) {
+			dst[o++] = (char)FONT_PLUS_MINUS;
+			src++;
+		} else {
+			dst[o++] = *src;
+		}
+	}
+	dst[o] = 0;
+}
+
 void screen_log_line(const char *line)
 {
-	str_copy(history[history_next], line, LINE_MAX);
+	to_screen_codes(history[history_next], line, LINE_MAX);
+	line = history[history_next];
 	history_attr[history_next] = line_attr(line);
 	history_next = (history_next + 1) % HISTORY;
 	if (history_count < HISTORY)
@@ -271,9 +298,26 @@ static struct screen_row *new_row(uint8_t kind, uint8_t attr)
 	return r;
 }
 
+/* A figure's spread, as the serial report has it after the figure: "±0.120%". */
+static void spread_text(const struct result *r, char *buf, size_t len)
+{
+	char pct[24];
+	if (!r) {
+		buf[0] = 0;
+		return;
+	}
+	stats_fmt_milli(pct, sizeof(pct), stats_spread_pct_milli(&r->st));
+	bp_snprintf(buf, len, "%c%s%%", FONT_PLUS_MINUS, pct);
+}
+
+static bool table_wide(void)
+{
+	return con && con->cols >= TABLE_WIDE_COLS;
+}
+
 void screen_block(const struct payload *pl, uint64_t size, const struct result *rs, unsigned n)
 {
-	char name[48], a[24], b[24];
+	char name[48], a[24], b[24], sa[24], sb[24];
 	bool first = true;
 	if (size >= (1u << 20) && !(size & ((1u << 20) - 1)))
 		bp_snprintf(name, sizeof(name), "%s %lluM", pl->name, (unsigned long long)(size >> 20));
@@ -296,22 +340,57 @@ void screen_block(const struct payload *pl, uint64_t size, const struct result *
 		else
 			str_copy(b, "-", sizeof(b));
 		struct screen_row *row = new_row(first ? ROW_MAIN : ROW_MORE, ATTR_TEXT);
-		if (row)
-			bp_snprintf(row->text, sizeof(row->text), "%-20.20s %-24.24s %-11.11s %13s %13s",
-				    first ? name : "", r->event, result_source_name(r->source), a, b);
+		spread_text(c0, sa, sizeof(sa));
+		spread_text(c3, sb, sizeof(sb));
+		if (row && table_wide())
+			bp_snprintf(row->text, sizeof(row->text), TABLE_WIDE_FMT, first ? name : "", r->event,
+				    result_source_name(r->source), a, sa, b, sb);
+		else if (row)
+			bp_snprintf(row->text, sizeof(row->text), TABLE_FMT, first ? name : "", r->event,
+				    result_source_name(r->source), a, b);
 		first = false;
 	}
 }
 
+/* The screen's width for text (the longest row kept before there is a screen). */
+static unsigned text_width(void)
+{
+	return con && con->cols < LINE_MAX ? con->cols : LINE_MAX - 1;
+}
+
+/* Row `i` (from 0) of text wrapped at width: its further rows indented by WRAP_INDENT.
+ * Returns the rows there are; out gets row i where there is one. */
+static unsigned wrapped_row(const char *text, unsigned width, unsigned i, char *out, size_t len)
+{
+	size_t at = 0, next;
+	unsigned n = 0;
+	out[0] = 0;
+	do {
+		unsigned indent = n && width > 2 * WRAP_INDENT ? WRAP_INDENT : 0;
+		size_t k = str_wrap(text + at, width - indent, &next);
+		if (n == i)
+			bp_snprintf(out, len, "%*s%.*s", (int)indent, "", (int)k, text + at);
+		at += next;
+		n++;
+	} while (text[at]);
+	return n;
+}
+
 void screen_alert(bool note, uint8_t colour, const char *fmt, ...)
 {
-	struct screen_row *row = new_row(note ? ROW_NOTE : ROW_ALERT, SCR_ATTR(colour, SCR_BLACK));
-	if (!row)
-		return;
+	char text[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	bp_vsnprintf(row->text, sizeof(row->text), fmt, ap);
+	bp_vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	/* A note longer than the screen is wrapped, not cut; its rows go or stay together. */
+	unsigned width = text_width();
+	for (unsigned i = 0, n = 1; i < n; i++) {
+		struct screen_row *row = new_row(note ? ROW_NOTE : ROW_ALERT, SCR_ATTR(colour, SCR_BLACK));
+		if (!row)
+			return;
+		n = wrapped_row(text, width, i, row->text, sizeof(row->text));
+	}
 }
 
 static bool row_shown(const struct screen_row *row, enum summary_level level)
@@ -350,6 +429,46 @@ static unsigned draw_rows(unsigned top, unsigned height, enum summary_level leve
 	return left_out;
 }
 
+/* Draws text from row `row`, wrapped, in at most max rows; returns the rows drawn. */
+static unsigned draw_wrapped(unsigned row, unsigned max, const char *text, uint8_t attr)
+{
+	char part[LINE_MAX];
+	unsigned n = 1;
+	for (unsigned i = 0; i < n && i < max; i++) {
+		n = wrapped_row(text, con->cols, i, part, sizeof(part));
+		fbcon_text(con, 0, row + i, part, attr);
+	}
+	return n < max ? n : max;
+}
+
+/* The results screen's lines under the title, from `row`: the machine (CPU, PMU,
+ * firmware, the image and the run), and what a figure and its spread are where the table
+ * shows spreads. Returns the rows drawn (none on a screen too small for a table). */
+static unsigned results_machine(unsigned row)
+{
+	const struct cpu_info *c = &kernel.cpu;
+	char text[512], cpu[200], image[96];
+	if (con->rows < 2 * MACHINE_ROWS + FOOTER_ROWS + 4)
+		return 0;
+	storage_describe(image, sizeof(image));
+	if (c->brand[0])
+		bp_snprintf(cpu, sizeof(cpu), "%s (%s family %u model %u stepping %u)", c->brand, c->vendor_id,
+			    c->family, c->model, c->stepping);
+	else
+		bp_snprintf(cpu, sizeof(cpu), "%s family %u model %u stepping %u", c->vendor_id, c->family,
+			    c->model, c->stepping);
+	bp_snprintf(text, sizeof(text), "%s; PMU %s, %s; %s, %s kernel; %s", cpu, pmu_kind_name(kernel.pmu.kind),
+		    kpmu.functional ? "counting" : "not counting", bootinfo_firmware_name(kernel.bi),
+		    sizeof(void *) == 8 ? "x86-64" : "i686", image);
+	unsigned n = draw_wrapped(row, MACHINE_ROWS, text, ATTR_TEXT);
+	if (table_wide()) {
+		bp_snprintf(text, sizeof(text), "figures: the repetitions' median; %c: the " STATS_SPREAD_MEANING,
+			    FONT_PLUS_MINUS);
+		n += draw_wrapped(row + n, 2, text, ATTR_RECORD);
+	}
+	return n;
+}
+
 void screen_results(unsigned results, unsigned faults, unsigned timeouts, unsigned errors)
 {
 	if (!con)
@@ -364,15 +483,18 @@ void screen_results(unsigned results, unsigned faults, unsigned timeouts, unsign
 	results_shown = true;
 	fbcon_clear_rows(con, 0, con->rows, ATTR_TEXT);
 	title("results: per iteration");
-	bp_snprintf(t, sizeof(t), "%-20s %-24s %-11s %13s %13s", "payload", "event", "source",
-		    "CPL 0", "CPL 3");
-	fbcon_text(con, 0, 1, t, ATTR_KEY);
-	/* Title and header above the table; the summary's note, totals, status and the bar's
-	 * row below it. */
-	unsigned height = con->rows > 6 ? con->rows - 6 : 0;
+	unsigned top = 1 + results_machine(1);
+	if (table_wide())
+		bp_snprintf(t, sizeof(t), TABLE_WIDE_FMT, "payload", "event", "source", "CPL 0", "", "CPL 3", "");
+	else
+		bp_snprintf(t, sizeof(t), TABLE_FMT, "payload", "event", "source", "CPL 0", "CPL 3");
+	fbcon_text(con, 0, top++, t, ATTR_KEY);
+	/* Title, machine and header above the table; the summary's note, totals, status and
+	 * the bar's row below it. */
+	unsigned height = con->rows > top + FOOTER_ROWS ? con->rows - top - FOOTER_ROWS : 0;
 	enum summary_level level = level_for(height);
 	bool summary = level != SHOW_ALL;
-	unsigned left_out = draw_rows(2, height, level);
+	unsigned left_out = draw_rows(top, height, level);
 	unsigned totals_row = con->rows - 3;
 	bp_snprintf(t, sizeof(t), "bareperf: %u results, %u faults, %u timeouts, %u errors",
 		    results, faults, timeouts, errors);

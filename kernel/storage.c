@@ -25,6 +25,11 @@
 
 static struct results_identity this_image;     /* from the loader: IDENTITY of the boot medium */
 static bool this_image_known;
+/* QEMU's fw_cfg file that scripts/qemu-run adds when it opens the image snapshot=on: what
+ * the run writes there is dropped when QEMU exits, and the last line must not say saved.
+ * Read only where fw_cfg shows QEMU; a real machine's disk keeps what is written. */
+#define FWCFG_SNAPSHOT_NAME "opt/bareperf/snapshot"
+static bool disk_is_snapshot;
 
 static void print_id(const uint8_t id[RESULTS_ID_BYTES])
 {
@@ -324,14 +329,37 @@ static void save_end(void)
 		report_torn();
 		return;
 	}
-	size_t n = bp_snprintf(outcome, sizeof(outcome), "saved: run %u in /bareperf/results/run%02u.log on the %s (%s)",
-			       save.choice.run, save.choice.slot + 1, save.bd->kind, save.bd->where);
+	size_t n;
+	if (disk_is_snapshot)
+		/* the reason first: the screen's bottom row shows 80 to 100 columns of it */
+		n = bp_snprintf(outcome, sizeof(outcome), "not saved: the disk is a QEMU snapshot (scripts/qemu-run "
+				"--writable-image keeps runs); run %u went to /bareperf/results/run%02u.log on the %s (%s)",
+				save.choice.run, save.choice.slot + 1, save.bd->kind, save.bd->where);
+	else
+		n = bp_snprintf(outcome, sizeof(outcome), "saved: run %u in /bareperf/results/run%02u.log on the %s (%s)",
+				save.choice.run, save.choice.slot + 1, save.bd->kind, save.bd->where);
 	if (save.choice.replaced_run && n < sizeof(outcome))
 		n += bp_snprintf(outcome + n, sizeof(outcome) - n, ", replacing run %u, the oldest",
 				 save.choice.replaced_run);
 	if (dropped && n < sizeof(outcome))
 		bp_snprintf(outcome + n, sizeof(outcome) - n, "; the last %u bytes did not fit", dropped);
 	kprintf("%s\n", outcome);
+}
+
+void storage_describe(char *buf, size_t len)
+{
+	char id[2 * RESULTS_ID_BYTES + 1];
+
+	if (!this_image_known) {
+		bp_snprintf(buf, len, "image unknown");
+		return;
+	}
+	for (unsigned k = 0; k < RESULTS_ID_BYTES; k++)
+		bp_snprintf(id + 2 * k, 3, "%02x", this_image.id[k]);
+	if (save.begun)
+		bp_snprintf(buf, len, "image %s, run %u", id, save.choice.run);
+	else
+		bp_snprintf(buf, len, "image %s, run not saved", id);
 }
 
 void storage_save_progress(void)
@@ -368,6 +396,8 @@ void storage_detect(void)
 		return;
 	}
 	start_poll_clock();
+	char flag[4];
+	disk_is_snapshot = platform_is_qemu() && fwcfg_read_file(FWCFG_SNAPSHOT_NAME, flag, sizeof(flag)) > 0;
 	learn_image_identity();
 	storage_probe(examine_disk);
 	storage_usb_idle();

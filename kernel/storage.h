@@ -2,6 +2,7 @@
  * and the run saved on the one that carries this image's identity (kernel/storage.c). */
 #ifndef KERNEL_STORAGE_H
 #define KERNEL_STORAGE_H
+#include <stddef.h>
 
 /* Learn this image's identity (boot.image), find the disks (storage_probe) and report
  * each one and the results area on it (storage.disk, storage.results). */
@@ -16,5 +17,9 @@ void storage_save(void);
  * saying writing, so that a hang or crash later keeps what was measured. Silent; a
  * failure is reported by storage_save at the end (or at once when a write fails). */
 void storage_save_progress(void);
+
+/* This image and run, for the results screen: "image 0f11...c11, run 3" (the run's number
+ * once its save has begun), "image 0f11...c11, run not saved" or "image unknown". */
+void storage_describe(char *buf, size_t len);
 
 #endif

@@ -10,6 +10,7 @@
 #define EGA_ATTR_BG_MASK  0x70      /* bit 7 blinks (or selects bright backgrounds) */
 #define CP437_BLOCK_FULL  0xdb
 #define CP437_SHADE_LIGHT 0xb0
+#define CP437_PLUS_MINUS  0xf1
 #define BLANK_ATTR        SCR_ATTR(SCR_GREY, SCR_BLACK)
 
 const uint8_t scr_colour_rgb[SCR_COLOURS][3] = {
@@ -221,6 +222,8 @@ uint8_t fbcon_cp437(uint8_t ch)
 		return CP437_BLOCK_FULL;
 	if (ch == FONT_SHADE_LIGHT)
 		return CP437_SHADE_LIGHT;
+	if (ch == FONT_PLUS_MINUS)
+		return CP437_PLUS_MINUS;
 	return ch >= 0x20 && ch < 0x7f ? ch : ' ';
 }
 

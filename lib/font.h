@@ -7,10 +7,12 @@
 #define LIB_FONT_H
 #include <stdint.h>
 
-/* The screen's character codes: ASCII, then the block characters the progress bar uses. */
+/* The screen's character codes: ASCII, then the block characters the progress bar uses
+ * and the sign of a result's spread. */
 #define FONT_BLOCK_FULL   0x80      /* U+2588 */
 #define FONT_SHADE_LIGHT  0x81      /* U+2591 */
-#define FONT_CHARS        0x82      /* codes with a glyph; control codes are blank */
+#define FONT_PLUS_MINUS   0x82      /* U+00B1 */
+#define FONT_CHARS        0x83      /* codes with a glyph; control codes are blank */
 
 struct font {
 	uint8_t width, height;      /* pixels */

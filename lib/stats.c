@@ -122,6 +122,17 @@ void stats_compute(int64_t *samples, unsigned n, unsigned trim_pct, struct stats
 	}
 }
 
+int64_t stats_spread_pct_milli(const struct stats *s)
+{
+	if (!s->mean_milli)
+		return 0;
+	uint64_t sd = s->stddev_milli < 0 ? -(uint64_t)s->stddev_milli : (uint64_t)s->stddev_milli;
+	uint64_t mean = s->mean_milli < 0 ? -(uint64_t)s->mean_milli : (uint64_t)s->mean_milli;
+	/* |stddev| x 100000 / |mean|, truncated, as the 64-bit C division did: without
+	 * libgcc's __divdi3 on i686, and without overflow */
+	return (int64_t)u128_divmod64(u128_mul64(sd, 100000), mean, NULL).lo;
+}
+
 int stats_fmt_milli(char *buf, unsigned long len, int64_t milli)
 {
 	uint64_t mag = milli < 0 ? 0 - (uint64_t)milli : (uint64_t)milli, frac;

@@ -25,6 +25,12 @@ void stats_compute(int64_t *samples, unsigned n, unsigned trim_pct, struct stats
 /* Integer square root, floor. */
 uint64_t isqrt_u128(struct u128 v);
 
+/* A result's spread as the report prints it after '±': the standard deviation over the
+ * mean, in percent x1000 (0 for a zero mean), never negative. STATS_SPREAD_MEANING says
+ * so where the report first shows one. */
+int64_t stats_spread_pct_milli(const struct stats *s);
+#define STATS_SPREAD_MEANING "standard deviation of the repetitions, as a percentage of their mean"
+
 /* Format a _milli value as "12.345" (trailing zeros kept: 3 decimals), "-0.500". */
 int stats_fmt_milli(char *buf, unsigned long len, int64_t milli);
 

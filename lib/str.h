@@ -39,6 +39,11 @@ int str_to_size(const char *v, size_t len, uint64_t *out);
 int str_hex_digit(char c);
 /* Shell-style glob with * and ?, case-sensitive. */
 int str_glob_match(const char *pattern, const char *s);
+/* Word wrap: the length of s's first row of at most width characters, broken after the
+ * last word that fits (inside a word longer than width where none does), trailing spaces
+ * left out; *next is where the next row starts (its leading spaces skipped), strlen(s)
+ * at the end. */
+size_t str_wrap(const char *s, size_t width, size_t *next);
 /* Levenshtein distance, capped at 255; for "did you mean" hints. */
 unsigned str_edit_distance(const char *a, const char *b);
 /* The same with ASCII letters compared case-insensitively. */

@@ -123,6 +123,31 @@ int str_to_size(const char *v, size_t len, uint64_t *out)
 	return 0;
 }
 
+size_t str_wrap(const char *s, size_t width, size_t *next)
+{
+	size_t len = strlen(s), n = len;
+
+	if (width == 0) {
+		*next = len;
+		return 0;
+	}
+	if (len > width) {
+		n = width;                      /* no space: the word is cut */
+		for (size_t i = width; i > 0; i--)
+			if (s[i] == ' ') {
+				n = i;
+				break;
+			}
+	}
+	size_t at = n;
+	while (s[at] == ' ')
+		at++;
+	*next = at;
+	while (n > 0 && s[n - 1] == ' ')
+		n--;
+	return n;
+}
+
 int str_glob_match(const char *pattern, const char *s)
 {
 	/* Greedy matching that backtracks only to the most recent '*': enough, since a

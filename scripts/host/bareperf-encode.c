@@ -57,38 +57,51 @@ static int load_cpuid(const char *path, const struct pmu_model **m, struct pmu_c
 	return 0;
 }
 
-/* NetBurst's events come from its own table (lib/p4-events.h), not libpfm4's. */
-static void list_netburst_events(const char *pattern)
+/* --list-events PATTERN: a glob where it has '*' or '?', else any part of the name in any
+ * case ("inst" finds INST_RETIRED); no PATTERN, every event. */
+static bool event_listed(const char *pattern, const char *name)
+{
+	if (!pattern)
+		return true;
+	if (strchr(pattern, '*') || strchr(pattern, '?'))
+		return str_glob_match(pattern, name);
+	size_t n = strlen(pattern);
+	for (const char *p = name; *p; p++)
+		if (!str_ncasecmp(p, pattern, n))
+			return true;
+	return n == 0;
+}
+
+/* NetBurst's events come from its own table (lib/p4-events.h), not libpfm4's. Returns the
+ * events listed. */
+static unsigned list_netburst_events(const char *pattern)
 {
 	const char *name;
+	unsigned listed = 0;
 	for (unsigned i = 0; (name = netburst_event_name(i)); i++) {
 		const struct nb_event *e = &nb_event_table[i];
-		if (pattern && !str_glob_match(pattern, name))
+		if (!event_listed(pattern, name))
 			continue;
+		listed++;
 		printf("%s", name);
 		for (unsigned u = 0; u < e->numasks; u++)
 			printf("%s%s%s", u ? " " : " [", e->umask[u].name, e->umask[u].dfl ? "*" : "");
 		printf("%s%s\n", e->numasks ? "]" : "",
 		       e->prescott_only ? " (Prescott, models 3, 4, 6)" : "");
 	}
+	return listed;
 }
 
-static void list_events(const struct pmu_model *m, const char *pattern)
+/* A libpfm4 model's events that PATTERN lists; returns how many. */
+static unsigned list_pfm_events(const struct pfmt_model *tm, const char *pattern)
 {
-	if (m->kind == PMU_INTEL_NETBURST) {
-		list_netburst_events(pattern);
-		return;
-	}
-	if (m->table == ~0u) {
-		printf("PMU %s has no libpfm4 table: generic names and raw forms only\n", m->pfm_name);
-		return;
-	}
-	const struct pfmt_model *tm = &pfmt_models[m->table];
+	unsigned listed = 0;
 	for (unsigned e = 0; e < tm->nevents; e++) {
 		const struct pfmt_event *ev = &pfmt_events[tm->first_event + e];
 		const char *name = pfmt_strings + ev->name;
-		if (pattern && !str_glob_match(pattern, name))
+		if (!event_listed(pattern, name))
 			continue;
+		listed++;
 		printf("%s", name);
 		for (unsigned u = 0; u < ev->numasks; u++) {
 			const struct pfmt_umask *um = &pfmt_umasks[ev->first_umask + u];
@@ -97,6 +110,27 @@ static void list_events(const struct pmu_model *m, const char *pattern)
 		}
 		printf("%s\n", ev->numasks ? "]" : "");
 	}
+	return listed;
+}
+
+/* The model's events that PATTERN lists; exit status 0, or 1 when PATTERN lists none. */
+static int list_events(const struct pmu_model *m, const char *pattern)
+{
+	unsigned listed = 0;
+	if (m->kind == PMU_INTEL_NETBURST) {
+		listed = list_netburst_events(pattern);
+	} else if (m->table == ~0u) {
+		printf("PMU %s has no libpfm4 table: generic names and raw forms only\n", m->pfm_name);
+		return 0;
+	} else {
+		listed = list_pfm_events(&pfmt_models[m->table], pattern);
+	}
+	if (pattern && !listed) {
+		fprintf(stderr, "error: no event of PMU %s matches '%s' (a glob with * or ?, else any part "
+			"of a name, in any case)\n", m->pfm_name, pattern);
+		return 1;
+	}
+	return 0;
 }
 
 /* The event select, then the second register when the event has one: its MSR from the
@@ -271,10 +305,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (o.list_events) {
-		list_events(o.m, i < argc ? argv[i] : NULL);
-		return 0;
-	}
+	if (o.list_events)
+		return list_events(o.m, i < argc ? argv[i] : NULL);
 	if (i == argc) {
 		usage(stderr);
 		return 2;

@@ -2,7 +2,7 @@
  * screen-check SCREEN.ppm: reads a screendump of the kernel's screen console (binary PPM,
  * as QEMU's screendump writes it), finds in each character cell the glyph and the two
  * console colours that draw it exactly, prints the text it shows (one line a row, trailing
- * blanks cut), then draws that text again with lib/fbcon.c and compares every pixel.
+ * blanks cut; UTF-8, the block characters as '#'), then draws that text again with lib/fbcon.c and compares every pixel.
  * Exit status: 0 when the screen is exactly the host renderer's image of its text; 1 when
  * a cell matches no glyph or any pixel differs (said on stderr); 2 on a bad file.
  * The font and scale are the ones the kernel picks for the screen's width.
@@ -122,7 +122,8 @@ int main(int argc, char **argv)
 	}
 	int bad = 0;
 	for (unsigned row = 0; row < con.rows; row++) {
-		char line[SCR_COLS_MAX + 1];
+		char line[2 * SCR_COLS_MAX + 1];
+		unsigned n = 0, text_end = 0;
 		for (unsigned col = 0; col < con.cols; col++) {
 			struct scr_cell c;
 			if (read_cell(px, w, col, row, &c)) {
@@ -132,12 +133,16 @@ int main(int argc, char **argv)
 				c = (struct scr_cell){ '?', SCR_ATTR(SCR_WHITE, SCR_RED) };
 			}
 			fbcon_put(&con, col, row, c.ch, c.attr);
-			line[col] = c.ch < 0x80 ? (char)c.ch : '#';
+			if (c.ch == FONT_PLUS_MINUS) {
+				line[n++] = (char)0xc2;         /* U+00B1 in UTF-8 */
+				line[n++] = (char)0xb1;
+			} else {
+				line[n++] = c.ch < 0x80 ? (char)c.ch : '#';
+			}
+			if (c.ch != ' ')
+				text_end = n;
 		}
-		unsigned n = con.cols;
-		while (n && line[n - 1] == ' ')
-			n--;
-		line[n] = 0;
+		line[text_end] = 0;
 		printf("%s\n", line);
 	}
 	fbcon_flush(&con);

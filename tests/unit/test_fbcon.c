@@ -174,6 +174,7 @@ static void test_ega_text(void **state)
 	fbcon_text(&con, 3, 2, "Hi", SCR_ATTR(SCR_YELLOW, SCR_RED));
 	fbcon_put(&con, 79, 24, FONT_BLOCK_FULL, SCR_ATTR(SCR_WHITE, SCR_LIGHT_BLUE));
 	fbcon_put(&con, 0, 24, FONT_SHADE_LIGHT, SCR_ATTR(SCR_GREEN, SCR_BLACK));
+	fbcon_put(&con, 1, 24, FONT_PLUS_MINUS, SCR_ATTR(SCR_GREEN, SCR_BLACK));
 	fbcon_flush(&con);
 	const uint8_t *hi = fb + 2 * 160 + 3 * 2;
 	assert_int_equal(hi[0], 'H');
@@ -183,6 +184,7 @@ static void test_ega_text(void **state)
 	assert_int_equal(last[0], 0xdb);            /* code page 437 full block */
 	assert_int_equal(last[1], 0x1f);            /* bright background: no blink bit */
 	assert_int_equal(fb[24 * 160], 0xb0);       /* light shade */
+	assert_int_equal(fb[24 * 160 + 2], 0xf1);   /* plus-minus */
 	assert_int_equal(fb[0], ' ');
 	assert_int_equal(fb[1], 0x07);
 	assert_int_equal(fb[25 * 160], SENTINEL);   /* nothing past the last row */

@@ -334,6 +334,21 @@ static void test_isqrt(void **state)
 	}
 }
 
+/* The spread after '±': standard deviation over mean in percent x1000, truncated, never
+ * negative, 0 for a zero mean. */
+static void test_spread(void **state)
+{
+	(void)state;
+	struct stats s = { .mean_milli = 320000, .stddev_milli = 3805 };
+	assert_int_equal(stats_spread_pct_milli(&s), 1189);            /* 1.189% */
+	s.mean_milli = -320000;
+	assert_int_equal(stats_spread_pct_milli(&s), 1189);
+	s.mean_milli = 0;
+	assert_int_equal(stats_spread_pct_milli(&s), 0);
+	s = (struct stats){ .mean_milli = 10000, .stddev_milli = 0 };
+	assert_int_equal(stats_spread_pct_milli(&s), 0);
+}
+
 static void test_fmt_milli(void **state)
 {
 	(void)state;
@@ -363,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_negative_samples_counted),
 		cmocka_unit_test(test_isqrt),
 		cmocka_unit_test(test_fmt_milli),
+		cmocka_unit_test(test_spread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

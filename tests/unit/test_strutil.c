@@ -136,6 +136,52 @@ static void test_to_u64(void **state)
 	}
 }
 
+/* Rows of s wrapped at width, joined by '|'. */
+static const char *wrapped(const char *s, size_t width)
+{
+	static char out[512];
+	size_t o = 0, at = 0, next;
+	while (s[at]) {
+		size_t n = str_wrap(s + at, width, &next);
+		assert_true(n <= width);
+		assert_true(next > 0);          /* every row moves on */
+		if (o)
+			out[o++] = '|';
+		memcpy(out + o, s + at, n);
+		o += n;
+		at += next;
+	}
+	out[o] = 0;
+	return out;
+}
+
+static void test_wrap(void **state)
+{
+	(void)state;
+	assert_string_equal(wrapped("short", 10), "short");
+	assert_string_equal(wrapped("one two three four", 9), "one two|three|four");
+	assert_string_equal(wrapped("one two three", 7), "one two|three");    /* a space at the width */
+	assert_string_equal(wrapped("one  two", 4), "one|two");               /* spaces at the break */
+	assert_string_equal(wrapped("abcdefghij xy", 4), "abcd|efgh|ij|xy");  /* a word wider than a row */
+	assert_string_equal(wrapped("a b", 1), "a|b");
+	size_t next;
+	assert_int_equal(str_wrap("abc", 0, &next), 0);
+	assert_int_equal(next, 3);
+	assert_int_equal(str_wrap("", 5, &next), 0);
+	assert_int_equal(next, 0);
+	/* a 300-character note at 100 columns: 4 rows, none over 100, the words kept whole */
+	char note[301];
+	for (int i = 0; i < 300; i++)
+		note[i] = i % 7 == 6 ? ' ' : 'a' + i % 7;
+	note[300] = 0;
+	const char *w = wrapped(note, 100);
+	unsigned rows = 1;
+	for (const char *p = w; *p; p++)
+		rows += *p == '|';
+	assert_int_equal(rows, 4);
+	assert_null(strstr(w, "a|b"));
+}
+
 static void test_glob(void **state)
 {
 	(void)state;
@@ -450,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_nearest_callback),
 		cmocka_unit_test(test_distance_against_reference),
 		cmocka_unit_test(test_kernel_string_functions),
+		cmocka_unit_test(test_wrap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

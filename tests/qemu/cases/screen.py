@@ -26,20 +26,90 @@ def screen_text(name):
     return p.stdout.decode().splitlines(), problems
 
 
-def result_rows(out):
+def spread(r):
+    """A result's spread as the report prints it after its figure (lib/stats.c
+    stats_spread_pct_milli: the standard deviation over the mean, percent x1000, truncated)."""
+    sd, mean = abs(round(r["stddev"] * 1000)), abs(round(r["mean"] * 1000))
+    s = sd * 100000 // mean if mean else 0
+    return "\u00b1%d.%03d%%" % divmod(s, 1000)
+
+
+# kernel/screen-ui.c's table rows: narrow, and with each figure's spread on a screen of
+# 103 columns or more (TABLE_WIDE_COLS)
+TABLE_FMT = "%-20.20s %-24.24s %-11.11s %13s %13s"
+TABLE_WIDE_FMT = "%-20.20s %-24.24s %-11.11s %13s %-8s %13s %-8s"
+
+
+def table_header(wide):
+    if wide:
+        return (TABLE_WIDE_FMT % ("payload", "event", "source", "CPL 0", "", "CPL 3", "")).rstrip()
+    return (TABLE_FMT % ("payload", "event", "source", "CPL 0", "CPL 3")).rstrip()
+
+
+def result_rows(out, wide=False):
     """The results screen's rows of each payload, as kernel/screen-ui.c formats them."""
     rows, blocks = [], {}
     for r in tagged(out, "result"):
         key = (r["bench"], r["size"])
         ev = blocks.setdefault(key, {})
-        ev.setdefault((r["event"], r["source"]), {})[r["cpl"]] = "%.3f" % r["per_iter"]
+        ev.setdefault((r["event"], r["source"]), {})[r["cpl"]] = ("%.3f" % r["per_iter"], spread(r))
     for (bench, size), events in blocks.items():
         name = bench if not size else "%s %dM" % (bench, size >> 20) if size % (1 << 20) == 0 \
             else "%s %dK" % (bench, size >> 10)
         for i, ((event, source), cpls) in enumerate(events.items()):
-            rows.append(("%-20.20s %-24.24s %-11.11s %13s %13s" % (
-                name if i == 0 else "", event, source, cpls.get(0, "-"), cpls.get(3, "-"))).rstrip())
+            c0, c3 = cpls.get(0, ("-", "")), cpls.get(3, ("-", ""))
+            if wide:
+                row = TABLE_WIDE_FMT % (name if i == 0 else "", event, source, c0[0], c0[1], c3[0], c3[1])
+            else:
+                row = TABLE_FMT % (name if i == 0 else "", event, source, c0[0], c3[0])
+            rows.append(row.rstrip())
     return rows
+
+
+def unwrapped(text, first):
+    """The line whose first row on the screen starts with `first`, its further rows (indented
+    by kernel/screen-ui.c's WRAP_INDENT) joined back; None when no row starts so."""
+    for i, row in enumerate(text):
+        if row.startswith(first):
+            parts = [row]
+            for more in text[i + 1:]:
+                if not more.startswith("  ") or not more.strip():
+                    break
+                parts.append(more[2:])
+            return " ".join(parts)
+    return None
+
+
+def machine_line(out):
+    """The results screen's machine lines as kernel/screen-ui.c writes them, from the run's
+    @meta record, its boot.image line and its last line (the run's number)."""
+    meta = tagged(out, "meta")[0]
+    c, pmu = meta["cpu"], meta["pmu"]
+    cpu = "%s family %d model %d stepping %d" % (c["vendor"], c["family"], c["model"], c["stepping"])
+    if c["brand"]:
+        cpu = "%s (%s)" % (c["brand"], cpu)
+    ident = re.search(r"^boot\.image=([0-9a-f]{32})", out, re.M)
+    run = re.search(r"^(?:saved: run (\d+) |not saved: .*; run (\d+) went to )", out, re.M)
+    image = "image unknown"
+    if ident:
+        image = "image %s, run %s" % (ident.group(1), (run.group(1) or run.group(2)) if run else "not saved")
+    return "%s; PMU %s, %s; %s, %s kernel; %s" % (
+        cpu, pmu["kind"], "counting" if pmu["functional"] else "not counting", meta["boot"]["firmware"],
+        "x86-64" if c["mode"] == "long" else "i686", image)
+
+
+def results_machine_on_screen(out, text):
+    """The machine lines under the title, and each note wrapped whole, not cut."""
+    problems = []
+    want = machine_line(out)
+    shown = unwrapped(text[1:], text[1][:20]) if len(text) > 1 and text[1] else None
+    if shown != want:
+        problems.append("the results screen's machine lines say %r, expected %r" % (shown, want))
+    for note in [l for l in out.split("\n") if l.startswith("note: ")]:
+        on_screen = unwrapped(text, note[:40])
+        if on_screen != note:
+            problems.append("the note %r is on the screen as %r" % (note[:60], on_screen))
+    return problems
 
 
 def serial_first(out, prefix, rx=None):
@@ -67,9 +137,19 @@ def results_screen(name):
         want_title = " %s  results: per iteration" % version
         if text[0] != want_title:
             problems.append("title %r, expected %r" % (text[0], want_title))
-        for row in result_rows(out):
+        wide = table_header(True) in text
+        if not wide and table_header(False) not in text:
+            problems.append("no table header on the results screen")
+        if wide and not any(l.startswith("figures: the repetitions' median; \u00b1: the standard deviation")
+                            for l in text):
+            problems.append("the results screen shows spreads and does not say what they are")
+        for row in result_rows(out, wide):
             if row not in text:
                 problems.append("results screen lacks %r" % row)
+        problems += results_machine_on_screen(out, text)
+        told = [l for l in out.split("\n") if "\u00b1: the standard deviation of the repetitions" in l]
+        if len(told) != 1:
+            problems.append("serial explains the spread %d times, not once" % len(told))
         totals = serial_first(out, "bareperf: ", r"^bareperf: \d+ results") or "(none on serial)"
         if totals not in text:
             problems.append("results screen lacks the totals line %r" % totals)
