@@ -7,6 +7,7 @@
  * that pair, never a hang.
  */
 #include "kernel/c2c-mode.h"
+#include "kernel/checkpoint.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/run.h"
 #include "kernel/console.h"
@@ -18,7 +19,6 @@
 #include "kernel/pmucheck.h"
 #include "kernel/screen-ui.h"
 #include "kernel/smp.h"
-#include "kernel/storage.h"
 #include "lib/c2c.h"
 #include "lib/format.h"
 #include "lib/str.h"
@@ -258,7 +258,7 @@ static void run_latency(void)
 	c2c_matrix_init(&matrix, cpus, n);
 	for (unsigned i = 0; i < run.npairs; i++) {
 		latency_pair(run.pair[i][0], run.pair[i][1]);
-		storage_save_progress();
+		checkpoint();
 	}
 	if (!human())
 		return;
@@ -364,7 +364,7 @@ static void run_false_sharing(void)
 {
 	for (unsigned i = 0; i < run.npairs; i++) {
 		false_sharing_pair(run.pair[i][0], run.pair[i][1]);
-		storage_save_progress();
+		checkpoint();
 	}
 }
 
@@ -372,7 +372,7 @@ static void run_shared_bw(void)
 {
 	for (unsigned i = 0; i < run.npairs; i++) {
 		shared_bw_pair(run.pair[i][0], run.pair[i][1]);
-		storage_save_progress();
+		checkpoint();
 	}
 }
 

@@ -1,9 +1,8 @@
-/* The kernel's output: serial, byte for byte, and each line also to the screen's log
- * (kernel/screen-ui.c), which draws it only at its own moments. */
+/* The kernel's output: serial, byte for byte, a copy of it for the results area, and each
+ * line to the line sinks registered (the screen's log, kernel/screen-ui.c, which draws it
+ * only at its own moments). */
 #include "kernel/console.h"
 #include "drivers/uart16550.h"
-#include "kernel/screen-ui.h"
-#include "lib/fbcon.h"
 #include "lib/format.h"
 #include "lib/results-area.h"
 #include "lib/str.h"
@@ -36,15 +35,27 @@ void console_replay(void)
 		uart_putc(log_copy[i]);
 }
 
-static char line[SCR_COLS_MAX];
+static console_line_fn line_sinks[CONSOLE_LINE_SINKS];
+static unsigned nline_sinks;
+static char line[CONSOLE_LINE_MAX];
 static unsigned line_len;
 
-/* The screen's copy: printable characters, a line at a time (longer ones cut). */
-static void screen_char(char c)
+int console_add_line_sink(console_line_fn fn)
+{
+	if (nline_sinks == CONSOLE_LINE_SINKS)
+		return -1;
+	line_sinks[nline_sinks++] = fn;
+	return 0;
+}
+
+/* The line sinks' copy: printable characters, tabs as blanks, a line at a time (a longer
+ * one cut at CONSOLE_LINE_MAX - 1). */
+static void line_char(char c)
 {
 	if (c == '\n') {
 		line[line_len] = 0;
-		screen_log_line(line);
+		for (unsigned i = 0; i < nline_sinks; i++)
+			line_sinks[i](line);
 		line_len = 0;
 	} else if (c == '\t' && line_len < sizeof(line) - 1) {
 		line[line_len++] = ' ';
@@ -62,7 +73,7 @@ static void put(void *ctx, char c)
 	}
 	keep(c);
 	uart_putc(c);
-	screen_char(c);
+	line_char(c);
 }
 
 int kvprintf(const char *fmt, va_list ap)
@@ -88,7 +99,7 @@ void kputs(const char *s)
 	}
 	uart_write(s, strlen(s));
 	for (; *s; s++)
-		screen_char(*s);
+		line_char(*s);
 }
 
 void console_line(void *ctx, const char *line)

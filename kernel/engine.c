@@ -5,6 +5,7 @@
  * counter reads, the serialising instructions) cancels exactly.
  */
 #include "kernel/engine.h"
+#include "kernel/checkpoint.h"
 #include "arch/x86/abi.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/run.h"
@@ -21,7 +22,6 @@
 #include "kernel/sample.h"
 #include "kernel/screen-ui.h"
 #include "kernel/smp.h"
-#include "kernel/storage.h"
 #include "kernel/userbench-run.h"
 #include "lib/format.h"
 #include "lib/str.h"
@@ -461,7 +461,7 @@ static void run_plan(void)
 			for (unsigned s = 0; s < kernel.cfg.nsizes; s++)
 				measure_payload(pl, kernel.cfg.sizes[s]);
 		}
-		storage_save_progress();
+		checkpoint();
 	}
 	run_set_pce(pce);
 }

@@ -271,6 +271,9 @@ static int run_mode(enum cfg_mode mode)
 
 void kernel_main(struct boot_info *bi)
 {
+	/* The screen's log takes every line from the first: it shows the latest once the
+	 * screen is found (screen_attach). */
+	console_add_line_sink(screen_log_line);
 	console_early_init();
 	cpuinfo_decode(cpuid_hw_read, 0, &kernel.cpu, &kernel.pmu);
 	platform_init();

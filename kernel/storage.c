@@ -9,6 +9,7 @@
 #include "drivers/poll.h"
 #include "drivers/qemu-fwcfg.h"
 #include "drivers/rtc.h"
+#include "kernel/checkpoint.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
 #include "kernel/platform.h"
@@ -362,11 +363,6 @@ void storage_describe(char *buf, size_t len)
 		bp_snprintf(buf, len, "image %s, run not saved", id);
 }
 
-void storage_save_progress(void)
-{
-	save_progress();
-	storage_usb_idle();
-}
 
 void storage_save(void)
 {
@@ -386,6 +382,13 @@ static void start_poll_clock(void)
 	poll_clock_set(hz);
 }
 
+/* At a mode's checkpoint: the log so far into the run's slot (storage_detect). */
+static void save_progress_at_checkpoint(void)
+{
+	save_progress();
+	storage_usb_idle();
+}
+
 void storage_detect(void)
 {
 	const char *medium = medium_keeps_no_runs();
@@ -401,4 +404,5 @@ void storage_detect(void)
 	learn_image_identity();
 	storage_probe(examine_disk);
 	storage_usb_idle();
+	checkpoint_subscribe(save_progress_at_checkpoint);
 }
