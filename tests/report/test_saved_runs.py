@@ -192,7 +192,24 @@ class SavedRuns(unittest.TestCase):
                          % first)
         rc, _, err = run_tool("--run", "1", path, "--summary")
         self.assertEqual(rc, 1)
-        self.assertIn("no run 1 on", err)
+        self.assertIn("no run 1 on '%s' (runs there: 2, 3; not read: run01.log, see --list)" % path, err)
+
+    def test_damaged_area_still_read(self):
+        """An area the kernel would not write (run08.log's entry says 4096 bytes) is said to
+        be damaged, on one line, and its runs are still read: the listing and the report
+        are whole, exit status 0."""
+        path, _, _, _ = self.damaged_copy("resized.img")
+        with open(path, "r+b") as f:
+            vol = REPORT.FatVolume(f, 512, os.path.getsize(path) // 512)
+            f.seek(self.dir_entry(vol, "RUN08   LOG") + 28)
+            f.write((4096).to_bytes(4, "little"))
+        line = ("bareperf-report: the results area on '%s' is damaged: /bareperf/results/run08.log is 4096 "
+                "bytes, not 524288 as created; bareperf saves no runs there\n" % path)
+        rc, out, err = run_tool("--list", path)
+        self.assertEqual((rc, err), (0, line))
+        self.assertRegex(out, r"\nrun01\.log +1 +complete ")
+        _, want, _ = run_tool(SAMPLE, "--summary")
+        self.assertEqual(run_tool("--run", "1", path, "--summary"), (0, want, line))
 
     def folder_copy(self, name):
         """A copy of the mounted folder's bareperf/results, to change."""
@@ -318,6 +335,11 @@ class SavedRuns(unittest.TestCase):
         self.assertIn("SLOT_HEADER_BYTES = %s " % h["RESULTS_HEADER_BYTES"], tool)
         self.assertIn("SLOT_BYTES = %s " % h["RESULTS_SLOT_BYTES"], tool)
         self.assertIn("RESULTS_RUN_MAX = %s " % h["RESULTS_RUN_MAX"], tool)
+        with open(os.path.join(ROOT, "lib", "fat32.h")) as f:
+            h.update(re.findall(r"^#define (FAT32_\w+) (\d+)", f.read(), re.M))
+        for name in ("RESULTS_SLOTS", "RESULTS_IDENTITY_BYTES", "RESULTS_ERR_MAX", "FAT32_FAT_WINDOW_BYTES",
+                     "FAT32_DIR_RUNS", "FAT32_FIRST_CLUSTER"):
+            self.assertRegex(tool, r"\n%s = %s\b" % (name, h[name]))
 
 
 if __name__ == "__main__":
