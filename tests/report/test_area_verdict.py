@@ -33,7 +33,7 @@ TOOL_RUN = forkrun.Tool(TOOL)
 
 
 def kernel_verdict(path, ss):
-    p = subprocess.run([CHECK, path, str(ss)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    p = subprocess.run([CHECK, path, str(ss)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, encoding="latin-1",
                        timeout=60)
     if p.returncode not in (0, 1) or len(p.stdout.splitlines()) != 1:
         raise AssertionError("results-check %s: exit %d, %r %r" % (path, p.returncode, p.stdout, p.stderr))
