@@ -177,6 +177,20 @@ class AreaVerdict(unittest.TestCase):
                 self.agree(path, COPY_REASON[name])
                 os.remove(path)
 
+    def test_long_folder_loop(self):
+        """A folder chain that loops back past the clusters the reader remembers is found
+        a loop all the same (lib/fat32.c's verdict), with no more memory."""
+        class Chain(REPORT.FatVolume):
+            def __init__(self, back, end):
+                self.back, self.end, self.clusters = back, end, end + 10
+
+            def fat_next(self, c):
+                return self.back if c == self.end else c + 1
+        end = REPORT.DIR_MAX_ENTRIES + 5000
+        with self.assertRaisesRegex(REPORT.AreaError, "^/x: directory chain longer than the volume \\(a loop\\)$"):
+            list(Chain(30000, end).folder_clusters(2, "/x"))
+        self.assertEqual(len(list(Chain(REPORT.FAT32_EOC_MIN, end).folder_clusters(2, "/x"))), end - 1)
+
     def test_reason_cut_as_the_kernel_cuts(self):
         """A reason longer than RESULTS_ERR_MAX ends at a word and '...', as fmt_error's."""
         long = "IDENTITY: " + " ".join(["word"] * 60)
