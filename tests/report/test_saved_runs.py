@@ -74,16 +74,18 @@ class SavedRuns(unittest.TestCase):
 
     @classmethod
     def put(cls, slot, data):
-        path = os.path.join(cls.tmp, "slot")
-        with open(path, "wb") as f:
+        """DATA into slot SLOT's own clusters, as the kernel writes it: the area stays as
+        mkimage made it (mcopy -o would give the file other clusters)."""
+        with open(cls.img, "r+b") as f:
+            vol = REPORT.FatVolume(f, 512, os.path.getsize(cls.img) // 512)
+            first = vol.dir_find(vol.results_folder(), b"RUN%02d   LOG" % slot, "")[2]
+            f.seek(vol.cluster_lba(first) * 512)
             f.write(data.ljust(524288, b"\0"))
-        subprocess.run(["mcopy", "-o", "-i", cls.img + "@@1M", path,
-                        "::/bareperf/results/run%02d.log" % slot], check=True, env=ENV)
 
     def test_list(self):
         for source in (self.img, self.mnt, os.path.join(self.mnt, "bareperf", "results")):
             rc, out, err = run_tool("--list", source)
-            self.assertEqual(rc, 0, err)
+            self.assertEqual((rc, err), (0, ""))        # the area as mkimage made it: no warning
             rows = {l.split()[0]: l.split() for l in out.splitlines()[1:]}
             self.assertEqual(sorted(rows), ["run%02d.log" % i for i in range(1, 9)])
             self.assertEqual(rows["run01.log"][1:4], ["1", "complete", "2026-11-26"])
@@ -173,34 +175,61 @@ class SavedRuns(unittest.TestCase):
         path = os.path.join(self.tmp, name)
         subprocess.run(["cp", "--sparse=always", self.img, path], check=True)    # 64 MiB, mostly holes
         with open(path, "rb") as f:
-            fat = REPORT.FatReader(f, 512)
-            results = fat.root
-            for folder in REPORT.RESULTS_DIR:
-                results = [e for e in fat.entries(results) if e[0] == folder][0][2]
-            first = [e for e in fat.entries(results) if e[0] == "RUN01   LOG"][0][2]
-            return path, fat.data + (first - 2) * fat.spc * fat.ss, fat.fat + 4 * first, first
+            vol = REPORT.FatVolume(f, 512, os.path.getsize(path) // 512)
+            first = vol.dir_find(vol.results_folder(), b"RUN01   LOG", "")[2]
+            return path, vol.cluster_lba(first) * 512, vol.fat_lba * 512 + 4 * first, first
 
     def test_damaged_medium(self):
-        """A medium cut short inside a slot, and a FAT chain that leaves the volume: the
-        first problem along the chain, by name, and no traceback."""
+        """A medium cut short inside a slot, and a FAT chain that leaves the volume or
+        loops: the area is damaged (the kernel's reason, one line), the slot is a row that
+        says why it cannot be read, the others are listed; no traceback."""
         path, data, _, _ = self.damaged_copy("cut.img")
         os.truncate(path, data + 1000)
-        rc, _, err = run_tool("--list", path)
-        self.assertEqual(rc, 1)
-        self.assertIn("512-byte sectors: the medium ends at byte %d" % (data + 1000), err)
+        rc, out, err = run_tool("--list", path)
+        self.assertEqual((rc, err), (0, "bareperf-report: the results area on '%s' is damaged: the medium's %d "
+                                        "sectors of 512 bytes cannot hold a results area (4198912 bytes at "
+                                        "least); bareperf saves no runs there\n" % (path, (data + 1000) // 512)))
+        self.assertRegex(out, r"\nrun01\.log +- +unreadable +the medium ends at byte %d\n" % (data + 1000))
+        self.assertRegex(out, r"\nrun08\.log +- +unreadable +the medium ends at byte %d\n" % (data + 1000))  # past it
         path, _, entry, first = self.damaged_copy("astray.img")
         with open(path, "r+b") as f:
             f.seek(entry)
             f.write((0x0FFFFFF0).to_bytes(4, "little"))
-        rc, _, err = run_tool("--list", path)
-        self.assertEqual(rc, 1)
-        self.assertIn("512-byte sectors: cluster chain leaves the volume at cluster %d" % 0x0FFFFFF0, err)
+        rc, out, err = run_tool("--list", path)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("is damaged: /bareperf/results/run01.log is not one contiguous run of clusters "
+                      "(cluster %d is followed by %d); bareperf saves no runs there" % (first, 0x0FFFFFF0), err)
+        self.assertRegex(out, r"\nrun01\.log +- +unreadable +its cluster chain leaves the volume at cluster %d\n"
+                         % 0x0FFFFFF0)
+        self.assertRegex(out, r"\nrun02\.log +2 +torn ")
         with open(path, "r+b") as f:       # the chain back to its own first cluster: a loop
             f.seek(entry)
             f.write(first.to_bytes(4, "little"))
         rc, out, err = run_tool("--list", path)
-        self.assertEqual((rc, err), (0, ""))
-        self.assertRegex(out, r"\nrun01\.log +1 +torn ")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("(cluster %d is followed by %d)" % (first, first), err)
+        self.assertRegex(out, r"\nrun01\.log +- +unreadable +its cluster chain comes back to cluster %d \(a loop\)\n"
+                         % first)
+        rc, _, err = run_tool("--run", "1", path, "--summary")
+        self.assertEqual(rc, 1)
+        self.assertIn("no run 1 on '%s' (runs there: 2, 3; not read: run01.log, see --list)" % path, err)
+
+    def test_damaged_area_still_read(self):
+        """An area the kernel would not write (run08.log's entry says 4096 bytes) is said to
+        be damaged, on one line, and its runs are still read: the listing and the report
+        are whole, exit status 0."""
+        path, _, _, _ = self.damaged_copy("resized.img")
+        with open(path, "r+b") as f:
+            vol = REPORT.FatVolume(f, 512, os.path.getsize(path) // 512)
+            f.seek(self.dir_entry(vol, "RUN08   LOG") + 28)
+            f.write((4096).to_bytes(4, "little"))
+        line = ("bareperf-report: the results area on '%s' is damaged: /bareperf/results/run08.log is 4096 "
+                "bytes, not 524288 as created; bareperf saves no runs there\n" % path)
+        rc, out, err = run_tool("--list", path)
+        self.assertEqual((rc, err), (0, line))
+        self.assertRegex(out, r"\nrun01\.log +1 +complete ")
+        _, want, _ = run_tool(SAMPLE, "--summary")
+        self.assertEqual(run_tool("--run", "1", path, "--summary"), (0, want, line))
 
     def folder_copy(self, name):
         """A copy of the mounted folder's bareperf/results, to change."""
@@ -282,25 +311,24 @@ class SavedRuns(unittest.TestCase):
         for label, slot in (("run 3", "run03.log"), ("run 3 #2", "run06.log"), ("run 3 #3", "run07.log")):
             self.assertIn("QEMU TCG CPU version 2.5+ %s: %s %s;" % (label, folder, slot), out)
 
-    def dir_entry(self, fat, name):
+    def dir_entry(self, vol, name):
         """The byte offset of NAME's entry in /bareperf/results (in its first cluster)."""
-        results = fat.root
-        for folder in REPORT.RESULTS_DIR:
-            results = [e for e in fat.entries(results) if e[0] == folder][0][2]
-        data = fat.chain(results, fat.spc * fat.ss)
+        results = vol.results_folder()
+        data = vol.read(vol.cluster_lba(results), vol.spc)
         index = [o for o in range(0, len(data), 32) if data[o:o + 11] == name.encode()][0]
-        return fat.data + (results - 2) * fat.spc * fat.ss + index
+        return vol.cluster_lba(results) * vol.ss + index
 
     def test_odd_entries_on_the_medium(self):
         """A folder or an empty file where a slot should be is a row that says so (before:
         left out of the list without a word); a slot whose entry claims 4 GiB over a
-        looping chain is read as one slot's bytes (before: 4 GiB read into memory)."""
+        looping chain reads at most one slot's bytes (before: 4 GiB read into memory) and
+        says it loops."""
         path, _, entry, first = self.damaged_copy("odd.img")
         subprocess.run(["mdel", "-i", path + "@@1M", "::/bareperf/results/run05.log"], check=True, env=ENV)
         subprocess.run(["mmd", "-i", path + "@@1M", "::/bareperf/results/run05.log"], check=True, env=ENV)
         with open(path, "r+b") as f:
-            fat = REPORT.FatReader(f, 512)
-            size_field = self.dir_entry(fat, "RUN01   LOG") + 28
+            vol = REPORT.FatVolume(f, 512, os.path.getsize(path) // 512)
+            size_field = self.dir_entry(vol, "RUN01   LOG") + 28
             f.seek(size_field)
             f.write((0xFFFFFFFF).to_bytes(4, "little"))
             f.seek(entry)                       # the chain back to its own first cluster
@@ -311,8 +339,10 @@ class SavedRuns(unittest.TestCase):
             resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
         p = subprocess.run(["/usr/bin/python3", TOOL, "--list", path], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, timeout=20, preexec_fn=cap)
-        self.assertEqual((p.returncode, p.stderr), (0, ""))
-        self.assertRegex(p.stdout, r"\nrun01\.log +1 +torn ")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("is damaged: /bareperf/results/run01.log is 4294967295 bytes, not 524288 as created", p.stderr)
+        self.assertRegex(p.stdout, r"\nrun01\.log +- +unreadable +its cluster chain comes back to cluster %d "
+                         r"\(a loop\)\n" % first)
         self.assertRegex(p.stdout, r"\nrun05\.log +- +unreadable +a folder, not a file\n")
 
     def test_read_only(self):
@@ -336,6 +366,11 @@ class SavedRuns(unittest.TestCase):
         self.assertIn("SLOT_HEADER_BYTES = %s " % h["RESULTS_HEADER_BYTES"], tool)
         self.assertIn("SLOT_BYTES = %s " % h["RESULTS_SLOT_BYTES"], tool)
         self.assertIn("RESULTS_RUN_MAX = %s " % h["RESULTS_RUN_MAX"], tool)
+        with open(os.path.join(ROOT, "lib", "fat32.h")) as f:
+            h.update(re.findall(r"^#define (FAT32_\w+) (\d+)", f.read(), re.M))
+        for name in ("RESULTS_SLOTS", "RESULTS_IDENTITY_BYTES", "RESULTS_ERR_MAX", "FAT32_FAT_WINDOW_BYTES",
+                     "FAT32_DIR_RUNS", "FAT32_FIRST_CLUSTER"):
+            self.assertRegex(tool, r"\n%s = %s\b" % (name, h[name]))
 
 
 if __name__ == "__main__":
