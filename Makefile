@@ -465,7 +465,7 @@ $(B)/test-noresults.img: $(B)/test-cfg-detect.img
 TEST_IMAGES := $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-noresults.img \
 	$(B)/test-cfg-nomenu.img $(B)/test-cfg-menu1.img $(RESULTS_IMG)/done
 
-.PHONY: all image run test unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
+.PHONY: all image run test test-lava unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:
 all: $(B)/BOOTX64.EFI $(B)/kernel32.elf $(HOST_TOOLS)
 image: $(IMAGE)
@@ -500,6 +500,13 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 test: deps
 	$(MAKE) -j$(NPROC) all image $(TEST_IMAGES) $(UNIT_TESTS) fuzz-build
 	tests/run-all
+
+# The LAVA jobs of lava/ that need no lab, run by LAVA's own dispatcher without a server
+# (scripts/lava-test, docs/lava.md); scripts/install-lava installs it from Debian first.
+test-lava: deps
+	scripts/install-lava
+	$(MAKE) -j$(NPROC) all image
+	scripts/lava-test
 
 clean:
 	rm -rf $(B)
