@@ -503,9 +503,12 @@ test: deps
 
 # The LAVA jobs of lava/ that need no lab, run by LAVA's own dispatcher without a server
 # (scripts/lava-test, docs/lava.md); scripts/install-lava installs it from Debian first.
+# The network-boot jobs need build/netboot/, from make netboot where the tree has
+# scripts/mknetboot (without it, lava-test says those jobs' files are missing).
+TEST_LAVA_BUILD := all image $(if $(wildcard scripts/mknetboot),netboot)
 test-lava: deps
 	scripts/install-lava
-	$(MAKE) -j$(NPROC) all image
+	$(MAKE) -j$(NPROC) $(TEST_LAVA_BUILD)
 	scripts/lava-test
 
 clean:
