@@ -98,6 +98,18 @@ void lava_report_result(const struct result *r)
 	emit(id, LAVA_PASS, m, units);
 }
 
+void lava_report_c2c(const char *test, unsigned a, unsigned b, int64_t milli, const char *units)
+{
+	char id[LAVA_ID_MAX + 1] = "", word[32], m[32];
+	if (!on())
+		return;
+	lava_id_add(id, test);
+	bp_snprintf(word, sizeof(word), "cpu%u_cpu%u", a, b);
+	lava_id_add(id, word);
+	stats_fmt_milli(m, sizeof(m), milli);
+	emit(id, LAVA_PASS, m, units);
+}
+
 void lava_report_check(const struct pmucheck_result *r)
 {
 	static const enum lava_result verdict[] = {

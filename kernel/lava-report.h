@@ -6,6 +6,7 @@
 #ifndef KERNEL_LAVA_REPORT_H
 #define KERNEL_LAVA_REPORT_H
 #include <stdbool.h>
+#include <stdint.h>
 #include "arch/x86/pmu/pmucheck-suite.h"
 #include "kernel/engine.h"
 
@@ -16,6 +17,9 @@
 void lava_report_start(void);
 void lava_report_result(const struct result *r);
 void lava_report_check(const struct pmucheck_result *r);
+/* A mode=c2c result of test (c2c_latency, false_sharing, shared_bw) between CPUs a and
+ * b: its summing-up figure, x1000, in units. */
+void lava_report_c2c(const char *test, unsigned a, unsigned b, int64_t milli, const char *units);
 /* A self-test case (kernel/check.c): verdict pass, fail or skip. */
 void lava_report_selftest(const char *name, bool ok, bool skipped);
 /* The case that says whether the run had errors (code: its exit status), then the end

@@ -35,7 +35,7 @@ def lava_pattern():
 
 def lava_signals(out, passed=True):
     """lava=on: between the start and end lines, one signal line per @result (its
-    per_iter as MEASUREMENT), @check and self-test case, ids as LAVA keeps them and
+    per_iter as MEASUREMENT), @c2c record, @check and self-test case, ids as LAVA keeps them and
     unique, every line read whole by the documented pattern; last, bareperf_errors, pass
     when the run passed."""
     import json, re
@@ -63,15 +63,19 @@ def lava_signals(out, passed=True):
     if dups:
         problems.append("ids given twice: %s" % dups)
     results = [json.loads(l[len("@result "):]) for l in lines if l.startswith("@result ")]
+    # mode=c2c's records: the figure each case carries (kernel/c2c-mode.c)
+    c2c = [json.loads(l[len("@c2c "):]) for l in lines if l.startswith("@c2c ")]
+    c2c_figure = {"c2c_latency": "one_way_median", "false_sharing": "ratio", "shared_bw": "read"}
     checks = [l for l in lines if l.startswith("@check ")]
     selftests = [l for l in lines if re.match(r"^(PASS|FAIL|SKIP): ", l) and not l[6:].startswith("pmucheck.")]
-    want = len(results) + len(checks) + len(selftests) + 1
+    want = len(results) + len(c2c) + len(checks) + len(selftests) + 1
     if len(cases) != want:
         problems.append("%d signal lines for %d results, %d checks, %d self-test cases and the "
-                        "last case" % (len(cases), len(results), len(checks), len(selftests)))
+                        "last case" % (len(cases), len(results) + len(c2c), len(checks), len(selftests)))
     measured = sorted(float(c["measurement"]) for c in cases if c["measurement"] is not None)
-    if measured != sorted(float(r["per_iter"]) for r in results):
-        problems.append("the measurements are not the results' per_iter figures")
+    figures = [float(r["per_iter"]) for r in results] + [float(r[c2c_figure[r["test"]]]) for r in c2c]
+    if measured != sorted(figures):
+        problems.append("the measurements are not the results' figures")
     if not cases or cases[-1]["test_case_id"] != "bareperf_errors" or \
             cases[-1]["result"] != ("pass" if passed else "fail"):
         problems.append("last case %s, expected bareperf_errors %s" % (cases[-1] if cases else None,
