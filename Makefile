@@ -598,7 +598,7 @@ $(MKIMAGE_IMAGES:%=%.env): FORCE
 	if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MKIMAGE_IMAGES): %: %.env
 
-.PHONY: all image iso netboot run screenshot test test-secureboot mok-key unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
+.PHONY: all image iso netboot run screenshot test test-secureboot test-lava mok-key unit-tests qemu-tests deps clean fuzz fuzz-build print-k32cflags FORCE
 FORCE:
 # A recipe of their own (nothing), so that an up-to-date build prints nothing, not make's
 # `Nothing to be done`.
@@ -678,6 +678,15 @@ test: deps
 test-secureboot: deps
 	$(MAKE) -j$(NPROC) all image $(SHIM_DIR)/stamp
 	tests/secureboot/run
+
+# The LAVA jobs of lava/ that need no lab, run by LAVA's own dispatcher without a server
+# (scripts/lava-test, docs/lava.md); scripts/install-lava installs it from Debian first.
+# The network-boot jobs boot build/netboot/ (make netboot).
+TEST_LAVA_BUILD := all image netboot
+test-lava: deps
+	scripts/install-lava
+	$(MAKE) -j$(NPROC) $(TEST_LAVA_BUILD)
+	scripts/lava-test
 
 clean:
 	rm -rf $(B)

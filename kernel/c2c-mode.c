@@ -13,6 +13,7 @@
 #include "kernel/console.h"
 #include "kernel/engine.h"
 #include "kernel/kernel.h"
+#include "kernel/lava-report.h"
 #include "kernel/mem.h"
 #include "kernel/platform.h"
 #include "kernel/kpmu.h"
@@ -71,10 +72,13 @@ static void pair_error(const char *test, unsigned a, unsigned b, const char *why
 	run.errors++;
 }
 
-static void record(const char *json)
+/* One @c2c record, and its LAVA case: TEST_cpuA_cpuB with the figure that sums it up. */
+static void record(const char *json, const char *test, unsigned a, unsigned b,
+		   int64_t milli, const char *units)
 {
 	if (machine())
 		kprintf("@c2c %s\n", json);
+	lava_report_c2c(test, a, b, milli, units);
 	run.results++;
 }
 
@@ -214,7 +218,7 @@ static void latency_pair(unsigned a, unsigned b)
 	c2c_latency_result(&pingpong, kernel.cfg.trim_pct, a, b, &l);
 	matrix.cell[ra][rb] = l.one_way_median_milli;
 	c2c_latency_json(&l, kernel.cpu.tsc_hz, json, sizeof(json));
-	record(json);
+	record(json, "c2c_latency", a, b, l.one_way_median_milli, "ticks/one-way");
 	if (!human())
 		return;
 	stats_fmt_milli(v[0], sizeof(v[0]), l.one_way_median_milli);
@@ -313,7 +317,7 @@ static void false_sharing_pair(unsigned a, unsigned b)
 	c2c_false_sharing_result(shared, padded, kernel.cfg.reps, kernel.cfg.c2c_increments, cpu,
 				 &f);
 	c2c_false_sharing_json(&f, json, sizeof(json));
-	record(json);
+	record(json, "false_sharing", a, b, f.ratio_milli, "shared/padded");
 	if (!human())
 		return;
 	stats_fmt_milli(v[0], sizeof(v[0]), f.shared_milli[0]);
@@ -345,7 +349,7 @@ static void shared_bw_pair(unsigned a, unsigned b)
 	}
 	c2c_bandwidth_result(&stream, a, b, &bw);
 	c2c_bandwidth_json(&bw, kernel.cpu.tsc_hz, json, sizeof(json));
-	record(json);
+	record(json, "shared_bw", a, b, bw.read_milli, "bytes/tick");
 	if (!human())
 		return;
 	stats_fmt_milli(v[0], sizeof(v[0]), bw.write_milli);

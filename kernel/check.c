@@ -1,6 +1,7 @@
 #include "kernel/check.h"
 #include <stdarg.h>
 #include "kernel/console.h"
+#include "kernel/lava-report.h"
 #include "kernel/platform.h"
 
 struct check_counts checks;
@@ -10,6 +11,7 @@ bool check(bool ok, const char *name, const char *why_fmt, ...)
 	if (ok) {
 		checks.passed++;
 		kprintf("PASS: %s\n", name);
+		lava_report_selftest(name, true, false);
 		return true;
 	}
 	checks.failed++;
@@ -19,6 +21,7 @@ bool check(bool ok, const char *name, const char *why_fmt, ...)
 	kvprintf(why_fmt, ap);
 	va_end(ap);
 	kprintf(")\n");
+	lava_report_selftest(name, false, false);
 	return false;
 }
 
@@ -31,6 +34,7 @@ void check_skip(const char *name, const char *why_fmt, ...)
 	kvprintf(why_fmt, ap);
 	va_end(ap);
 	kprintf(")\n");
+	lava_report_selftest(name, false, true);
 }
 
 int check_summary(void)

@@ -12,6 +12,7 @@
 #include "kernel/c2c-mode.h"
 #include "kernel/console.h"
 #include "kernel/engine.h"
+#include "kernel/lava-report.h"
 #include "kernel/mem.h"
 #include "kernel/platform.h"
 #include "kernel/screen-ui.h"
@@ -291,12 +292,15 @@ void kernel_main(struct boot_info *bi)
 	smp_init();
 	screen_start();
 	report_config_errors();
+	lava_report_start();
 
 	int code = run_mode(kernel.cfg.mode);
-	storage_save();
 	/* A configuration with mistakes ran what it could, but does not count as a pass. */
 	if (code == PLATFORM_EXIT_OK && kernel.config_errors)
 		code = PLATFORM_EXIT_FAIL;
+	storage_save();
+	/* After the save: a lab may power the machine off at LAVA's end line. */
+	code = lava_report_end(code);
 	if (!kernel.cfg.exit_when_done)
 		platform_halt();
 	platform_stop(code);

@@ -14,6 +14,7 @@
 #include "kernel/kernel.h"
 #include "kernel/platform.h"
 #include "kernel/kpmu.h"
+#include "kernel/lava-report.h"
 #include "kernel/result-json.h"
 #include "kernel/screen-ui.h"
 #include "lib/format.h"
@@ -70,6 +71,7 @@ static void env_result(void *ctx, const struct pmucheck_result *r)
 		check_json(r, line, sizeof(line));
 		kprintf("@check %s\n", line);
 	}
+	lava_report_check(r);
 }
 
 /* The environment, or NULL with why when the checks cannot run at all. */

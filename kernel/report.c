@@ -7,6 +7,7 @@
 #include "kernel/console.h"
 #include "kernel/kernel.h"
 #include "kernel/kpmu.h"
+#include "kernel/lava-report.h"
 #include "kernel/result-json.h"
 #include "kernel/screen-ui.h"
 #include "payloads/userbench.h"
@@ -75,6 +76,7 @@ void report_meta(void)
 
 void report_result(const struct result *r)
 {
+	lava_report_result(r);
 	if (!machine())
 		return;
 	char line[RESULT_JSON_MAX];

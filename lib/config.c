@@ -848,6 +848,7 @@ static const struct cfg_key cfg_keys[] = {
 	  .show = show_c2c_size, .min = SIZE_MIN, .max = 256 * SIZE_M },
 	{ .name = "boot.menu",       FIELD(boot_menu),      WORDS(on_off_words) },
 	{ .name = "boot.menu_timeout", FIELD(boot_menu_timeout), NUMBER(0, BOOTMENU_SECONDS_MAX) },
+	{ .name = "lava",            FIELD(lava),           WORDS(on_off_words) },
 };
 #define CFG_NKEYS (ARRAY_SIZE(cfg_keys))
 
@@ -891,6 +892,7 @@ void config_defaults(struct bp_config *cfg)
 	cfg->c2c_size = SIZE_M;
 	cfg->boot_menu = true;
 	cfg->boot_menu_timeout = BOOTMENU_SECONDS;
+	cfg->lava = false;
 }
 
 /* ------------------------------------------------------------ the parser */

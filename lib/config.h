@@ -139,6 +139,8 @@ struct bp_config {
 	bool boot_menu;                 /* boot.menu=on|off: the boot menu (GRUB, UEFI loader); the
 	                                   loaders act on it, the kernel only reports it */
 	uint32_t boot_menu_timeout;     /* boot.menu_timeout=S: the menu's countdown; the loaders act on it */
+	bool lava;                      /* lava=on|off: LAVA test-case signal lines besides format=
+	                                   (docs/lava.md) */
 	bool payloads_set;              /* payloads= was given (else user benchmarks run alone) */
 	unsigned nbench;                /* bench.NAME.*: user benchmarks, in order of appearance */
 	struct cfg_bench bench[CFG_BENCH_MAX];
@@ -150,7 +152,7 @@ struct bp_config {
  * no sampling (sample.period 100000, sample.delivery vector),
  * cpu 0, partner auto, partner.load idle;
  * c2c every pair, all three tests, 1000 round trips, 1000000 increments, 1M;
- * boot.menu on. */
+ * boot.menu on, lava off. */
 void config_defaults(struct bp_config *cfg);
 
 typedef void (*config_error_fn)(void *ctx, const char *msg);

@@ -75,6 +75,7 @@ static void assert_configs_equal(const struct bp_config *a, const struct bp_conf
 	assert_true(a->c2c_size == b->c2c_size);
 	assert_int_equal(a->boot_menu, b->boot_menu);
 	assert_int_equal(a->boot_menu_timeout, b->boot_menu_timeout);
+	assert_int_equal(a->lava, b->lava);
 }
 
 struct report_lines {
@@ -123,7 +124,7 @@ static void test_defaults_and_report(void **state)
 	assert_true(cfg.save_auto);
 
 	config_report(&cfg, collect_line, &r);
-	assert_int_equal(r.count, 32);
+	assert_int_equal(r.count, 33);
 	assert_string_equal(r.text,
 		"mode=run\npayloads=*\nevents=cycles,instructions\ncpl=both\nreps=11\nwarmup=2\n"
 		"iters=1000\nsizes=4K,16K,64K,256K,1M,4M,16M,64M\nformat=both\nserial.port=auto\n"
@@ -131,7 +132,7 @@ static void test_defaults_and_report(void **state)
 		"netburst.thread=auto\ncpu=0\npartner=auto\npartner.load=idle\nexit=yes\nsave=auto\npmu=auto\n"
 		"sample.event=none\nsample.period=100000\nsample.delivery=vector\n"
 		"c2c=all\nc2c.tests=c2c_latency,false_sharing,shared_bw\nc2c.rounds=1000\n"
-		"c2c.increments=1000000\nc2c.size=1M\nboot.menu=on\nboot.menu_timeout=5\n");
+		"c2c.increments=1000000\nc2c.size=1M\nboot.menu=on\nboot.menu_timeout=5\nlava=off\n");
 }
 
 static void test_sample_keys(void **state)
@@ -217,6 +218,23 @@ static void test_boot_menu_key(void **state)
 	assert_int_equal(cfg.boot_menu_timeout, 1);
 	assert_int_equal(apply(&cfg, "boot.menu_timeout=0", &m), 0);
 	assert_int_equal(cfg.boot_menu_timeout, 0);
+}
+
+static void test_lava_key(void **state)
+{
+	(void)state;
+	struct bp_config cfg;
+	struct messages m;
+	config_defaults(&cfg);
+	assert_false(cfg.lava);
+	assert_int_equal(apply(&cfg, "lava=on", &m), 0);
+	assert_true(cfg.lava);
+	assert_int_equal(cfg.format, CFG_FORMAT_BOTH);      /* besides format=, not instead */
+	assert_int_equal(apply(&cfg, "lava=yes", &m), 1);
+	assert_string_equal(m.text[0], "test.cfg line 1: lava=yes is not one of on|off");
+	assert_true(cfg.lava);
+	assert_int_equal(apply(&cfg, "lava=off", &m), 0);
+	assert_false(cfg.lava);
 }
 
 static void test_pmu_key(void **state)
@@ -752,6 +770,7 @@ int main(void)
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_c2c_keys),
 		cmocka_unit_test(test_pmu_key),
+		cmocka_unit_test(test_lava_key),
 		cmocka_unit_test(test_boot_menu_key),
 		cmocka_unit_test(test_sample_keys),
 		cmocka_unit_test(test_messages),

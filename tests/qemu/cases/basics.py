@@ -21,12 +21,76 @@ def ident(vendor, family, model, stepping=None, kind=None):
     return lines
 
 
+def lava_pattern():
+    """The one LAVA monitor pattern, as docs/lava.md gives it (the jobs in lava/ use it)."""
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))), "docs", "lava.md")
+    with open(path) as f:
+        for line in f:
+            if line.startswith("<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=(?P<test_case_id>"):
+                return line.rstrip("\n")
+    raise SystemExit("docs/lava.md gives no monitor pattern")
+
+
+def lava_signals(out, passed=True):
+    """lava=on: between the start and end lines, one signal line per @result (its
+    per_iter as MEASUREMENT), @c2c record, @check and self-test case, ids as LAVA keeps them and
+    unique, every line read whole by the documented pattern; last, bareperf_errors, pass
+    when the run passed."""
+    import json, re
+    pattern = re.compile(lava_pattern())
+    lines = out.split("\n")
+    problems = []
+    if "<LAVA_SIGNAL_STARTRUN bareperf>" not in lines or "<LAVA_SIGNAL_ENDRUN bareperf>" not in lines:
+        return ["no LAVA start or end line"]
+    body = lines[lines.index("<LAVA_SIGNAL_STARTRUN bareperf>") + 1:lines.index("<LAVA_SIGNAL_ENDRUN bareperf>")]
+    signals = [l for l in lines if l.startswith("<LAVA_SIGNAL_TESTCASE")]
+    cases = []
+    for l in signals:
+        m = pattern.fullmatch(l)
+        if not m:
+            problems.append("not read whole by the monitor pattern: " + l)
+            continue
+        cases.append(m.groupdict())
+    if len(signals) != len([l for l in body if l.startswith("<LAVA_SIGNAL_TESTCASE")]):
+        problems.append("signal lines outside the start and end lines")
+    ids = [c["test_case_id"] for c in cases]
+    for i in ids:
+        if not re.fullmatch(r"[a-z0-9_]{1,100}", i):
+            problems.append("id LAVA would change: " + i)
+    dups = sorted({i for i in ids if ids.count(i) > 1})
+    if dups:
+        problems.append("ids given twice: %s" % dups)
+    results = [json.loads(l[len("@result "):]) for l in lines if l.startswith("@result ")]
+    # mode=c2c's records: the figure each case carries (kernel/c2c-mode.c)
+    c2c = [json.loads(l[len("@c2c "):]) for l in lines if l.startswith("@c2c ")]
+    c2c_figure = {"c2c_latency": "one_way_median", "false_sharing": "ratio", "shared_bw": "read"}
+    checks = [l for l in lines if l.startswith("@check ")]
+    selftests = [l for l in lines if re.match(r"^(PASS|FAIL|SKIP): ", l) and not l[6:].startswith("pmucheck.")]
+    want = len(results) + len(c2c) + len(checks) + len(selftests) + 1
+    if len(cases) != want:
+        problems.append("%d signal lines for %d results, %d checks, %d self-test cases and the "
+                        "last case" % (len(cases), len(results) + len(c2c), len(checks), len(selftests)))
+    measured = sorted(float(c["measurement"]) for c in cases if c["measurement"] is not None)
+    figures = [float(r["per_iter"]) for r in results] + [float(r[c2c_figure[r["test"]]]) for r in c2c]
+    if measured != sorted(figures):
+        problems.append("the measurements are not the results' figures")
+    if not cases or cases[-1]["test_case_id"] != "bareperf_errors" or \
+            cases[-1]["result"] != ("pass" if passed else "fail"):
+        problems.append("last case %s, expected bareperf_errors %s" % (cases[-1] if cases else None,
+                        "pass" if passed else "fail"))
+    return problems
+
+
 CASES = [
     dict(name="selftest-qemu64", uefi=True, args=SELFTEST_MENU,
          lines=ident("AuthenticAMD", 15, 107, kind="amd-legacy") + ["cpu.hypervisor=TCGTCGTCGTCG",
                "sys.smep=on", "sys.smap=on", "sys.umip=on", "boot.firmware=uefi", "cpu.mode=long"],
          match=SELFTEST_OK, absent=NO_FAIL),
-    dict(name="selftest-skylake", args=["--cpu", "Skylake-Client"], config="mode=selftest",
+    # lava=on (docs/lava.md): a signal line per self-test case, besides the PASS lines
+    dict(name="selftest-skylake", args=["--cpu", "Skylake-Client"], config="mode=selftest lava=on",
+         check=lava_signals,
          lines=ident("GenuineIntel", 6, 94, 3, "none") + ["pmu.version=0", "pmu.gp_counters=0"],
          match=SELFTEST_OK + [r"^cpu\.brand=Intel Core Processor \(Skylake\)$"], absent=NO_FAIL),
     dict(name="selftest-epyc", args=["--cpu", "EPYC"], config="mode=selftest",

@@ -143,7 +143,10 @@ CASES += [
          match=[r"^FATAL: unexpected exception in the kernel$", r"^exception #GP \(vector 13\)",
                 r"^  RIP=ffffffff8\w+ CS=0008 RFLAGS=", r"^  RAX=8000000000000000 ",
                 r"^bareperf: stopped \(exit code 2\)$"]),
-    dict(name="payload-selection-errors", args=["--cpu", "qemu64"], config="payloads=add_chian,empty reps=2 iters=10",
+    # lava=on: a signal line per result, and a run with an error ends in a failed last case
+    dict(name="payload-selection-errors", args=["--cpu", "qemu64"],
+         config="payloads=add_chian,empty reps=2 iters=10 lava=on",
+         check=lambda out: lava_signals(out, passed=False),
          exit=1, match=[r"^error: payloads: 'add_chian' matches no payload \(did you mean 'add_chain'\?\)$",
                         r'^@result \{"bench":"empty"'], absent=[r"^FATAL"]),
     dict(name="selects-nothing", args=["--cpu", "qemu64"], config="payloads=zzz*",

@@ -187,8 +187,9 @@ CASES += [
                 '@skip {"bench":"shared_bw","reason":"needs 2 CPUs; 1 is online"}',
                 '@done {"results":0,"faults":0,"timeouts":0,"errors":0}'],
          absent=NO_FAIL),
-    dict(name="c2c-two-cpus", args=["--cpu", "qemu64", "--smp", "2"], config=C2C_SMALL,
-         timeout=180, check=c2c_pair_1_0_measured,
+    # lava=on too: a LAVA signal line per @c2c record (docs/lava.md)
+    dict(name="c2c-two-cpus", args=["--cpu", "qemu64", "--smp", "2"], config=C2C_SMALL + " lava=on",
+         timeout=180, check=lambda out: c2c_pair_1_0_measured(out) + lava_signals(out),
          match=[r"^c2c_latency CPU 1 -> 0: one way \d+\.\d{3} ticks \(round trip \d+\.\d{3}\)",
                 r"^            0       1$", r"^    1 +\d+\.\d$",
                 r"^false_sharing CPUs 1 and 0: ticks per locked increment",
