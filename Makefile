@@ -17,7 +17,7 @@
 #                 without long mode, QEMU_ARGS='--bios --cpu pentium3', GRUB starts the
 #                 i686 kernel; ASM='imul rax, rax' UNROLL=N LOOP=N ASM_INIT=... ASM_NAME=...
 #                 or BENCH=FILE measure user code; those values reach qemu-run as written)
-#   make screenshot  build/screen-results.png, the results screen as README shows it
+#   make screenshot  build/screen-results.png, the results screen as docs/screen.md shows it
 #   make test     host unit tests + QEMU boots, in parallel; ends with the total time and
 #                 "N passed, N failed"
 #   make fuzz     each fuzz target for FUZZ_SECONDS (default 60); docs/fuzzing.md
@@ -654,7 +654,7 @@ run: deps image $(RUN_OWN_IMAGE)
 	printf '%s\n' "$$line"; \
 	exec $(QEMU_RUN) "$$@"
 
-# The README's picture of the results screen, from this build, into build/ (docs/ holds a
+# docs/screen.md's picture of the results screen, from this build, into build/ (docs/ holds a
 # copy from a clean build): SeaBIOS and GRUB's 800x600, --icount for fixed figures.
 SCREENSHOT ?= $(B)/screen-results.png
 SCREENSHOT_CONFIG := mode=run payloads=add_chain,imul_chain,div_chain,fault_ud reps=3

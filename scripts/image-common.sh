@@ -78,5 +78,5 @@ grub_modules() {
 # default_cfg FILE: the comment-only bareperf.cfg a medium gets when none is given, for
 # the user to edit.
 default_cfg() {
-	printf '%s\n' "# bareperf configuration: key=value lines, read at boot (README, \"Configuration\")." > "$1"
+	printf '%s\n' "# bareperf configuration: key=value lines, read at boot (docs/config.md)." > "$1"
 }
