@@ -49,6 +49,8 @@ static uint32_t leaf_flags(unsigned flags)
 		f |= PTE_W;
 	if (flags & MAP_USER)
 		f |= PTE_U;
+	if (flags & MAP_UNCACHED)
+		f |= PTE_PCD | PTE_PWT;     /* bits 4 and 3 here too (SDM Vol. 3A Table 4-6) */
 	return f;    /* no NX bit in 32-bit entries: MAP_EXEC is implied */
 }
 

@@ -150,9 +150,3 @@ bool paging_identity_reaches(uint64_t pa, uint64_t len)
 		return false;
 	return end <= IDENTITY_LIMIT || (pa >= MMIO_WINDOW_BASE && end <= (1ull << 32));
 }
-
-/* Only what the layout maps already: the i686 kernel has no room for more. */
-volatile void *paging_map_mmio(uint64_t pa, uint64_t len)
-{
-	return paging_identity_reaches(pa, len) ? (volatile void *)(uintptr_t)pa : NULL;
-}

@@ -107,19 +107,3 @@ bool paging_identity_reaches(uint64_t pa, uint64_t len)
 {
 	return pa >= PAGE_SIZE && pa + len >= pa && pa + len <= IDENTITY_LIMIT;
 }
-
-volatile void *paging_map_mmio(uint64_t pa, uint64_t len)
-{
-	static uint64_t next = KERNEL_MMIO_BASE;
-	uint64_t off = pa & (PAGE_SIZE - 1), size = (len + off + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1);
-
-	if (paging_identity_reaches(pa, len))
-		return (volatile void *)(uintptr_t)pa;
-	if (len == 0 || pa + len < pa || size > KERNEL_MMIO_BASE + KERNEL_MMIO_MAX - next)
-		return NULL;
-	if (paging_map(next, pa - off, size, MAP_WRITE | MAP_UNCACHED))
-		return NULL;
-	volatile void *va = (volatile void *)(uintptr_t)(next + off);
-	next += (size + LARGE_PAGE_SIZE - 1) & ~(uint64_t)(LARGE_PAGE_SIZE - 1);
-	return va;
-}
