@@ -215,6 +215,32 @@ static int kernel_store(uintptr_t addr, uint8_t val)
 	return extable_result();
 }
 
+/* The application processors' stacks, allocated at SMP start: every one of them has its
+ * guard page unmapped below it, as the boot CPU's have. */
+static void test_ap_stack_guards(void)
+{
+	unsigned cpus = 0, faulted = 0, first_bad = 0;
+	uintptr_t v;
+	for (unsigned cpu = 1; cpu < STACK_CPUS; cpu++) {
+		if (!stack_cpu_given(cpu))
+			continue;
+		cpus++;
+		for (unsigned id = 0; id < STACK_COUNT; id++) {
+			if (kernel_load(stack_guard_cpu(cpu, (enum stack_id)id), &v) == VEC_PF)
+				faulted++;
+			else if (!first_bad)
+				first_bad = cpu * STACK_COUNT + id;
+		}
+	}
+	if (!cpus) {
+		check_skip("paging.ap_stack_guard_pages", "no application processor");
+		return;
+	}
+	check(faulted == cpus * STACK_COUNT, "paging.ap_stack_guard_pages",
+	      "%u of %u guard pages fault; the first that does not: CPU %u, the %s stack's", faulted,
+	      cpus * STACK_COUNT, first_bad / STACK_COUNT, stack_name((enum stack_id)(first_bad % STACK_COUNT)));
+}
+
 static void test_protection(void)
 {
 	struct run_result r;
@@ -264,6 +290,7 @@ static void test_protection(void)
 	check(vec == VEC_PF, "paging.null_page_unmapped", "vector %d, expected #PF", vec);
 	vec = kernel_load(stack_guard(STACK_KERNEL), &v);
 	check(vec == VEC_PF, "paging.stack_guard_page", "vector %d, expected #PF", vec);
+	test_ap_stack_guards();
 	user_reset();
 }
 

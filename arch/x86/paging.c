@@ -112,6 +112,19 @@ static uint64_t *split_large_page(uint64_t *e, uint64_t va)
 	return &pt[(va >> 12) & 511];
 }
 
+int paging_unmap_page_wide(uint64_t va)
+{
+	int level = 1;
+	uint64_t *e = paging_lookup(va, &level);
+	if (!e)
+		return 0;       /* not mapped */
+	if (level == 2 && !(e = split_large_page(e, va)))
+		return -1;
+	*e = 0;
+	invlpg((uintptr_t)va);
+	return 0;
+}
+
 /* The identity map's pages of [pa, pa+len) made uncached (PCD, PWT: UC under the
  * power-on PAT, SDM Vol. 3A 11.12.3), whatever the MTRRs say of the range. */
 static int identity_uncached(uint64_t pa, uint64_t len)

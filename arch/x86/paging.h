@@ -42,6 +42,9 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci);
 int paging_map(uint64_t va, uint64_t pa, uint64_t len, unsigned flags);
 /* Remove the mappings of [va, va+len): 4 KiB or whole 2 MiB pages. */
 void paging_unmap(uint64_t va, uint64_t len);
+/* Unmap the one 4 KiB page at va (a guard page), splitting a large page around it. 0, or
+ * -1 when no page-table page is left for the split. */
+int paging_unmap_page(uint64_t va);
 /* Page-table pages in use (for the self-test of table reuse). */
 unsigned paging_tables_in_use(void);
 /* Whether [pa, pa+len) is mapped identity, writable, for the kernel (MMIO such as a

@@ -64,6 +64,11 @@ uint64_t *paging_lookup(uint64_t va, int *level)
 	return 0;
 }
 
+int paging_unmap_page(uint64_t va)
+{
+	return paging_unmap_page_wide(va);
+}
+
 void paging_unmap(uint64_t va, uint64_t len)
 {
 	paging_unmap_range(va, va + len);
@@ -87,8 +92,8 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 		uint64_t *e = paging_walk((uint64_t)p, 1, false);
 		*e = kernel_virt_to_phys((uint64_t)p) | paging_leaf_flags(paging_image_flags(p));
 	}
-	for (unsigned s = 0; s < STACK_GUARDS; s++)
-		*paging_walk(stack_guard_nth(s), 1, false) = 0;
+	for (unsigned s = 0; s < STACK_BOOT_GUARDS; s++)
+		*paging_walk(stack_guard_boot(s), 1, false) = 0;
 
 	/* Payload code, the same physical pages, user-accessible and executable. */
 	for (char *p = __payload_start; p < __payload_end; p += PAGE_SIZE)
