@@ -33,6 +33,26 @@ CASES += [
          absent=[r"^FATAL"]),
 ]
 
+# The least RAM a BIOS boot needs (README, scripts/gen/grub-cfg's BIOS_MIN_MIB): 8 MiB, where
+# GRUB loads the kernel (.bss 3 MB) and the kernel runs; 16 and 32 MiB, the Pentium II era's
+# machines. Below it GRUB runs out of memory loading the kernel, and grub.cfg says so on
+# COM1 (and the screen) even with the menu off, then waits for a key (qemu-run's timeout).
+MEM_OK = [r"^boot\.memory_mib=\d+$", r"^bareperf: stopped \(exit code 0\)$"]
+CASES += [
+    dict(name="bios-mem-minimum-8mib", grub=True, args=["--bios", "--cpu", "qemu64", "--mem", "8"],
+         config="mode=detect", lines=BIOS + MB2, match=MEM_OK, absent=NO_FAIL),
+    dict(name="bios-mem-16mib", grub=True, args=["--bios", "--cpu", "qemu64", "--mem", "16"],
+         config="mode=detect", lines=BIOS + MB2, match=MEM_OK, absent=NO_FAIL),
+    dict(name="bios-mem-32mib-i686", grub=True, args=["--bios", "--cpu", "pentium3", "--mem", "32"],
+         config="mode=detect", lines=["boot.firmware=bios", "cpu.mode=protected"] + MB2, match=MEM_OK,
+         absent=NO_FAIL),
+    dict(name="bios-mem-below-minimum", grub=True, args=["--bios", "--cpu", "pentium3", "--mem", "7"],
+         config="mode=detect", timeout=4, exit=124,
+         match=[r"bareperf: GRUB could not load the kernel /bareperf32\.elf\.\r?$",
+                r"^A BIOS boot needs 8 MiB of RAM or more: with less, GRUB runs out of memory\.\r?$"],
+         absent=[r"^bareperf: stopped"]),
+]
+
 # The same image through a legacy BIOS on CPUs without long mode: GRUB's cpuid -l picks
 # bareperf32.elf, the i686 kernel (arch/x86/32/), and so does qemu-run --direct. Under TCG the hypervisor bit hides P6
 # (no leaf 0xA), so family 6 Intel models detect as 'none' unless the bit is turned off.
