@@ -47,7 +47,7 @@ CASES += [
          config="mode=detect", lines=["boot.firmware=bios", "cpu.mode=protected"] + MB2, match=MEM_OK,
          absent=NO_FAIL),
     dict(name="bios-mem-below-minimum", grub=True, args=["--bios", "--cpu", "pentium3", "--mem", "7"],
-         config="mode=detect", timeout=4, exit=124,
+         config="mode=detect", timeout=8, exit=124,
          match=[r"bareperf: GRUB could not load the kernel /bareperf32\.elf\.\r?$",
                 r"^A BIOS boot needs 8 MiB of RAM or more: with less, GRUB runs out of memory\.\r?$"],
          absent=[r"^bareperf: stopped"]),
