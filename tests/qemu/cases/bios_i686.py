@@ -33,6 +33,28 @@ CASES += [
          absent=[r"^FATAL"]),
 ]
 
+# The least RAM a BIOS boot needs (README, scripts/gen/grub-cfg's BIOS_MIN_MIB): 8 MiB, where
+# GRUB loads the kernel (.bss 3 MB) and the kernel runs; 16 and 32 MiB, the Pentium II era's
+# machines. Below it GRUB runs out of memory loading the kernel, and grub.cfg says so on
+# COM1 (and the screen) even with the menu off, then waits for a key: qemu-run --until
+# stops it there (exit status 4).
+MEM_OK = [r"^boot\.memory_mib=\d+$", r"^bareperf: stopped \(exit code 0\)$"]
+CASES += [
+    dict(name="bios-mem-minimum-8mib", grub=True, args=["--bios", "--cpu", "qemu64", "--mem", "8"],
+         config="mode=detect", lines=BIOS + MB2, match=MEM_OK, absent=NO_FAIL),
+    dict(name="bios-mem-16mib", grub=True, args=["--bios", "--cpu", "qemu64", "--mem", "16"],
+         config="mode=detect", lines=BIOS + MB2, match=MEM_OK, absent=NO_FAIL),
+    dict(name="bios-mem-32mib-i686", grub=True, args=["--bios", "--cpu", "pentium3", "--mem", "32"],
+         config="mode=detect", lines=["boot.firmware=bios", "cpu.mode=protected"] + MB2, match=MEM_OK,
+         absent=NO_FAIL),
+    dict(name="bios-mem-below-minimum", grub=True,
+         args=["--bios", "--cpu", "pentium3", "--mem", "7", "--until", "Press any key to continue"],
+         config="mode=detect", exit=4,
+         match=[r"bareperf: GRUB could not load the kernel /bareperf32\.elf\.\r?$",
+                r"^A BIOS boot needs 8 MiB of RAM or more: with less, GRUB runs out of memory\.\r?$"],
+         absent=[r"^bareperf: stopped"]),
+]
+
 # The same image through a legacy BIOS on CPUs without long mode: GRUB's cpuid -l picks
 # bareperf32.elf, the i686 kernel (arch/x86/32/), and so does qemu-run --direct. Under TCG the hypervisor bit hides P6
 # (no leaf 0xA), so family 6 Intel models detect as 'none' unless the bit is turned off.
@@ -122,10 +144,12 @@ def icount_exact_subset(out, listing):
 
 
 CASES += [
-    dict(name="i686-selftest-no-pae", args=["--bios", "--cpu", "pentium3,-pae"], config="mode=selftest",
+    # With RAM above 4 GiB, which the kernel cannot map without PAE: paging.mmio_above_4g
+    # checks that it says so.
+    dict(name="i686-selftest-no-pae", args=["--bios", "--cpu", "pentium3,-pae", "--mem", "4608"], config="mode=selftest",
          timeout=90, lines=BIOS32 + ["sys.nx=off (no PAE)", "PASS: wp.kernel_text_read_only",
                                      "PASS: paging.stack_guard_page", "PASS: paging.user_region_tables_reused",
-                                     "SKIP: paging.mmio_uncached_split (no PAE: the kernel maps no MMIO uncached)",
+                                     "PASS: paging.mmio_window", "PASS: paging.mmio_above_4g",
                                      "SKIP: nx.kernel_data_not_executable (no PAE: two-level page tables have "
                                      "no NX bit)"],
          match=SELFTEST_OK, absent=NO_FAIL),
@@ -353,10 +377,10 @@ CASES += [
                 '@done {"results":0,"faults":0,"timeouts":0,"errors":1}'],
          absent=[r"^@result", r"^FATAL"]),
     # A 1 GiB buffer has the RAM (3.5 GiB, 2 GiB of it below 4 GiB) but not the address space:
-    # the i686 user region holds 736 MiB, and the error names that limit, not free memory.
+    # the i686 user region holds 672 MiB, and the error names that limit, not free memory.
     dict(name="i686-buffer-past-user-region", args=["--bios", "--cpu", "pentium3", "--mem", "3584"],
          config="payloads=mem_chase sizes=1G,4K reps=2", exit=1, timeout=60,
-         lines=["error: mem_chase: a 1024 MiB buffer does not fit the i686 kernel's user region (736 MiB of "
+         lines=["error: mem_chase: a 1024 MiB buffer does not fit the i686 kernel's user region (672 MiB of "
                 "address space for buffers, docs/config.md): lower sizes"],
          match=[r'^@result \{"bench":"mem_chase","size":4096,'],
          absent=[r"^FATAL", r"not enough memory"]),
