@@ -215,6 +215,32 @@ static int kernel_store(uintptr_t addr, uint8_t val)
 	return extable_result();
 }
 
+/* The application processors' stacks, allocated at SMP start: every one of them has its
+ * guard page unmapped below it, as the boot CPU's have. */
+static void test_ap_stack_guards(void)
+{
+	unsigned cpus = 0, faulted = 0, first_bad = 0;
+	uintptr_t v;
+	for (unsigned cpu = 1; cpu < STACK_CPUS; cpu++) {
+		if (!stack_cpu_given(cpu))
+			continue;
+		cpus++;
+		for (unsigned id = 0; id < STACK_COUNT; id++) {
+			if (kernel_load(stack_guard_cpu(cpu, (enum stack_id)id), &v) == VEC_PF)
+				faulted++;
+			else if (!first_bad)
+				first_bad = cpu * STACK_COUNT + id;
+		}
+	}
+	if (!cpus) {
+		check_skip("paging.ap_stack_guard_pages", "no application processor");
+		return;
+	}
+	check(faulted == cpus * STACK_COUNT, "paging.ap_stack_guard_pages",
+	      "%u of %u guard pages fault; the first that does not: CPU %u, the %s stack's", faulted,
+	      cpus * STACK_COUNT, first_bad / STACK_COUNT, stack_name((enum stack_id)(first_bad % STACK_COUNT)));
+}
+
 static void test_protection(void)
 {
 	struct run_result r;
@@ -264,6 +290,7 @@ static void test_protection(void)
 	check(vec == VEC_PF, "paging.null_page_unmapped", "vector %d, expected #PF", vec);
 	vec = kernel_load(stack_guard(STACK_KERNEL), &v);
 	check(vec == VEC_PF, "paging.stack_guard_page", "vector %d, expected #PF", vec);
+	test_ap_stack_guards();
 	user_reset();
 }
 
@@ -289,25 +316,81 @@ static void test_user_region_reuse(void)
 	      after);
 }
 
+/* Without PAE the identity map's 32-bit entries are not split: the registers get their
+ * own uncached page in the MMIO window, and a write through it reaches the page. */
+static void test_mmio_window(uint64_t pa)
+{
+	volatile uint32_t *regs = paging_map_mmio(pa, 8);
+	if (regs)
+		*regs = 0x4badb002;
+	uintptr_t va = (uintptr_t)regs;
+	check(va >= KERNEL_MMIO_BASE && va < KERNEL_MMIO_BASE + KERNEL_MMIO_MAX &&
+	      *(volatile uint32_t *)(uintptr_t)pa == 0x4badb002, "paging.mmio_window",
+	      "mapped at %p for 0x%llx", (void *)regs, (unsigned long long)pa);
+}
+
+/* The RAM page at 4 GiB + 1 MiB where it is usable, else 0: it stands in for registers
+ * a firmware put above 4 GiB (a 64-bit BAR); 4 GiB below it is RAM the identity map holds. */
+static uint64_t ram_page_above_4g(void)
+{
+	const uint64_t want = (1ull << 32) + (1ull << 20);
+	for (uint32_t i = 0; i < kernel.bi->mmap_count; i++) {
+		const struct bi_mem_range *r = &kernel.bi->mmap[i];
+		uint64_t end = r->base + r->pages * BI_PAGE_SIZE;
+		if (r->type == BI_MEM_USABLE && r->base <= want && end >= want + PAGE_SIZE)
+			return want;
+	}
+	return 0;
+}
+
+/* Registers above 4 GiB: mapped in the MMIO window, two mappings reach the same page, and
+ * the page 4 GiB below it (where a truncated address would land) is left alone. Without
+ * PAE the kernel cannot map them and says so (NULL), instead of mapping the wrong page. */
+static void test_mmio_above_4g(void)
+{
+	uint64_t pa = ram_page_above_4g();
+	if (!pa) {
+		check_skip("paging.mmio_above_4g", "no RAM above 4 GiB to stand in for registers");
+		return;
+	}
+	volatile uint32_t *a = paging_map_mmio(pa, 8);
+	if (paging.two_level) {
+		check(a == NULL, "paging.mmio_above_4g", "no PAE, yet 0x%llx was mapped at %p",
+		      (unsigned long long)pa, (void *)a);
+		return;
+	}
+	volatile uint32_t *b = paging_map_mmio(pa, 8);
+	volatile uint32_t *low = (volatile uint32_t *)(uintptr_t)(uint32_t)pa;    /* identity */
+	uint32_t low_before = *low;
+	if (a && b) {
+		*a = ~low_before;
+		a[1] = 0x6badb002;
+	}
+	check(a && b && a != b && b[0] == ~low_before && b[1] == 0x6badb002 && *low == low_before &&
+	      paging_uncached((uintptr_t)a), "paging.mmio_above_4g",
+	      "0x%llx mapped at %p and %p; low alias %x (was %x)", (unsigned long long)pa, (void *)a,
+	      (void *)b, *low, low_before);
+}
+
 /* A memory-mapped UART's registers are mapped uncached (kernel/serial-console.c): the
  * identity map's 2 MiB page around them is split, the page that holds them alone made
  * uncached, its neighbours mapped as before. A RAM page stands in for the registers. */
 static void test_mmio_uncached(void)
 {
 	uint64_t pa = mem_alloc_phys(3 * PAGE_SIZE, LARGE_PAGE_SIZE);
-	if (paging.two_level) {
-		check_skip("paging.mmio_uncached_split", "no PAE: the kernel maps no MMIO uncached");
-		return;
-	}
 	if (!pa) {
 		check(false, "paging.mmio_uncached_split", "no memory for the test");
+		return;
+	}
+	if (paging.two_level) {
+		test_mmio_window(pa + PAGE_SIZE);
 		return;
 	}
 	volatile uint32_t *lo = (volatile uint32_t *)(uintptr_t)pa;
 	volatile uint32_t *hi = (volatile uint32_t *)(uintptr_t)(pa + 2 * PAGE_SIZE);
 	*lo = 0x1badb002;
 	*hi = 0x2badb002;
-	volatile uint32_t *regs = paging_map_mmio_uncached(pa + PAGE_SIZE, 8);
+	volatile uint32_t *regs = paging_map_mmio(pa + PAGE_SIZE, 8);
 	if (regs)
 		*regs = 0x3badb002;
 	check(regs == (volatile uint32_t *)(uintptr_t)(pa + PAGE_SIZE) && *regs == 0x3badb002 &&
@@ -661,6 +744,7 @@ int selftest_run(void)
 	test_protection();
 	test_user_region_reuse();
 	test_mmio_uncached();
+	test_mmio_above_4g();
 	test_transitions();
 	test_single_step();
 	test_payload_stack();

@@ -67,7 +67,7 @@ void serial_console_early(void)
 static bool mmio_choice(struct choice *c, uint64_t phys, uint8_t shift, uint8_t access, char *note,
 			size_t len)
 {
-	volatile void *va = paging_map_mmio_uncached(phys, (uint64_t)UART_REG_COUNT << shift);
+	volatile void *va = paging_map_mmio(phys, (uint64_t)UART_REG_COUNT << shift);
 	if (!va) {
 		bp_snprintf(note, len, "MMIO at 0x%llx cannot be mapped uncached by this kernel%s",
 			    (unsigned long long)phys, sizeof(void *) == 4 ? " (the i686 one reaches "

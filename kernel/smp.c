@@ -322,6 +322,21 @@ static void report(void)
 	}
 }
 
+/* CPU index's stacks, taken from free memory now that the CPU is known to exist (a CPU
+ * that did not answer leaves them to the next). False, with a note, when there is no
+ * memory for them. */
+static bool give_stacks(unsigned index, uint32_t apic_id)
+{
+	if (stack_cpu_given(index))
+		return true;
+	uint64_t block = mem_alloc_phys(stack_cpu_bytes(), PAGE_SIZE);
+	if (block && stack_cpu_give(index, (uintptr_t)block) == 0)
+		return true;
+	kprintf("sys.smp.note=APIC ID %u not started: %s for its stacks\n", (unsigned)apic_id,
+		block ? "no page-table page left for the guard pages" : "no memory");
+	return false;
+}
+
 /* Start every enabled MADT processor but this one, in table order. */
 static void start_all(const struct acpi_madt_info *madt, uint64_t page)
 {
@@ -335,6 +350,8 @@ static void start_all(const struct acpi_madt_info *madt, uint64_t page)
 				(unsigned)a->apic_id);
 			continue;
 		}
+		if (!give_stacks(ncpus, a->apic_id))
+			continue;
 		if (start_ap(page, ncpus, a->apic_id)) {
 			cpus[ncpus].online = true;
 			ncpus++;

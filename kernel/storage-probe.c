@@ -177,16 +177,25 @@ static const struct pci_dev *intel_shared_xhci(const struct pci_dev *ehci)
 	return NULL;
 }
 
-/* MMIO the kernel's page tables reach: the identity map, and on i686 the MMIO window. */
-static bool mmio_mapped(uint64_t base, uint64_t len)
+/* A controller's registers: memory BAR n (64 bits wide where it says so), len bytes of it
+ * mapped uncached (paging_map_mmio, wherever the firmware put it) and named in a
+ * storage.registers line. NULL for an I/O BAR, one not assigned, or one the kernel cannot
+ * map; *base is its address, for the caller's note. */
+static volatile uint8_t *map_bar(const struct pci_dev *d, const char *kind, unsigned n, uint64_t len,
+				 uint64_t *base)
 {
-	if (base + len <= paging.identity_limit)
-		return true;
-#ifdef MMIO_WINDOW_BASE
-	return base >= MMIO_WINDOW_BASE && base + len <= (1ull << 32);
-#else
-	return false;
-#endif
+	struct pci_bar b;
+
+	*base = 0;
+	if (!pci_read_bar(d, n, &b) || b.io || b.addr == 0)
+		return NULL;
+	*base = b.addr;
+	volatile uint8_t *regs = paging_map_mmio(b.addr, len);
+	if (regs)
+		kprintf("storage.registers=%s %02x:%02x.%x: BAR%u at 0x%llx, 0x%llx bytes mapped uncached at 0x%llx\n",
+			kind, d->bus, d->dev, d->fn, n, (unsigned long long)b.addr, (unsigned long long)len,
+			(unsigned long long)(uintptr_t)regs);
+	return regs;
 }
 
 /* A disk just opened: examined (reported, and asked whether it carries this image's
@@ -253,19 +262,16 @@ static void open_ahci_port(volatile uint8_t *regs, const struct pci_dev *d, unsi
 /* Open each SATA disk on an AHCI controller as a block device. */
 static void open_ahci(const struct pci_dev *d)
 {
-	uint32_t bar = pci_dev_read32(d, PCI_BAR(5));
-	uint64_t abar = bar & PCI_BAR_MEM_MASK;
+	uint64_t abar;
+	volatile uint8_t *regs = map_bar(d, "AHCI", 5, AHCI_ABAR_BYTES, &abar);
 
-	if ((bar & PCI_BAR_MEM_TYPE_64) && pci_dev_read32(d, PCI_BAR(5) + 4))
-		abar = 0;   /* above 4 GiB: not mapped */
-	if (bar & PCI_BAR_IO || abar == 0 || !mmio_mapped(abar, AHCI_ABAR_BYTES)) {
-		kprintf("storage.note=AHCI %02x:%02x.%x: its registers (BAR5 0x%08x) are not reachable\n", d->bus,
-			d->dev, d->fn, bar);
+	if (!regs) {
+		kprintf("storage.note=AHCI %02x:%02x.%x: its registers (BAR5 at 0x%llx) are not reachable\n", d->bus,
+			d->dev, d->fn, (unsigned long long)abar);
 		return;
 	}
 	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
 		    pci_dev_read32(d, PCI_COMMAND) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
-	volatile uint8_t *regs = (volatile uint8_t *)(uintptr_t)abar;
 	uint32_t ports = ahci_disk_ports(regs);
 	count_searched(SEARCHED_AHCI, ahci_port_count(regs));
 	for (unsigned p = 0; p < AHCI_PORTS; p++)
@@ -406,22 +412,19 @@ static void open_usb_port(struct xhci *x, unsigned port)
 /* Each mass-storage device on an xHCI controller's root ports. */
 static void open_xhci(const struct pci_dev *d)
 {
-	uint32_t bar = pci_dev_read32(d, PCI_BAR(0));
-	uint64_t base = bar & PCI_BAR_MEM_MASK, len = bar_bytes(d, 0);
+	uint64_t base = 0, len = bar_bytes(d, 0);
 	char err[BLOCKDEV_ERR_MAX], note[BLOCKDEV_ERR_MAX];
 
-	if (bar & PCI_BAR_MEM_TYPE_64)
-		base |= (uint64_t)pci_dev_read32(d, PCI_BAR(0) + 4) << 32;
-	volatile uint8_t *regs = base && !(bar & PCI_BAR_IO) ? paging_map_mmio(base, len) : NULL;
-	if (!regs || len < XHCI_MMIO_MIN) {
-		kprintf("storage.note=xHCI %02x:%02x.%x: its registers (BAR0 at 0x%llx, %llu bytes) are not "
-			"reachable\n", d->bus, d->dev, d->fn, (unsigned long long)base, (unsigned long long)len);
-		return;
-	}
 	if (nxhci == STORAGE_XHCI_MAX) {
 		bp_snprintf(note, sizeof(note), "xHCI %02x:%02x.%x: past the %u xHCI controllers bareperf opens", d->bus,
 			    d->dev, d->fn, STORAGE_XHCI_MAX);
 		not_searched(note);
+		return;
+	}
+	volatile uint8_t *regs = len >= XHCI_MMIO_MIN ? map_bar(d, "xHCI", 0, len, &base) : NULL;
+	if (!regs) {
+		kprintf("storage.note=xHCI %02x:%02x.%x: its registers (BAR0 at 0x%llx, %llu bytes) are not "
+			"reachable\n", d->bus, d->dev, d->fn, (unsigned long long)base, (unsigned long long)len);
 		return;
 	}
 	pci_write32(d->bus, d->dev, d->fn, PCI_COMMAND,
@@ -445,8 +448,7 @@ static void open_xhci(const struct pci_dev *d)
  * high-speed device. */
 static void open_ehci(const struct pci_dev *d)
 {
-	uint32_t bar = pci_dev_read32(d, PCI_BAR(0));
-	uint64_t base = bar & PCI_BAR_MEM_MASK;
+	uint64_t base;
 	char note[USB_ERR_MAX], err[USB_ERR_MAX];
 	struct dma_region dma;
 
@@ -458,9 +460,7 @@ static void open_ehci(const struct pci_dev *d)
 	}
 	struct ehci_hc *hc = &ehci_hcs[nehci];
 	bp_snprintf(hc->name, sizeof(hc->name), "EHCI %02x:%02x.%x", d->bus, d->dev, d->fn);
-	if (bar & PCI_BAR_MEM_TYPE_64)
-		base |= (uint64_t)pci_dev_read32(d, PCI_BAR(0) + 4) << 32;
-	volatile uint8_t *regs = base && !(bar & PCI_BAR_IO) ? paging_map_mmio(base, EHCI_MMIO_BYTES) : NULL;
+	volatile uint8_t *regs = map_bar(d, "EHCI", 0, EHCI_MMIO_BYTES, &base);
 	if (!regs) {
 		kprintf("storage.note=%s: its registers (BAR0 at 0x%llx) are not reachable\n", hc->name,
 			(unsigned long long)base);

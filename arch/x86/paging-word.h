@@ -29,6 +29,8 @@ unsigned paging_image_flags(const char *p);
 int paging_map_range(uint64_t va, uint64_t pa, uint64_t end, unsigned flags);
 /* Remove the mappings of [va, end): 4 KiB or whole 2 MiB pages. */
 void paging_unmap_range(uint64_t va, uint64_t end);
+/* paging_unmap_page over 64-bit entries (4-level and PAE tables). */
+int paging_unmap_page_wide(uint64_t va);
 /* SMEP, SMAP and UMIP where the CPU has them (paging.smep...), once the tables are live. */
 void paging_enable_protections(const struct cpu_info *ci);
 

@@ -112,6 +112,19 @@ static uint64_t *split_large_page(uint64_t *e, uint64_t va)
 	return &pt[(va >> 12) & 511];
 }
 
+int paging_unmap_page_wide(uint64_t va)
+{
+	int level = 1;
+	uint64_t *e = paging_lookup(va, &level);
+	if (!e)
+		return 0;       /* not mapped */
+	if (level == 2 && !(e = split_large_page(e, va)))
+		return -1;
+	*e = 0;
+	invlpg((uintptr_t)va);
+	return 0;
+}
+
 /* The identity map's pages of [pa, pa+len) made uncached (PCD, PWT: UC under the
  * power-on PAT, SDM Vol. 3A 11.12.3), whatever the MTRRs say of the range. */
 static int identity_uncached(uint64_t pa, uint64_t len)
@@ -129,14 +142,33 @@ static int identity_uncached(uint64_t pa, uint64_t len)
 	return 0;
 }
 
-volatile void *paging_map_mmio_uncached(uint64_t pa, uint64_t len)
+/* The MMIO window's next free page: registers the identity map does not reach get pages
+ * here, uncached, as many as the driver asked for and no more. */
+static uint64_t mmio_next = KERNEL_MMIO_BASE;
+
+static volatile void *window_map(uint64_t pa, uint64_t len)
+{
+	uint64_t off = pa & (PAGE_SIZE - 1);
+	uint64_t size = (len + off + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1);
+
+	if (size > KERNEL_MMIO_BASE + KERNEL_MMIO_MAX - mmio_next)
+		return NULL;
+	if (paging_map(mmio_next, pa - off, size, MAP_WRITE | MAP_UNCACHED))
+		return NULL;        /* above 4 GiB without PAE, or no table page left */
+	volatile void *va = (volatile void *)(uintptr_t)(mmio_next + off);
+	mmio_next += size;
+	return va;
+}
+
+volatile void *paging_map_mmio(uint64_t pa, uint64_t len)
 {
 	if (len == 0 || pa + len < pa)
 		return NULL;
-	if (!paging_identity_reaches(pa, len))
-		return paging_map_mmio(pa, len);        /* x86-64's MMIO window: uncached */
-	/* Two-level entries are 32 bits wide: not the 64-bit format walked here. */
-	if (paging.two_level || identity_uncached(pa, len) != 0)
+	/* Two-level entries are 32 bits wide, not the format identity_uncached walks: there
+	 * the registers get their own uncached pages in the window too. */
+	if (!paging_identity_reaches(pa, len) || paging.two_level)
+		return window_map(pa, len);
+	if (identity_uncached(pa, len) != 0)
 		return NULL;
 	return (volatile void *)(uintptr_t)pa;
 }

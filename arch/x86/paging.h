@@ -42,18 +42,21 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci);
 int paging_map(uint64_t va, uint64_t pa, uint64_t len, unsigned flags);
 /* Remove the mappings of [va, va+len): 4 KiB or whole 2 MiB pages. */
 void paging_unmap(uint64_t va, uint64_t len);
+/* Unmap the one 4 KiB page at va (a guard page), splitting a large page around it. 0, or
+ * -1 when no page-table page is left for the split. */
+int paging_unmap_page(uint64_t va);
 /* Page-table pages in use (for the self-test of table reuse). */
 unsigned paging_tables_in_use(void);
 /* Whether [pa, pa+len) is mapped identity, writable, for the kernel (MMIO such as a
  * framebuffer is reached so). */
 bool paging_identity_reaches(uint64_t pa, uint64_t len);
-/* Where the kernel reaches the MMIO at [pa, pa+len): the identity map, or (x86-64) a new
- * uncached mapping in the kernel's MMIO window; NULL where neither can. */
+/* Where the kernel reaches the device registers at [pa, pa+len), uncached (a cached read
+ * of a register would be stale): the identity map's pages there made so (a large page
+ * split around them), or, where the identity map does not reach (any physical address,
+ * above 4 GiB too but for i686 without PAE), new pages in the kernel's MMIO window
+ * (KERNEL_MMIO_BASE). Only [pa, pa+len) rounded to pages is mapped. NULL where the kernel
+ * cannot: the one service every driver maps its registers with. */
 volatile void *paging_map_mmio(uint64_t pa, uint64_t len);
-/* As paging_map_mmio, but always uncached, for registers where a cached read would be
- * stale (a UART's): identity-mapped pages are made so, a 2 MiB page split around them.
- * NULL where the kernel cannot (i686 MMIO outside its window, or without PAE). */
-volatile void *paging_map_mmio_uncached(uint64_t pa, uint64_t len);
 /* Whether va's page is mapped uncached (PCD and PWT); false where unmapped. */
 bool paging_uncached(uint64_t va);
 /* Physical address of a kernel-image virtual address. */

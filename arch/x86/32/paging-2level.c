@@ -49,6 +49,8 @@ static uint32_t leaf_flags(unsigned flags)
 		f |= PTE_W;
 	if (flags & MAP_USER)
 		f |= PTE_U;
+	if (flags & MAP_UNCACHED)
+		f |= PTE_PCD | PTE_PWT;     /* bits 4 and 3 here too (SDM Vol. 3A Table 4-6) */
 	return f;    /* no NX bit in 32-bit entries: MAP_EXEC is implied */
 }
 
@@ -108,6 +110,29 @@ void paging_2level_unmap(uint64_t va, uint64_t len)
 	}
 }
 
+/* Split a 4 MiB page into a page table of 4 KiB pages of the same rights (a 4 KiB entry's
+ * bit 7 is PAT, a 4 MiB one's PS: neither is kept), then unmap va's page. */
+int paging_2level_unmap_page(uint64_t va64)
+{
+	uint32_t va = (uint32_t)va64;
+	uint32_t *pde = &pgdir[va >> 22];
+	if (!(*pde & PTE_P))
+		return 0;
+	if (*pde & PTE_PS) {
+		uint32_t *pt = pt_pool_alloc();
+		if (!pt)
+			return -1;
+		uint32_t base = *pde & ~(PSE_PAGE_SIZE - 1), flags = *pde & 0xfffu & ~(uint32_t)PTE_PS;
+		for (unsigned i = 0; i < 1024; i++)
+			pt[i] = (base + i * PAGE_SIZE) | flags;
+		*pde = (uintptr_t)pt | PTE_P | PTE_W | (flags & PTE_U);
+		write_cr3(read_cr3());
+	}
+	table_virt(*pde)[(va >> 12) & 1023] = 0;
+	invlpg(va);
+	return 0;
+}
+
 /* The PAE path's layout: identity below the user region with page 0 unmapped and the
  * image in 4 KiB pages with per-section rights, stack guards unmapped, the payload alias
  * in the user region, the MMIO window. Turns paging on with CR4.PSE and CR0.WP. */
@@ -128,8 +153,8 @@ void paging_2level_init(void)
 	paging_2level_map(img_hi, img_hi, IDENTITY_LIMIT - img_hi, MAP_WRITE);
 	paging_2level_map(MMIO_WINDOW_BASE, MMIO_WINDOW_BASE, MMIO_WINDOW_END - MMIO_WINDOW_BASE,
 			  MAP_WRITE);
-	for (unsigned s = 0; s < STACK_GUARDS; s++)
-		*walk(stack_guard_nth(s), 1, false) = 0;
+	for (unsigned s = 0; s < STACK_BOOT_GUARDS; s++)
+		*walk(stack_guard_boot(s), 1, false) = 0;
 
 	for (char *p = __payload_start; p < __payload_end; p += PAGE_SIZE)
 		*walk(payload_user_alias((uintptr_t)p), 1, true) =

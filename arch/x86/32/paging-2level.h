@@ -7,5 +7,6 @@
 void paging_2level_init(void);
 int paging_2level_map(uint64_t va, uint64_t pa, uint64_t len, unsigned flags);
 void paging_2level_unmap(uint64_t va, uint64_t len);
+int paging_2level_unmap_page(uint64_t va);
 
 #endif

@@ -89,6 +89,11 @@ void paging_unmap(uint64_t va, uint64_t len)
 	paging_unmap_range(va, end < (1ull << 32) ? end : (1ull << 32));
 }
 
+int paging_unmap_page(uint64_t va)
+{
+	return two_level ? paging_2level_unmap_page(va) : paging_unmap_page_wide(va);
+}
+
 static void pae_init(void)
 {
 	for (int i = 0; i < 4; i++)
@@ -111,8 +116,8 @@ static void pae_init(void)
 		paging_map(LARGE_PAGE_SIZE, LARGE_PAGE_SIZE, img_lo - LARGE_PAGE_SIZE, MAP_WRITE);
 	paging_map(img_hi, img_hi, IDENTITY_LIMIT - img_hi, MAP_WRITE);
 	paging_map(MMIO_WINDOW_BASE, MMIO_WINDOW_BASE, MMIO_WINDOW_END - MMIO_WINDOW_BASE, MAP_WRITE);
-	for (unsigned s = 0; s < STACK_GUARDS; s++)
-		*paging_walk(stack_guard_nth(s), 1, false) = 0;
+	for (unsigned s = 0; s < STACK_BOOT_GUARDS; s++)
+		*paging_walk(stack_guard_boot(s), 1, false) = 0;
 
 	/* Payload code, the same physical pages, user-accessible and executable. */
 	for (char *p = __payload_start; p < __payload_end; p += PAGE_SIZE)
@@ -149,10 +154,4 @@ bool paging_identity_reaches(uint64_t pa, uint64_t len)
 	if (end < pa || pa < PAGE_SIZE)
 		return false;
 	return end <= IDENTITY_LIMIT || (pa >= MMIO_WINDOW_BASE && end <= (1ull << 32));
-}
-
-/* Only what the layout maps already: the i686 kernel has no room for more. */
-volatile void *paging_map_mmio(uint64_t pa, uint64_t len)
-{
-	return paging_identity_reaches(pa, len) ? (volatile void *)(uintptr_t)pa : NULL;
 }

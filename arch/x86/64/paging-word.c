@@ -64,6 +64,11 @@ uint64_t *paging_lookup(uint64_t va, int *level)
 	return 0;
 }
 
+int paging_unmap_page(uint64_t va)
+{
+	return paging_unmap_page_wide(va);
+}
+
 void paging_unmap(uint64_t va, uint64_t len)
 {
 	paging_unmap_range(va, va + len);
@@ -87,8 +92,8 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 		uint64_t *e = paging_walk((uint64_t)p, 1, false);
 		*e = kernel_virt_to_phys((uint64_t)p) | paging_leaf_flags(paging_image_flags(p));
 	}
-	for (unsigned s = 0; s < STACK_GUARDS; s++)
-		*paging_walk(stack_guard_nth(s), 1, false) = 0;
+	for (unsigned s = 0; s < STACK_BOOT_GUARDS; s++)
+		*paging_walk(stack_guard_boot(s), 1, false) = 0;
 
 	/* Payload code, the same physical pages, user-accessible and executable. */
 	for (char *p = __payload_start; p < __payload_end; p += PAGE_SIZE)
@@ -106,20 +111,4 @@ void paging_init(const struct boot_info *bi, const struct cpu_info *ci)
 bool paging_identity_reaches(uint64_t pa, uint64_t len)
 {
 	return pa >= PAGE_SIZE && pa + len >= pa && pa + len <= IDENTITY_LIMIT;
-}
-
-volatile void *paging_map_mmio(uint64_t pa, uint64_t len)
-{
-	static uint64_t next = KERNEL_MMIO_BASE;
-	uint64_t off = pa & (PAGE_SIZE - 1), size = (len + off + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1);
-
-	if (paging_identity_reaches(pa, len))
-		return (volatile void *)(uintptr_t)pa;
-	if (len == 0 || pa + len < pa || size > KERNEL_MMIO_BASE + KERNEL_MMIO_MAX - next)
-		return NULL;
-	if (paging_map(next, pa - off, size, MAP_WRITE | MAP_UNCACHED))
-		return NULL;
-	volatile void *va = (volatile void *)(uintptr_t)(next + off);
-	next += (size + LARGE_PAGE_SIZE - 1) & ~(uint64_t)(LARGE_PAGE_SIZE - 1);
-	return va;
 }

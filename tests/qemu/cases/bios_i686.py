@@ -122,10 +122,12 @@ def icount_exact_subset(out, listing):
 
 
 CASES += [
-    dict(name="i686-selftest-no-pae", args=["--bios", "--cpu", "pentium3,-pae"], config="mode=selftest",
+    # With RAM above 4 GiB, which the kernel cannot map without PAE: paging.mmio_above_4g
+    # checks that it says so.
+    dict(name="i686-selftest-no-pae", args=["--bios", "--cpu", "pentium3,-pae", "--mem", "4608"], config="mode=selftest",
          timeout=90, lines=BIOS32 + ["sys.nx=off (no PAE)", "PASS: wp.kernel_text_read_only",
                                      "PASS: paging.stack_guard_page", "PASS: paging.user_region_tables_reused",
-                                     "SKIP: paging.mmio_uncached_split (no PAE: the kernel maps no MMIO uncached)",
+                                     "PASS: paging.mmio_window", "PASS: paging.mmio_above_4g",
                                      "SKIP: nx.kernel_data_not_executable (no PAE: two-level page tables have "
                                      "no NX bit)"],
          match=SELFTEST_OK, absent=NO_FAIL),
@@ -353,10 +355,10 @@ CASES += [
                 '@done {"results":0,"faults":0,"timeouts":0,"errors":1}'],
          absent=[r"^@result", r"^FATAL"]),
     # A 1 GiB buffer has the RAM (3.5 GiB, 2 GiB of it below 4 GiB) but not the address space:
-    # the i686 user region holds 736 MiB, and the error names that limit, not free memory.
+    # the i686 user region holds 672 MiB, and the error names that limit, not free memory.
     dict(name="i686-buffer-past-user-region", args=["--bios", "--cpu", "pentium3", "--mem", "3584"],
          config="payloads=mem_chase sizes=1G,4K reps=2", exit=1, timeout=60,
-         lines=["error: mem_chase: a 1024 MiB buffer does not fit the i686 kernel's user region (736 MiB of "
+         lines=["error: mem_chase: a 1024 MiB buffer does not fit the i686 kernel's user region (672 MiB of "
                 "address space for buffers, docs/config.md): lower sizes"],
          match=[r'^@result \{"bench":"mem_chase","size":4096,'],
          absent=[r"^FATAL", r"not enough memory"]),

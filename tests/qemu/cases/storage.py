@@ -50,8 +50,10 @@ CASES += [
          check=results_area_found("build/bareperf.img")),
     dict(name="storage-pci-q35-ahci-uefi", uefi=True, args=SELFTEST_MENU,
          lines=["boot.firmware=uefi"] + Q35_AHCI, absent=NO_FAIL, check=results_area_found("build/bareperf.img")),
-    dict(name="storage-pci-q35-ahci-i686", args=["--bios", "--cpu", "pentium3"], config="mode=selftest",
-         lines=BIOS32 + Q35_AHCI, absent=NO_FAIL, check=results_area_found("build/bareperf.img")),
+    # With RAM above 4 GiB (q35: 2 GiB below, 2.5 GiB above), which paging.mmio_above_4g
+    # maps under PAE as a 64-bit BAR's registers would be.
+    dict(name="storage-pci-q35-ahci-i686", args=["--bios", "--cpu", "pentium3", "--mem", "4608"], config="mode=selftest",
+         lines=BIOS32 + Q35_AHCI + ["PASS: paging.mmio_above_4g"], absent=NO_FAIL, check=results_area_found("build/bareperf.img")),
     dict(name="storage-pci-pc-ide", args=BIOS_OVERRIDES_PC_IDE,
          lines=["boot.firmware=bios", "storage.controller=ide 00:01.1 8086:7010",
                 "storage.disk=IDE disk (IDE 00:01.1, primary master): 131072 sectors of 512 bytes"],
@@ -105,7 +107,8 @@ CASES += [
          absent=NO_FAIL, check=results_area_found(MENU1_IMAGE, ON_STICK)),
     dict(name="storage-xhci-stick-uefi", uefi=True, args=UEFI_DETECT_XHCI,
          lines=["boot.firmware=uefi", QEMU_XHCI, XHCI_STICK], absent=NO_FAIL,
-         match=[SNAPSHOT_ON % ON_STICK],
+         match=[SNAPSHOT_ON % ON_STICK, r"^storage\.registers=xHCI 00:01\.0: BAR0 at 0x[1-9a-f][0-9a-f]{8,}, 0x4000 bytes "
+                r"mapped uncached at 0xffffff"],
          check=results_area_found("build/bareperf.img", ON_STICK)),
     # By PVH, on a copy of the image (writable): GRUB's part on a NEC stick is
     # storage-nec-xhci-stick's.
@@ -118,6 +121,23 @@ CASES += [
     dict(name="storage-nec-xhci-stick-uefi", uefi=True, args=UEFI_TIMEOUT_NEC,
          config=MENU_RUN_SMALL, lines=["boot.firmware=uefi", NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
          match=[SNAPSHOT_ON % ON_STICK], check=results_area_found(MENU1_IMAGE, ON_STICK)),
+]
+
+# Registers wherever the firmware puts them (issue 33): a qxl with 512 MiB of 32-bit RAM BAR
+# makes SeaBIOS start its PCI window at 3 GiB (its largest BAR first), and the xHCI,
+# EHCI and AHCI registers land at 0xe4000000 and up, below the i686 kernel's identity
+# window at 0xf0000000: each is mapped in its MMIO window, uncached, and the run saved on
+# the xHCI stick. (SeaBIOS never moves a USB controller's 64-bit BAR above 4 GiB;
+# paging.mmio_above_4g checks that under PAE, with RAM standing in for registers.)
+LOW_BAR = r"^storage\.registers=%s: BAR%d at 0xe[0-9a-f]{7}, 0x%s bytes mapped uncached at 0xe[c-f][0-9a-f]{6}$"
+CASES += [
+    dict(name="storage-bar-low-i686", grub=False, writable=True,
+         args=["--cpu", "pentium3", "--usb", "xhci", "--config", "mode=detect", "--",
+               "-device", "ich9-usb-ehci1,addr=0x3", "-device", "qxl,ram_size_mb=512"],
+         lines=BIOS32 + [QEMU_XHCI, XHCI_STICK],
+         match=[LOW_BAR % ("xHCI 00:01\\.0", 0, "4000"), LOW_BAR % ("AHCI 00:1f\\.2", 5, "1100"),
+                LOW_BAR % ("EHCI 00:03\\.0", 0, "100"), SAVED_ON % ON_STICK],
+         absent=NO_FAIL + [r"not reachable"], check=results_area_found("build/bareperf.img", ON_STICK)),
 ]
 
 # A stick with 4096-byte sectors (usb-bot with a scsi-hd of logical_block_size=4096; QEMU's
