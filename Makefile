@@ -544,6 +544,13 @@ $(B)/test-cfg-menu1.img: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32
 $(B)/test-noresults.img: $(B)/test-cfg-detect.img
 	$(call say,GEN,$@)cp $< $@.tmp && MTOOLS_SKIP_CHECK=1 mdeltree -i $@.tmp@@1M ::/bareperf && mv $@.tmp $@
 
+# The Bochs boot disk (tests/bochs/run): test-cfg-nomenu.img with its IDENTITY but no slots.
+# Bochs' BIOS boots only from its IDE disk, so this boots it; GRUB passes the IDENTITY, and
+# a stick holding test-cfg-nomenu.img is then the one medium with a whole results area
+# carrying it: the run is saved on the stick.
+$(B)/test-bochs-boot.img: $(B)/test-cfg-nomenu.img
+	$(call say,GEN,$@)cp $< $@.tmp && MTOOLS_SKIP_CHECK=1 mdel -i $@.tmp@@1M '::/bareperf/results/run*.log' && mv $@.tmp $@
+
 # The network boot tree (scripts/mknetboot, docs/netboot.md), with CONFIG's or BENCH's
 # bareperf.cfg as the image gets it; NETBOOT names the folder. Its stamp beside it names
 # the config, as IMAGE.config does.
@@ -583,14 +590,14 @@ $(B)/test-detect.iso: $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.st
 	$(call say,MKISO,$@)scripts/mkiso $@ $(B)/BOOTX64.EFI $(B)/kernel.stripped.elf $(B)/kernel32.stripped.elf tests/qemu/detect.cfg
 
 TEST_IMAGES := $(B)/test-detect.iso $(B)/netboot-test.stamp $(B)/netboot-nocfg.stamp $(B)/test-cfg.img $(B)/test-cfg-detect.img $(B)/test-cfg-big.img $(B)/test-noresults.img \
-	$(B)/test-cfg-nomenu.img $(B)/test-cfg-menu1.img $(RESULTS_IMG)/done
+	$(B)/test-bochs-boot.img $(B)/test-cfg-nomenu.img $(B)/test-cfg-menu1.img $(RESULTS_IMG)/done
 
 # SOURCE_DATE_EPOCH (command line or environment) and, when it is set, the commit decide an
 # image's identity and timestamps (scripts/mkimage; an ISO's dates and identifiers,
 # scripts/mkiso). IMG.env records them for each image
 # mkimage or mkiso makes here, rewritten only when they change: another value rebuilds the image,
 # the same one leaves it as it is.
-MKIMAGE_IMAGES := $(IMAGE) $(ISO) $(filter-out $(B)/test-noresults.img,$(filter %.img %.iso,$(TEST_IMAGES)))
+MKIMAGE_IMAGES := $(IMAGE) $(ISO) $(filter-out $(B)/test-noresults.img $(B)/test-bochs-boot.img,$(filter %.img %.iso,$(TEST_IMAGES)))
 $(MKIMAGE_IMAGES:%=%.env): FORCE
 	@mkdir -p $(dir $@)
 	@{ printf 'SOURCE_DATE_EPOCH=%s\n' "$${SOURCE_DATE_EPOCH-}"; [ -z "$${SOURCE_DATE_EPOCH-}" ] || \
