@@ -116,10 +116,10 @@ CASES = [
 ]
 
 
-# A UEFI loader that cannot start the kernel (here: 64 MiB, too little below 4 GiB for its
+# A UEFI loader that cannot start the kernel (here: 52 MiB, too little below 4 GiB for its
 # image) says why and powers the machine off, rather than return to OVMF, whose shell would
 # wait out the timeout (exit 124). QEMU then exits 0: qemu-run's 3, with its reason.
-CASES.append(dict(name="uefi-loader-failure-powers-off", uefi=True, args=["--cpu", "qemu64", "--mem", "64"],
+CASES.append(dict(name="uefi-loader-failure-powers-off", uefi=True, args=["--cpu", "qemu64", "--mem", "52"],
                   config="mode=detect", timeout=45, exit=3,
                   lines=["bareperf: no memory below 4 GiB for the kernel (Out of Resources)",
                          "bareperf: the kernel cannot be started; powering off",
