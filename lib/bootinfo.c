@@ -2,6 +2,28 @@
 #include "lib/format.h"
 #include "lib/str.h"
 
+/* Each memory map entry: a known type, page aligned, not wrapping. */
+static int validate_mmap(const struct boot_info *bi, char *err, size_t errlen)
+{
+	for (uint32_t i = 0; i < bi->mmap_count; i++) {
+		const struct bi_mem_range *r = &bi->mmap[i];
+		if (r->type < BI_MEM_USABLE || r->type > BI_MEM_UNUSABLE) {
+			bp_snprintf(err, errlen, "memory map entry %u has unknown type %u", i, r->type);
+			return -1;
+		}
+		if (r->base & (BI_PAGE_SIZE - 1)) {
+			bp_snprintf(err, errlen, "memory map entry %u base 0x%llx not page aligned",
+				    i, (unsigned long long)r->base);
+			return -1;
+		}
+		if (r->pages > (1ull << 40) || r->base + r->pages * BI_PAGE_SIZE < r->base) {
+			bp_snprintf(err, errlen, "memory map entry %u wraps the address space", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen)
 {
 	if (!bi) {
@@ -61,22 +83,8 @@ int bootinfo_validate(const struct boot_info *bi, char *err, size_t errlen)
 			    BI_MENU_MAX);
 		return -1;
 	}
-	for (uint32_t i = 0; i < bi->mmap_count; i++) {
-		const struct bi_mem_range *r = &bi->mmap[i];
-		if (r->type < BI_MEM_USABLE || r->type > BI_MEM_UNUSABLE) {
-			bp_snprintf(err, errlen, "memory map entry %u has unknown type %u", i, r->type);
-			return -1;
-		}
-		if (r->base & (BI_PAGE_SIZE - 1)) {
-			bp_snprintf(err, errlen, "memory map entry %u base 0x%llx not page aligned",
-				    i, (unsigned long long)r->base);
-			return -1;
-		}
-		if (r->pages > (1ull << 40) || r->base + r->pages * BI_PAGE_SIZE < r->base) {
-			bp_snprintf(err, errlen, "memory map entry %u wraps the address space", i);
-			return -1;
-		}
-	}
+	if (validate_mmap(bi, err, errlen))
+		return -1;
 	if (bi->kernel_phys & (BI_PAGE_SIZE - 1)) {
 		bp_snprintf(err, errlen, "kernel loaded at unaligned 0x%llx",
 			    (unsigned long long)bi->kernel_phys);
