@@ -29,7 +29,7 @@ static bool wait_reg(volatile uint8_t *abar, uint32_t off, uint32_t mask, uint32
 	for (poll_bound_start(&b, polls); !poll_bound_spent(&b);) {
 		if ((rd(abar, off) & mask) == want)
 			return true;
-		(void)inb(POLL_DELAY_PORT);
+		poll_pause();
 	}
 	return false;
 }
@@ -118,7 +118,7 @@ static int issue(struct ahci_port *ap, uint8_t command, uint64_t lba, uint32_t c
 			__asm__ volatile("" ::: "memory");
 			return 0;
 		}
-		(void)inb(POLL_DELAY_PORT);
+		poll_pause();
 	}
 	bp_snprintf(ap->bd.err, sizeof(ap->bd.err), "timeout: the disk did not finish a command within " POLLS_TEXT
 		    " (%s)", POLLS_ARGS(COMMAND_POLLS), ap->bd.where);

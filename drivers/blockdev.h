@@ -47,4 +47,10 @@ struct dma_region {
 	uint64_t size;
 };
 
+/* The bus address of p, which lies in the region (32 bits: the regions are below 4 GiB). */
+static inline uint32_t dma_phys_of(const struct dma_region *d, const volatile void *p)
+{
+	return (uint32_t)(d->phys + (uint64_t)((uintptr_t)p - (uintptr_t)d->virt));
+}
+
 #endif

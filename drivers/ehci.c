@@ -80,12 +80,6 @@ static void port_write(struct ehci_hc *hc, unsigned p, uint32_t set, uint32_t cl
 	port_write_ack(hc, p, set, clear, 0);
 }
 
-static void delay_polls(unsigned polls)
-{
-	for (unsigned i = 0; i < polls; i++)
-		(void)inb(POLL_DELAY_PORT);
-}
-
 /* Wait until (operational register & mask) == want; false when the polls run out. */
 static bool wait_op(const struct ehci_hc *hc, uint32_t off, uint32_t mask, uint32_t want, unsigned polls)
 {
@@ -94,14 +88,9 @@ static bool wait_op(const struct ehci_hc *hc, uint32_t off, uint32_t mask, uint3
 	for (poll_bound_start(&b, polls); !poll_bound_spent(&b);) {
 		if ((op_rd(hc, off) & mask) == want)
 			return true;
-		(void)inb(POLL_DELAY_PORT);
+		poll_pause();
 	}
 	return false;
-}
-
-static uint32_t phys_of(const struct ehci_hc *hc, const volatile void *p)
-{
-	return (uint32_t)(hc->dma.phys + (uint64_t)((uintptr_t)p - (uintptr_t)hc->dma.virt));
 }
 
 /* ---- taking the controller ---- */
@@ -122,7 +111,7 @@ static void legacy_handoff(struct ehci_hc *hc, const struct pci_dev *pci, char *
 		struct poll_bound b;
 		poll_bound_start(&b, HANDOFF_POLLS);
 		while ((pci_dev_read32(pci, off) & EHCI_USBLEGSUP_BIOS_OWNED) && !poll_bound_spent(&b))
-			(void)inb(POLL_DELAY_PORT);
+			poll_pause();
 		if (pci_dev_read32(pci, off) & EHCI_USBLEGSUP_BIOS_OWNED) {
 			fmt_text(note, notelen, "%s: the BIOS kept the controller (USBLEGSUP 0x%08x) for " POLLS_TEXT
 				 "; taken anyway", hc->name, pci_dev_read32(pci, off), POLLS_ARGS(HANDOFF_POLLS));
@@ -200,12 +189,12 @@ static int schedule_start(struct ehci_hc *hc, char *err, size_t errlen)
 	hc->head = &hc->qh_pool[0];
 	qh_init(hc->head, EHCI_QH_HEAD | EHCI_QH_EPS_HIGH);
 	hc->head->overlay.token = EHCI_QTD_HALTED;
-	hc->head->link = phys_of(hc, hc->head) | EHCI_LINK_TYPE_QH;
+	hc->head->link = dma_phys_of(&hc->dma, hc->head) | EHCI_LINK_TYPE_QH;
 	if (cap_rd(hc, EHCI_HCCPARAMS) & EHCI_HCC_AC64)
 		op_wr(hc, EHCI_CTRLDSSEGMENT, 0);
 	op_wr(hc, EHCI_USBINTR, 0);
 	sts_ack(hc, EHCI_STS_RWC_ALL);
-	op_wr(hc, EHCI_ASYNCLISTADDR, phys_of(hc, hc->head));
+	op_wr(hc, EHCI_ASYNCLISTADDR, dma_phys_of(&hc->dma, hc->head));
 	op_wr(hc, EHCI_USBCMD, EHCI_CMD_ITC(ITC_ONE_MS) | EHCI_CMD_RS);
 	if (!wait_op(hc, EHCI_USBSTS, EHCI_STS_HCHALTED, 0, HALT_POLLS))
 		return fmt_error(err, errlen, "%s: the controller does not start (USBSTS 0x%08x)", hc->name,
@@ -223,9 +212,9 @@ static void ports_route(struct ehci_hc *hc)
 	if (cap_rd(hc, EHCI_HCSPARAMS) & EHCI_HCS_PPC) {
 		for (unsigned p = 0; p < hc->nports; p++)
 			port_write(hc, p, EHCI_PORT_PP, 0);
-		delay_polls(PORT_POWER_POLLS);
+		poll_delay(PORT_POWER_POLLS);
 	}
-	delay_polls(CONNECT_DEBOUNCE_POLLS);
+	poll_delay(CONNECT_DEBOUNCE_POLLS);
 }
 
 int ehci_open(struct ehci_hc *hc, const struct pci_dev *pci, volatile uint8_t *regs, const struct dma_region *dma,
@@ -260,13 +249,13 @@ static void qh_link(struct ehci_hc *hc, struct ehci_qh *qh)
 {
 	qh->link = hc->head->link;
 	__asm__ volatile("" ::: "memory");
-	hc->head->link = phys_of(hc, qh) | EHCI_LINK_TYPE_QH;
+	hc->head->link = dma_phys_of(&hc->dma, qh) | EHCI_LINK_TYPE_QH;
 }
 
 /* The queue head a horizontal link points to: one of ours, or NULL. */
 static struct ehci_qh *qh_at(struct ehci_hc *hc, uint32_t link)
 {
-	uint32_t pool = phys_of(hc, hc->qh_pool), addr = link & EHCI_LINK_ADDR_MASK;
+	uint32_t pool = dma_phys_of(&hc->dma, hc->qh_pool), addr = link & EHCI_LINK_ADDR_MASK;
 
 	if ((link & EHCI_LINK_TERMINATE) || addr < pool || (addr - pool) % sizeof(struct ehci_qh) ||
 	    (addr - pool) / sizeof(struct ehci_qh) >= DMA_QHS)
@@ -301,8 +290,8 @@ static int qh_unlink(struct ehci_hc *hc, struct ehci_qh *qh)
 static void qtd_fill(struct ehci_hc *hc, struct ehci_qtd *q, uint32_t token, uint32_t len, uint32_t phys,
 		     const struct ehci_qtd *next, const struct ehci_qtd *alt)
 {
-	q->next = next ? phys_of(hc, next) : EHCI_LINK_TERMINATE;
-	q->alt_next = alt ? phys_of(hc, alt) : EHCI_LINK_TERMINATE;
+	q->next = next ? dma_phys_of(&hc->dma, next) : EHCI_LINK_TERMINATE;
+	q->alt_next = alt ? dma_phys_of(&hc->dma, alt) : EHCI_LINK_TERMINATE;
 	q->buf[0] = phys;
 	for (unsigned i = 1; i < EHCI_QTD_BUFFERS; i++)
 		q->buf[i] = (phys & ~(EHCI_PAGE - 1)) + i * EHCI_PAGE;
@@ -384,7 +373,7 @@ static int poll_qtds(const struct ehci_dev *ed, const struct ehci_qtd *q, unsign
 		}
 		if (i % PORT_CHECK_POLLS == PORT_CHECK_POLLS - 1 && !dev_present(ed, portsc))
 			return QTDS_GONE;
-		(void)inb(POLL_DELAY_PORT);
+		poll_pause();
 	}
 	return QTDS_TIMEOUT;
 }
@@ -415,7 +404,7 @@ static int run_qtds(struct ehci_dev *ed, struct ehci_qh *qh, unsigned n, unsigne
 	if (schedule_run(hc, true))
 		return fmt_error(err, errlen, "the controller's asynchronous schedule does not start");
 	__asm__ volatile("" ::: "memory");
-	qh->overlay.next = phys_of(hc, &hc->qtd[0]);
+	qh->overlay.next = dma_phys_of(&hc->dma, &hc->qtd[0]);
 	switch (poll_qtds(ed, hc->qtd, n, polls, &token, &portsc)) {
 	case QTDS_DONE:
 		return 0;
@@ -463,10 +452,10 @@ static int ehci_control(struct usb_dev *d, const struct usb_setup *setup, void *
 	memcpy(hc->setup, setup, sizeof(*setup));
 	if (len && !in)
 		memcpy(hc->bounce, data, len);
-	qtd_fill(hc, &q[0], EHCI_QTD_PID_SETUP, sizeof(*setup), phys_of(hc, hc->setup), &q[1], NULL);
+	qtd_fill(hc, &q[0], EHCI_QTD_PID_SETUP, sizeof(*setup), dma_phys_of(&hc->dma, hc->setup), &q[1], NULL);
 	if (len)
 		qtd_fill(hc, &q[1], (in ? EHCI_QTD_PID_IN : EHCI_QTD_PID_OUT) | EHCI_QTD_TOGGLE, len,
-			 phys_of(hc, hc->bounce), status, status);
+			 dma_phys_of(&hc->dma, hc->bounce), status, status);
 	qtd_fill(hc, status, (in && len ? EHCI_QTD_PID_OUT : EHCI_QTD_PID_IN) | EHCI_QTD_TOGGLE | EHCI_QTD_IOC, 0,
 		 0, NULL, NULL);
 	bp_snprintf(what, sizeof(what), "%s (0x%02x)", control_name(setup), setup->request);
@@ -498,7 +487,7 @@ static int ehci_bulk(struct usb_dev *d, int in, void *buf, uint32_t len, uint32_
 		if (!in)
 			memcpy(hc->bounce, (uint8_t *)buf + total, n);
 		qtd_fill(hc, &hc->qtd[0], (in ? EHCI_QTD_PID_IN : EHCI_QTD_PID_OUT) | EHCI_QTD_IOC, n,
-			 phys_of(hc, hc->bounce), NULL, NULL);
+			 dma_phys_of(&hc->dma, hc->bounce), NULL, NULL);
 		int r = run_qtds(ed, qh, 1, BULK_POLLS, what, err, errlen);
 		uint32_t got = n - qtd_left(&hc->qtd[0]);
 		if (in && got)
@@ -557,7 +546,7 @@ static int ehci_reset_bulk(struct usb_dev *d, int in, char *err, size_t errlen)
 static void ehci_delay(struct usb_dev *d, uint32_t us)
 {
 	(void)d;
-	delay_polls(us * POLLS_PER_MS / 1000);
+	poll_delay(us * POLLS_PER_MS / 1000);
 }
 
 static int ehci_attach_child(struct usb_dev *hub, unsigned port, enum usb_speed speed, struct usb_dev **out,
@@ -593,11 +582,11 @@ static enum ehci_port_state port_release(struct ehci_hc *hc, unsigned port, cons
 static bool port_reset(struct ehci_hc *hc, unsigned p)
 {
 	port_write(hc, p, EHCI_PORT_PR, EHCI_PORT_PE);
-	delay_polls(PORT_RESET_HOLD_POLLS);
+	poll_delay(PORT_RESET_HOLD_POLLS);
 	port_write(hc, p, 0, EHCI_PORT_PR);
 	if (!wait_op(hc, EHCI_PORTSC(p), EHCI_PORT_PR, 0, PORT_RESET_END_POLLS))
 		return false;
-	delay_polls(RESET_RECOVERY_POLLS);
+	poll_delay(RESET_RECOVERY_POLLS);
 	return (op_rd(hc, EHCI_PORTSC(p)) & (EHCI_PORT_PE | EHCI_PORT_CCS)) == (EHCI_PORT_PE | EHCI_PORT_CCS);
 }
 
@@ -629,7 +618,7 @@ static int dev_address(struct ehci_dev *ed, char *err, size_t errlen)
 
 	if (get_descriptor8(ed, desc, err, errlen) || ehci_control(&ed->usb, &s, NULL, 0, NULL, err, errlen))
 		return -1;
-	delay_polls(SET_ADDRESS_POLLS);
+	poll_delay(SET_ADDRESS_POLLS);
 	if (qh_unlink(hc, ed->ep0))
 		return fmt_error(err, errlen, "the controller does not answer the async advance doorbell");
 	ed->usb.address = hc->next_address++;

@@ -42,12 +42,6 @@ static void wr(struct ohci_hc *hc, uint32_t off, uint32_t v)
 	mmio_write32(hc->regs + off, v);
 }
 
-static void delay_polls(unsigned polls)
-{
-	for (unsigned i = 0; i < polls; i++)
-		(void)inb(POLL_DELAY_PORT);
-}
-
 static bool wait_reg(const struct ohci_hc *hc, uint32_t off, uint32_t mask, uint32_t want, unsigned polls)
 {
 	struct poll_bound b;
@@ -55,14 +49,9 @@ static bool wait_reg(const struct ohci_hc *hc, uint32_t off, uint32_t mask, uint
 	for (poll_bound_start(&b, polls); !poll_bound_spent(&b);) {
 		if ((rd(hc, off) & mask) == want)
 			return true;
-		(void)inb(POLL_DELAY_PORT);
+		poll_pause();
 	}
 	return false;
-}
-
-static uint32_t phys_of(const struct ohci_hc *hc, const volatile void *p)
-{
-	return (uint32_t)(hc->dma.phys + (uint64_t)((uintptr_t)p - (uintptr_t)hc->dma.virt));
 }
 
 /* Clear the interrupt status bits that are set, and only those. */
@@ -104,7 +93,7 @@ static int hc_reset_and_run(struct ohci_hc *hc, char *err, size_t errlen)
 	wr(hc, OHCI_HCCOMMANDSTATUS, OHCI_CMD_HCR);
 	if (!wait_reg(hc, OHCI_HCCOMMANDSTATUS, OHCI_CMD_HCR, 0, RESET_POLLS))
 		return fmt_error(err, errlen, "%s: the controller reset does not finish", hc->name);
-	wr(hc, OHCI_HCHCCA, phys_of(hc, hc->hcca));
+	wr(hc, OHCI_HCHCCA, dma_phys_of(&hc->dma, hc->hcca));
 	wr(hc, OHCI_HCCONTROLHEADED, 0);
 	wr(hc, OHCI_HCCONTROLCURRENTED, 0);
 	wr(hc, OHCI_HCBULKHEADED, 0);
@@ -130,9 +119,9 @@ static void ports_power(struct ohci_hc *hc)
 		if (rha & OHCI_RHA_PSM)
 			for (unsigned p = 0; p < hc->nports; p++)
 				wr(hc, OHCI_HCRHPORTSTATUS(p), OHCI_PORT_PPS);
-		delay_polls((good_ms > POWER_GOOD_MIN_MS ? good_ms : POWER_GOOD_MIN_MS) * POLLS_PER_MS);
+		poll_delay((good_ms > POWER_GOOD_MIN_MS ? good_ms : POWER_GOOD_MIN_MS) * POLLS_PER_MS);
 	}
-	delay_polls(CONNECT_DEBOUNCE_POLLS);
+	poll_delay(CONNECT_DEBOUNCE_POLLS);
 }
 
 int ohci_open(struct ohci_hc *hc, volatile uint8_t *regs, const struct dma_region *dma, char *note, size_t notelen,
@@ -185,8 +174,8 @@ static void ep_init(struct ohci_dev *od, struct ohci_ep *ep, unsigned which, uin
 	ep->tail = &hc->tails[i];
 	ep->tail->info = ep->tail->cbp = ep->tail->next = ep->tail->be = 0;
 	ep->ed->info = info;
-	ep->ed->tailp = phys_of(hc, ep->tail);
-	ep->ed->headp = phys_of(hc, ep->tail);
+	ep->ed->tailp = dma_phys_of(&hc->dma, ep->tail);
+	ep->ed->headp = dma_phys_of(&hc->dma, ep->tail);
 }
 
 /* Put the ED at the head of the control or bulk list (the controller takes the new head at
@@ -195,7 +184,7 @@ static void ep_link(struct ohci_hc *hc, struct ohci_ep *ep, uint32_t head_reg)
 {
 	ep->ed->next = rd(hc, head_reg);
 	__asm__ volatile("" ::: "memory");
-	wr(hc, head_reg, phys_of(hc, ep->ed));
+	wr(hc, head_reg, dma_phys_of(&hc->dma, ep->ed));
 }
 
 static uint32_t ep_info(const struct ohci_dev *od, unsigned endpoint, uint16_t mps)
@@ -211,7 +200,7 @@ static void td_fill(struct ohci_hc *hc, unsigned i, uint32_t info, uint32_t phys
 	struct ohci_td *td = &hc->td[i];
 	td->cbp = len ? phys : 0;
 	td->be = len ? phys + len - 1 : 0;
-	td->next = phys_of(hc, next);
+	td->next = dma_phys_of(&hc->dma, next);
 	td->info = info | OHCI_TD_DI_NONE | (uint32_t)OHCI_CC_NOT_ACCESSED << OHCI_TD_CC_SHIFT;
 }
 
@@ -277,7 +266,7 @@ static int poll_tds(const struct ohci_dev *od, unsigned n, unsigned polls, unsig
 		}
 		if (i % PORT_CHECK_POLLS == PORT_CHECK_POLLS - 1 && !dev_present(od, portsc))
 			return TDS_GONE;
-		(void)inb(POLL_DELAY_PORT);
+		poll_pause();
 	}
 	return TDS_TIMEOUT;
 }
@@ -303,7 +292,7 @@ static int run_tds(struct ohci_dev *od, struct ohci_ep *ep, unsigned n, bool bul
 	if ((ctl & (OHCI_CTRL_CLE | OHCI_CTRL_BLE)) != (OHCI_CTRL_CLE | OHCI_CTRL_BLE))
 		wr(hc, OHCI_HCCONTROL, ctl | OHCI_CTRL_CLE | OHCI_CTRL_BLE);
 	__asm__ volatile("" ::: "memory");
-	ep->ed->headp = phys_of(hc, &hc->td[0]) | (ep->ed->headp & OHCI_ED_HEAD_CARRY);
+	ep->ed->headp = dma_phys_of(&hc->dma, &hc->td[0]) | (ep->ed->headp & OHCI_ED_HEAD_CARRY);
 	wr(hc, OHCI_HCCOMMANDSTATUS, bulk ? OHCI_CMD_BLF : OHCI_CMD_CLF);
 	int r = poll_tds(od, n, polls, &at, &portsc);
 	status_clear(hc);
@@ -312,7 +301,7 @@ static int run_tds(struct ohci_dev *od, struct ohci_ep *ep, unsigned n, bool bul
 		return 0;
 	case TDS_ERROR:
 		/* the controller halted the ED (4.3.3): its remaining TDs are taken back */
-		ep->ed->headp = phys_of(hc, ep->tail) | (ep->ed->headp & OHCI_ED_HEAD_CARRY);
+		ep->ed->headp = dma_phys_of(&hc->dma, ep->tail) | (ep->ed->headp & OHCI_ED_HEAD_CARRY);
 		return td_error(what, td_cc(&hc->td[at]), err, errlen);
 	case TDS_GONE:
 		od->gone = true;
@@ -356,18 +345,18 @@ static int ohci_control(struct usb_dev *d, const struct usb_setup *setup, void *
 	if (len && !in)
 		memcpy(hc->bounce, data, len);
 	od->ep0.ed->info = (od->ep0.ed->info & ~OHCI_ED_MPS(OHCI_ED_MPS_MASK)) | OHCI_ED_MPS(d->ep0_max_packet);
-	td_fill(hc, n, OHCI_TD_DP_SETUP | OHCI_TD_T_DATA0, phys_of(hc, hc->setup), sizeof(*setup), &hc->td[n + 1]);
+	td_fill(hc, n, OHCI_TD_DP_SETUP | OHCI_TD_T_DATA0, dma_phys_of(&hc->dma, hc->setup), sizeof(*setup), &hc->td[n + 1]);
 	n++;
 	if (len) {
 		td_fill(hc, n, (in ? OHCI_TD_DP_IN | OHCI_TD_ROUNDING : OHCI_TD_DP_OUT) | OHCI_TD_T_DATA1,
-			phys_of(hc, hc->bounce), len, &hc->td[n + 1]);
+			dma_phys_of(&hc->dma, hc->bounce), len, &hc->td[n + 1]);
 		n++;
 	}
 	td_fill(hc, n, (in && len ? OHCI_TD_DP_OUT : OHCI_TD_DP_IN) | OHCI_TD_T_DATA1, 0, 0, od->ep0.tail);
 	n++;
 	bp_snprintf(what, sizeof(what), "%s (0x%02x)", control_name(setup), setup->request);
 	int r = run_tds(od, &od->ep0, n, false, CONTROL_POLLS, what, err, errlen);
-	uint32_t moved = len && td_retired(&hc->td[1]) ? td_moved(&hc->td[1], phys_of(hc, hc->bounce), len) : 0;
+	uint32_t moved = len && td_retired(&hc->td[1]) ? td_moved(&hc->td[1], dma_phys_of(&hc->dma, hc->bounce), len) : 0;
 	if (in && moved)
 		memcpy(data, hc->bounce, moved);
 	if (done)
@@ -382,7 +371,7 @@ static int ohci_bulk(struct usb_dev *d, int in, void *buf, uint32_t len, uint32_
 	struct ohci_dev *od = d->hc_dev;
 	struct ohci_hc *hc = od->hc;
 	struct ohci_ep *ep = in ? &od->bulk_in : &od->bulk_out;
-	uint32_t total = 0, phys = phys_of(hc, hc->bounce);
+	uint32_t total = 0, phys = dma_phys_of(&hc->dma, hc->bounce);
 	char what[40];
 
 	*done = 0;
@@ -419,8 +408,8 @@ static int ohci_configure_bulk(struct usb_dev *d, char *err, size_t errlen)
 	if (od->bulk_in.ed) {       /* already listed: reset them */
 		od->bulk_in.ed->info = ep_info(od, d->ep_in, d->ep_in_max_packet);
 		od->bulk_out.ed->info = ep_info(od, d->ep_out, d->ep_out_max_packet);
-		od->bulk_in.ed->headp = phys_of(od->hc, od->bulk_in.tail);
-		od->bulk_out.ed->headp = phys_of(od->hc, od->bulk_out.tail);
+		od->bulk_in.ed->headp = dma_phys_of(&od->hc->dma, od->bulk_in.tail);
+		od->bulk_out.ed->headp = dma_phys_of(&od->hc->dma, od->bulk_out.tail);
 		return 0;
 	}
 	ep_init(od, &od->bulk_in, EP_BULK_IN, ep_info(od, d->ep_in, d->ep_in_max_packet));
@@ -439,14 +428,14 @@ static int ohci_reset_bulk(struct usb_dev *d, int in, char *err, size_t errlen)
 
 	if (!ep->ed)
 		return fmt_error(err, errlen, "an endpoint reset before the endpoints were configured");
-	ep->ed->headp = phys_of(od->hc, ep->tail);
+	ep->ed->headp = dma_phys_of(&od->hc->dma, ep->tail);
 	return 0;
 }
 
 static void ohci_delay(struct usb_dev *d, uint32_t us)
 {
 	(void)d;
-	delay_polls(us * POLLS_PER_MS / 1000);
+	poll_delay(us * POLLS_PER_MS / 1000);
 }
 
 static int ohci_attach_child(struct usb_dev *hub, unsigned port, enum usb_speed speed, struct usb_dev **out,
@@ -478,7 +467,7 @@ static bool port_reset(struct ohci_hc *hc, unsigned p)
 	if (!wait_reg(hc, OHCI_HCRHPORTSTATUS(p), OHCI_PORT_PRSC, OHCI_PORT_PRSC, PORT_RESET_POLLS))
 		return false;
 	port_ack(hc, p);
-	delay_polls(RESET_RECOVERY_POLLS);
+	poll_delay(RESET_RECOVERY_POLLS);
 	uint32_t sc = rd(hc, OHCI_HCRHPORTSTATUS(p));
 	return (sc & (OHCI_PORT_CCS | OHCI_PORT_PES)) == (OHCI_PORT_CCS | OHCI_PORT_PES);
 }
@@ -505,7 +494,7 @@ static int dev_address(struct ohci_dev *od, char *err, size_t errlen)
 				 "8, 16, 32 or 64)", desc[7]);
 	if (ohci_control(&od->usb, &set, NULL, 0, NULL, err, errlen))
 		return -1;
-	delay_polls(SET_ADDRESS_POLLS);
+	poll_delay(SET_ADDRESS_POLLS);
 	od->usb.address = hc->next_address++;
 	od->usb.ep0_max_packet = desc[7];
 	od->ep0.ed->info = (od->ep0.ed->info & ~OHCI_ED_FA_MASK) | OHCI_ED_FA(od->usb.address);

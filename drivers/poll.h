@@ -9,9 +9,23 @@
 #define DRIVERS_POLL_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "drivers/mmio.h"     /* inb: the port's, or a host test's fake (BAREPERF_FAKE_HW) */
 
 #define POLL_DELAY_PORT         0x80
 #define POLLS_PER_MS            1000u   /* at 1 us a poll */
+
+/* One poll's pause: a read of POLL_DELAY_PORT, about 1 us on PC hardware. */
+static inline void poll_pause(void)
+{
+	(void)inb(POLL_DELAY_PORT);
+}
+
+/* A fixed delay, counted in polls (not on the clock: see above). */
+static inline void poll_delay(uint32_t polls)
+{
+	for (uint32_t i = 0; i < polls; i++)
+		poll_pause();
+}
 
 /* The TSC's rate in Hz, 0 for none: bounds are then counted in polls. */
 void poll_clock_set(uint64_t tsc_hz);

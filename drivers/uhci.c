@@ -39,12 +39,6 @@ static void wr16(struct uhci_hc *hc, uint16_t off, uint16_t v)
 	outw((uint16_t)(hc->io + off), v);
 }
 
-static void delay_polls(unsigned polls)
-{
-	for (unsigned i = 0; i < polls; i++)
-		(void)inb(POLL_DELAY_PORT);
-}
-
 static bool wait16(const struct uhci_hc *hc, uint16_t off, uint16_t mask, uint16_t want, unsigned polls)
 {
 	struct poll_bound b;
@@ -52,14 +46,9 @@ static bool wait16(const struct uhci_hc *hc, uint16_t off, uint16_t mask, uint16
 	for (poll_bound_start(&b, polls); !poll_bound_spent(&b);) {
 		if ((rd16(hc, off) & mask) == want)
 			return true;
-		(void)inb(POLL_DELAY_PORT);
+		poll_pause();
 	}
 	return false;
-}
-
-static uint32_t phys_of(const struct uhci_hc *hc, const volatile void *p)
-{
-	return (uint32_t)(hc->dma.phys + (uint64_t)((uintptr_t)p - (uintptr_t)hc->dma.virt));
 }
 
 /* Clear USBSTS's event bits that are set, and only those (HCHalted, write-1-to-clear as
@@ -111,7 +100,7 @@ static int hc_run(struct uhci_hc *hc)
 	wr16(hc, UHCI_USBCMD, (uint16_t)(cmd | UHCI_CMD_RS | UHCI_CMD_CF | UHCI_CMD_MAXP));
 	if (!wait16(hc, UHCI_USBSTS, UHCI_STS_HCHALTED, 0, HALT_POLLS))
 		return -1;
-	delay_polls(RESUME_RECOVERY_POLLS);
+	poll_delay(RESUME_RECOVERY_POLLS);
 	return 0;
 }
 
@@ -150,7 +139,7 @@ static void schedule_init(struct uhci_hc *hc)
 	hc->qh->head = UHCI_LINK_TERMINATE;
 	hc->qh->element = UHCI_LINK_TERMINATE;
 	for (unsigned i = 0; i < UHCI_FRAMES; i++)
-		hc->frames[i] = phys_of(hc, hc->qh) | UHCI_LINK_QH;
+		hc->frames[i] = dma_phys_of(&hc->dma, hc->qh) | UHCI_LINK_QH;
 }
 
 int uhci_open(struct uhci_hc *hc, const struct pci_dev *pci, uint16_t io, const struct dma_region *dma, char *err,
@@ -169,13 +158,13 @@ int uhci_open(struct uhci_hc *hc, const struct pci_dev *pci, uint16_t io, const 
 	if (hc->nports == 0)
 		return fmt_error(err, errlen, "%s: no root ports (PORTSC1 0x%04x)", hc->name, rd16(hc, UHCI_PORTSC(0)));
 	schedule_init(hc);
-	outl((uint16_t)(hc->io + UHCI_FLBASEADD), phys_of(hc, hc->frames));
+	outl((uint16_t)(hc->io + UHCI_FLBASEADD), dma_phys_of(&hc->dma, hc->frames));
 	wr16(hc, UHCI_FRNUM, 0);
 	outb((uint16_t)(hc->io + UHCI_SOFMOD), UHCI_SOFMOD_DEFAULT);
 	if (hc_run(hc))
 		return fmt_error(err, errlen, "%s: the controller does not start (USBSTS 0x%04x)", hc->name,
 				 rd16(hc, UHCI_USBSTS));
-	delay_polls(CONNECT_DEBOUNCE_POLLS);
+	poll_delay(CONNECT_DEBOUNCE_POLLS);
 	return 0;
 }
 
@@ -185,7 +174,7 @@ int uhci_open(struct uhci_hc *hc, const struct pci_dev *pci, uint16_t io, const 
 static void td_fill(struct uhci_hc *hc, unsigned i, bool last, uint32_t status, uint32_t token, uint32_t buf)
 {
 	struct uhci_td *td = &hc->td[i];
-	td->link = last ? UHCI_LINK_TERMINATE : phys_of(hc, &hc->td[i + 1]) | UHCI_LINK_DEPTH;
+	td->link = last ? UHCI_LINK_TERMINATE : dma_phys_of(&hc->dma, &hc->td[i + 1]) | UHCI_LINK_DEPTH;
 	td->buffer = buf;
 	td->token = token;
 	td->status = status | UHCI_TD_CERR(TD_CERR_RETRIES) | UHCI_TD_ACTIVE;
@@ -265,7 +254,7 @@ static int poll_tds(const struct uhci_dev *ud, unsigned from, unsigned n, unsign
 		}
 		if (i % PORT_CHECK_POLLS == PORT_CHECK_POLLS - 1 && !dev_present(ud, portsc))
 			return TDS_GONE;
-		(void)inb(POLL_DELAY_PORT);
+		poll_pause();
 	}
 	return TDS_TIMEOUT;
 }
@@ -290,7 +279,7 @@ static int run_tds(struct uhci_dev *ud, unsigned from, unsigned n, unsigned poll
 	if (hc_run(hc))
 		return fmt_error(err, errlen, "the controller does not run (USBSTS 0x%04x)", rd16(hc, UHCI_USBSTS));
 	__asm__ volatile("" ::: "memory");
-	hc->qh->element = phys_of(hc, &hc->td[from]);
+	hc->qh->element = dma_phys_of(&hc->dma, &hc->td[from]);
 	int r = poll_tds(ud, from, n, polls, at, &portsc);
 	hc->qh->element = UHCI_LINK_TERMINATE;
 	switch (r) {
@@ -344,12 +333,12 @@ static int uhci_control(struct usb_dev *d, const struct usb_setup *setup, void *
 	memcpy(hc->setup, setup, sizeof(*setup));
 	if (len && !in)
 		memcpy(hc->bounce, data, len);
-	td_fill(hc, n++, false, base, td_token(ud, UHCI_PID_SETUP, 0, false, sizeof(*setup)), phys_of(hc, hc->setup));
+	td_fill(hc, n++, false, base, td_token(ud, UHCI_PID_SETUP, 0, false, sizeof(*setup)), dma_phys_of(&hc->dma, hc->setup));
 	for (uint32_t off = 0; off < len; off += mps, n++) {
 		uint32_t piece = len - off < mps ? len - off : mps;
 		td_fill(hc, n, false, base | (in ? UHCI_TD_SPD : 0),
 			td_token(ud, in ? UHCI_PID_IN : UHCI_PID_OUT, 0, (n & 1) != 0, piece),
-			phys_of(hc, hc->bounce + off));
+			dma_phys_of(&hc->dma, hc->bounce + off));
 	}
 	unsigned status = n++;
 	td_fill(hc, status, true, base | UHCI_TD_IOC, td_token(ud, in && len ? UHCI_PID_OUT : UHCI_PID_IN, 0, true, 0),
@@ -382,7 +371,7 @@ static int bulk_piece(struct uhci_dev *ud, int in, uint32_t n, uint32_t *got, co
 		uint32_t piece = n - off < mps ? n - off : mps;
 		td_fill(hc, ntd, off + piece >= n, td_status_base(ud) | (in ? UHCI_TD_SPD : 0),
 			td_token(ud, in ? UHCI_PID_IN : UHCI_PID_OUT, in ? d->ep_in : d->ep_out, *toggle ^ (ntd & 1), piece),
-			phys_of(hc, hc->bounce + off));
+			dma_phys_of(&hc->dma, hc->bounce + off));
 	}
 	int r = run_tds(ud, 0, ntd, BULK_POLLS, what, &at, err, errlen);
 	unsigned finished = 0;
@@ -449,7 +438,7 @@ static int uhci_configure_bulk(struct usb_dev *d, char *err, size_t errlen)
 static void uhci_delay(struct usb_dev *d, uint32_t us)
 {
 	(void)d;
-	delay_polls(us * POLLS_PER_MS / 1000);
+	poll_delay(us * POLLS_PER_MS / 1000);
 }
 
 static int uhci_attach_child(struct usb_dev *hub, unsigned port, enum usb_speed speed, struct usb_dev **out,
@@ -488,7 +477,7 @@ static void port_ack(struct uhci_hc *hc, unsigned p)
 static bool port_reset(struct uhci_hc *hc, unsigned p)
 {
 	port_write(hc, p, UHCI_PORT_PR, UHCI_PORT_PE);
-	delay_polls(PORT_RESET_HOLD_POLLS);
+	poll_delay(PORT_RESET_HOLD_POLLS);
 	port_write(hc, p, 0, UHCI_PORT_PR);
 	if (!wait16(hc, UHCI_PORTSC(p), UHCI_PORT_PR, 0, PORT_ENABLE_POLLS))
 		return false;
@@ -498,7 +487,7 @@ static bool port_reset(struct uhci_hc *hc, unsigned p)
 		if (wait16(hc, UHCI_PORTSC(p), UHCI_PORT_PE | UHCI_PORT_CCS, UHCI_PORT_PE | UHCI_PORT_CCS,
 			   PORT_ENABLE_POLLS / PORT_ENABLE_TRIES)) {
 			port_ack(hc, p);
-			delay_polls(RESET_RECOVERY_POLLS);
+			poll_delay(RESET_RECOVERY_POLLS);
 			return true;
 		}
 		if (!(rd16(hc, UHCI_PORTSC(p)) & UHCI_PORT_CCS))
@@ -529,7 +518,7 @@ static int dev_address(struct uhci_dev *ud, char *err, size_t errlen)
 				 "8, 16, 32 or 64)", desc[7]);
 	if (uhci_control(&ud->usb, &set, NULL, 0, NULL, err, errlen))
 		return -1;
-	delay_polls(SET_ADDRESS_POLLS);
+	poll_delay(SET_ADDRESS_POLLS);
 	ud->usb.address = hc->next_address++;
 	ud->usb.ep0_max_packet = desc[7];
 	return 0;

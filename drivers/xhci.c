@@ -54,12 +54,6 @@ static void wr64(volatile uint8_t *base, uint32_t off, uint64_t v)
 	wr32(base, off + 4, (uint32_t)(v >> 32));
 }
 
-static void delay_polls(uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++)
-		(void)inb(POLL_DELAY_PORT);
-}
-
 static bool wait32(volatile uint8_t *base, uint32_t off, uint32_t mask, uint32_t want, uint32_t polls)
 {
 	struct poll_bound b;
@@ -67,7 +61,7 @@ static bool wait32(volatile uint8_t *base, uint32_t off, uint32_t mask, uint32_t
 	for (poll_bound_start(&b, polls); !poll_bound_spent(&b);) {
 		if ((rd32(base, off) & mask) == want)
 			return true;
-		(void)inb(POLL_DELAY_PORT);
+		poll_pause();
 	}
 	return false;
 }
@@ -173,7 +167,7 @@ static int command(struct xhci *x, uint64_t param, uint32_t control, struct xhci
 				return fmt_error(err, errlen, "%s failed (%s %u)", what, cc_name(code), code);
 			return 0;
 		}
-		(void)inb(POLL_DELAY_PORT);
+		poll_pause();
 	}
 	return fmt_error(err, errlen, "%s did not complete within " POLLS_TEXT, what, POLLS_ARGS(COMMAND_POLLS));
 }
@@ -250,7 +244,7 @@ static int reset_controller(struct xhci *x, char *err, size_t errlen)
 					 POLLS_ARGS(HALT_POLLS));
 	}
 	wr32(x->op, XHCI_USBCMD, XHCI_USBCMD_HCRST);
-	delay_polls(1000);      /* some controllers must not be read for 1 ms after HCRST (Linux: Intel) */
+	poll_delay(1000);      /* some controllers must not be read for 1 ms after HCRST (Linux: Intel) */
 	if (!wait32(x->op, XHCI_USBCMD, XHCI_USBCMD_HCRST, 0, RESET_POLLS) ||
 	    !wait32(x->op, XHCI_USBSTS, XHCI_USBSTS_CNR, 0, RESET_POLLS))
 		return fmt_error(err, errlen, "%s: the controller does not come out of reset within " POLLS_TEXT,
@@ -348,7 +342,7 @@ int xhci_open(struct xhci *x, volatile uint8_t *mmio, uint64_t mmio_len, const s
 		for (unsigned p = 1; p <= x->ports; p++)
 			if (!(rd32(x->op, XHCI_PORTSC(p)) & XHCI_PORTSC_PP))
 				wr32(x->op, XHCI_PORTSC(p), XHCI_PORTSC_PP);
-	delay_polls(SETTLE_POLLS);
+	poll_delay(SETTLE_POLLS);
 	return 0;
 }
 
@@ -376,7 +370,7 @@ static int port_enable(struct xhci *x, unsigned port, char *err, size_t errlen)
 		return fmt_error(err, errlen, "%s, port %u: the port reset does not finish within " POLLS_TEXT,
 				 x->where, port, POLLS_ARGS(PORT_POLLS));
 	port_clear_changes(x, port);
-	delay_polls(RESET_RECOVERY_POLLS);
+	poll_delay(RESET_RECOVERY_POLLS);
 	sc = rd32(x->op, off);
 	if (!(sc & XHCI_PORTSC_PED) || !(sc & XHCI_PORTSC_CCS))
 		return fmt_error(err, errlen, "%s, port %u: the port is not enabled after its reset (PORTSC 0x%08x)",
@@ -449,7 +443,7 @@ static int wait_transfer(struct xhci_device *xd, unsigned dci, uint64_t data, ui
 			if (event_ptr(&ev) == last)
 				return 0;
 		}
-		(void)inb(POLL_DELAY_PORT);
+		poll_pause();
 	}
 	uint32_t sc = rd32(x->op, XHCI_PORTSC(xd->port));
 	if (!(sc & XHCI_PORTSC_CCS))
@@ -625,7 +619,7 @@ static int xhci_reset_bulk(struct usb_dev *d, int in, char *err, size_t errlen)
 static void xhci_delay(struct usb_dev *d, uint32_t us)
 {
 	(void)d;
-	delay_polls(us);
+	poll_delay(us);
 }
 
 
@@ -660,7 +654,7 @@ static int address_device(struct xhci_device *xd, uint32_t port_speed, char *err
 		    "Address Device", err, errlen))
 		return -1;
 	xd->usb.address = (uint8_t)ctx(xd->out_ctx, 0, x->ctx_bytes)[3];
-	delay_polls(SET_ADDRESS_POLLS);
+	poll_delay(SET_ADDRESS_POLLS);
 	return 0;
 }
 
