@@ -347,12 +347,17 @@ $(B)/gen/fonts.c: scripts/gen/psf2c
 
 # Event-name tables generated from libpfm4 (Debian libpfm4-dev) by a host program. The
 # P6 family (ppro, pii, p6, pm, coreduo) is only in libpfm4's i386 build (libpfm4-dev:i386):
-# the same generator, linked -m32 -static against it and run under qemu-i386 (the build
-# machine's kernel need not run i386 programs), dumps those tables, and the native run
-# merges them.
+# the same generator, linked -m32 -static against it and run as an i386 program (run_i386:
+# under qemu-i386 where the build machine's kernel does not run them), dumps those tables,
+# and the native run merges them.
 GEN_PFM_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -MMD -MP
 PFM32_LIB      := /usr/lib/i386-linux-gnu/libpfm.a
 QEMU_I386      := qemu-i386
+# The command that runs the static i386 program $(1): the program itself where this
+# machine's kernel runs i386 programs (asked with an argument both programs refuse with
+# their usage; a shell says 126 or 127 for a program it cannot start), else qemu-i386 with
+# it. Both write the same bytes; natively the encodings take 0.3 s, under qemu-i386 2.8 s.
+run_i386 = $$({ $(1) --exec-check >/dev/null 2>&1; [ $$? -lt 126 ]; } || echo $(QEMU_I386)) $(1)
 PFM32_CHECK     = @[ -f $(PFM32_LIB) ] && command -v $(QEMU_I386) >/dev/null || \
 	{ echo "no $(PFM32_LIB) or $(QEMU_I386) (libpfm4-dev:i386, qemu-user): run scripts/install-deps" >&2; exit 1; }
 
@@ -367,7 +372,7 @@ $(B)/gen-pfm-tables32: scripts/gen/gen-pfm-tables.c scripts/gen/pfm-p6-family.h
 
 $(B)/gen/pfm_p6.dump: $(B)/gen-pfm-tables32
 	@mkdir -p $(dir $@)
-	$(call say,GEN,$@)$(QEMU_I386) $< --p6-dump > $@.tmp && mv $@.tmp $@
+	$(call say,GEN,$@)$(call run_i386,$<) --p6-dump > $@.tmp && mv $@.tmp $@
 
 $(B)/gen/pfm_tables.c: $(B)/gen-pfm-tables $(B)/gen/pfm_p6.dump
 	@mkdir -p $(dir $@)
@@ -387,7 +392,7 @@ $(B)/pfm-p6-reference32: scripts/gen/pfm-p6-reference.c scripts/gen/pfm-p6-famil
 
 $(PFM_P6_REF): $(B)/pfm-p6-reference32
 	@mkdir -p $(dir $@)
-	$(call say,GEN,$@)$(QEMU_I386) $< encodings > $@.tmp && mv $@.tmp $@
+	$(call say,GEN,$@)$(call run_i386,$<) encodings > $@.tmp && mv $@.tmp $@
 
 $(PFM_P6_DETECT): $(B)/pfm-p6-reference32
 	@mkdir -p $(dir $@)
