@@ -39,6 +39,14 @@ def run_tool(*args, stdin=None, timeout=120):
     return TOOL_RUN.run(args, stdin=stdin, text=True, timeout=timeout)
 
 
+def run_tool_umask(mask, *args):
+    old = os.umask(mask)
+    try:
+        return run_tool(*args)
+    finally:
+        os.umask(old)
+
+
 class ParseSample(unittest.TestCase):
     def setUp(self):
         self.log = report.parse_log(sample_text(), "sample")
@@ -199,6 +207,18 @@ class BrokenLogs(unittest.TestCase):
 
 
 class Outputs(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        """One run with the default outputs (two gnuplot runs): the tests of what it
+        writes, of their modes and of the folder it names all look at it."""
+        cls.class_dir = tempfile.mkdtemp()
+        cls.rep = os.path.join(cls.class_dir, "rep")
+        cls.rep_run = run_tool_umask(0o022, SAMPLE, "-o", cls.rep)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.class_dir)
+
     def setUp(self):
         self.dir = tempfile.mkdtemp()
 
@@ -233,8 +253,8 @@ class Outputs(unittest.TestCase):
 
     @unittest.skipUnless(HAVE_GNUPLOT, "gnuplot not installed")
     def test_default_outputs_and_pngs(self):
-        out_dir = os.path.join(self.dir, "rep")
-        rc, out, err = run_tool(SAMPLE, "-o", out_dir)
+        out_dir = self.rep
+        rc, out, err = self.rep_run
         self.assertEqual(rc, 0, err)
         for name in ("results.csv", "results.json", "latency.png", "cpl.png"):
             self.assertTrue(os.path.exists(os.path.join(out_dir, name)), name)
@@ -245,20 +265,17 @@ class Outputs(unittest.TestCase):
             self.assertGreater(len(data), 2000)
 
     def test_wrote_names_the_directory_with_one_slash(self):
-        for given in ("rep", "rep/"):
-            rc, _, err = run_tool(SAMPLE, "-o", os.path.join(self.dir, given))
+        # "rep/" a second time into the folder the first made, at the same umask: the same
+        # files again, as the other tests of the class expect them.
+        for rc, _, err in (self.rep_run, run_tool_umask(0o022, SAMPLE, "-o", self.rep + "/")):
             self.assertEqual(rc, 0, err)
-            self.assertIn("wrote %s\n" % os.path.join(self.dir, "rep/"), err)
+            self.assertIn("wrote %s\n" % os.path.join(self.class_dir, "rep/"), err)
 
     def test_outputs_follow_umask(self):
         # Outputs go through temporary files, which mkstemp creates 0600; the tool must
         # give them the usual umask-derived mode so others can read a shared report.
-        out_dir = os.path.join(self.dir, "perm")
-        old = os.umask(0o022)
-        try:
-            rc, _, err = run_tool(SAMPLE, "-o", out_dir)
-        finally:
-            os.umask(old)
+        out_dir = self.rep
+        rc, _, err = self.rep_run
         self.assertEqual(rc, 0, err)
         for name in ("results.csv", "results.json", "latency.png", "cpl.png"):
             mode = os.stat(os.path.join(out_dir, name)).st_mode & 0o777
