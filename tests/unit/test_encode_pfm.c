@@ -407,22 +407,27 @@ static void test_p6_family_reference(void **state)
 	bool *ev_seen = calloc(nev, 1), *um_seen = calloc(num + 1, 1);
 	struct ref_counts counts[PFM_PMU_MAX] = { { 0 } };
 	assert_true(ev_seen && um_seen && pfmt_nmodels <= PFM_PMU_MAX);
-	char line[640], s[512];
+	char line[640], s[512], pmu[512] = "";
 	int p;
 	unsigned long long want, want1;
 	unsigned before = mismatches, total = 0;
+	const struct pmu_model *m = NULL;
+	struct pmu_caps pc;
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%511s %d %llx %llx", s, &p, &want, &want1) != 4)
 			fail_msg("%s: bad line '%s'", PFM_P6_REFERENCE, line);
 		char *sep = strstr(s, "::");
 		assert_non_null(sep);
 		*sep = 0;
-		const struct pmu_model *m = pmu_model_by_name(s);
-		if (!m || m->table == ~0u || native_pmu(s))
-			fail_msg("%s: PMU %s has no table of its own from libpfm4:i386", PFM_P6_REFERENCE, s);
+		/* the lines come a PMU at a time: its model looked up at its first line */
+		if (strcmp(s, pmu)) {
+			m = pmu_model_by_name(s);
+			if (!m || m->table == ~0u || native_pmu(s))
+				fail_msg("%s: PMU %s has no table of its own from libpfm4:i386", PFM_P6_REFERENCE, s);
+			pmu_model_default_caps(m, &pc);
+			strcpy(pmu, s);
+		}
 		*sep = ':';
-		struct pmu_caps pc;
-		pmu_model_default_caps(m, &pc);
 		struct ref_counts *c = &counts[m->table];
 		unsigned had = mismatches;
 		c->encoded += compare_codes(m, &pc, s, p, want, want1);
