@@ -42,20 +42,31 @@ unsigned pmu_model_count(void)
 	return npfm_models + NHAND;
 }
 
-const struct pmu_model *pmu_model_at(unsigned i)
+/* Model I, the table filled. */
+static const struct pmu_model *model_at(unsigned i)
 {
-	models_init();
 	if (i < npfm_models)
 		return &pfm_models[i];
 	i -= npfm_models;
 	return i < NHAND ? &hand_models[i] : NULL;
 }
 
+const struct pmu_model *pmu_model_at(unsigned i)
+{
+	models_init();
+	return model_at(i);
+}
+
+/* Every event string with a "pmu::" prefix comes here: the table is filled once, not for
+ * each model tried, and names whose first letter differs (two letters equal but for case
+ * are equal with bit 5 set) are passed over before their length is counted. */
 const struct pmu_model *pmu_model_by_name_n(const char *name, size_t n)
 {
-	for (unsigned i = 0; i < pmu_model_count(); i++) {
-		const struct pmu_model *m = pmu_model_at(i);
-		if (strlen(m->pfm_name) == n && !str_ncasecmp(m->pfm_name, name, n))
+	unsigned count = pmu_model_count();
+	for (unsigned i = 0; i < count; i++) {
+		const struct pmu_model *m = model_at(i);
+		if (n && (m->pfm_name[0] | 0x20) == (name[0] | 0x20) && strlen(m->pfm_name) == n &&
+		    !str_ncasecmp(m->pfm_name, name, n))
 			return m;
 	}
 	return NULL;
