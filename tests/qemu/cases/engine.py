@@ -207,7 +207,7 @@ CASES.append(dict(name="run-no-pmu-skylake", args=["--cpu", "Skylake-Client"],
                   absent=[r"^FATAL", r"needs fixed counter"]))
 
 # bareperf.cfg on the ESP (read by the UEFI loader), overridden by --config (fw_cfg).
-CASES.append(dict(name="config-file-on-esp", uefi=True, args=["--cpu", "qemu64", "--image", "build/test-cfg.img"],
+CASES.append(dict(name="config-file-on-esp", uefi=True, args=["--cpu", UEFI_QEMU64, "--image", "build/test-cfg.img"],
                   config="reps=9", exit=1,
                   lines=["cfg.mode=detect", "cfg.reps=9", "cfg.warmup=3",
                          "config error: bareperf.cfg line 5: unknown key 'rep' (did you mean 'reps'?)"],

@@ -25,7 +25,7 @@ CASES += [
     # UEFI, CD: the firmware starts BOOTX64.EFI from the El Torito EFI image; the loader
     # sees a CD in its device path.
     dict(name="iso-uefi-cd", uefi=True, timeout=120,
-         args=["--cdrom", TEST_ISO, "--cpu", "qemu64"],
+         args=["--cdrom", TEST_ISO, "--cpu", UEFI_QEMU64],
          lines=ISO_CD + ["boot.firmware=uefi", "boot.protocol=uefi"],
          absent=NO_DISK),
     # BIOS, the ISO as a disk (written to a stick): boot_hybrid.img in its MBR starts the

@@ -19,9 +19,9 @@ NOMENU_IMAGE = "build/test-cfg-nomenu.img"    # tests/qemu/nomenu.cfg: boot.menu
 # the loader on a stick behind qemu-xhci, detect chosen by its digit (storage-xhci-stick-uefi);
 # the countdown on a stick behind NEC's xHCI (storage-nec-xhci-stick-uefi); no menu, the
 # stick behind a hub (storage-xhci-hub-stick-uefi).
-UEFI_DETECT_XHCI = ["--menu", "6", "--cpu", "qemu64", "--usb", "xhci"]
-UEFI_TIMEOUT_NEC = ["--menu", "", "--image", MENU1_IMAGE, "--cpu", "qemu64", "--usb", "nec-xhci"]
-UEFI_NOMENU_HUB = ["--menu", "", "--image", NOMENU_IMAGE, "--cpu", "qemu64", "--usb", "xhci", "--usb-hub"]
+UEFI_DETECT_XHCI = ["--menu", "6", "--cpu", UEFI_QEMU64, "--usb", "xhci"]
+UEFI_TIMEOUT_NEC = ["--menu", "", "--image", MENU1_IMAGE, "--cpu", UEFI_QEMU64, "--usb", "nec-xhci"]
+UEFI_NOMENU_HUB = ["--menu", "", "--image", NOMENU_IMAGE, "--cpu", UEFI_QEMU64, "--usb", "xhci", "--usb-hub"]
 # The same through GRUB, a boot each for a menu case and a storage case: detect on a stick
 # behind NEC's xHCI (storage-nec-xhci-stick); the i686 self-test on an EHCI stick
 # (storage-usb-ehci-i686); the menu over bareperf.cfg on -machine pc's IDE disk

@@ -29,7 +29,7 @@ CASES += [
     # which the loader and the kernel skip and name; the boot menu is shown (--menu '')
     # unless the load options' boot.menu=off skips it, and bareperf.cfg is fetched.
     dict(name="netboot-uefi", uefi=True, tpm=False, timeout=120,
-         args=["--netboot", NETBOOT_TREE, "--bootfile", "netboot-chain.ipxe", "--cpu", "qemu64",
+         args=["--netboot", NETBOOT_TREE, "--bootfile", "netboot-chain.ipxe", "--cpu", UEFI_QEMU64,
                "--menu", ""] + GUEST_TIME,
          lines=NET_RUN + [
              "boot.firmware=uefi", "cfg.warmup=1", "cfg.boot.menu=off",

@@ -102,7 +102,7 @@ CASES += [
          config="payloads=add_chain cpu=0 partner=1 partner.load=spin,idle reps=3 iters=100", timeout=60,
          check=placed(0, 1, ["spin", "idle"]), absent=NO_FAIL),
     # The UEFI path: OVMF starts no AP itself; bareperf does, after ExitBootServices.
-    dict(name="smp-uefi-cpu1-skylake", uefi=True, args=["--cpu", "Skylake-Client", "--smp", "2,sockets=1,cores=1,threads=2"],
+    dict(name="smp-uefi-cpu1-skylake", uefi=True, args=["--cpu", "Skylake-Client,+pdpe1gb", "--smp", "2,sockets=1,cores=1,threads=2"],
          config="payloads=add_chain cpu=1 partner.load=idle,spin reps=3 iters=100",
          check=placed(1, 0, ["idle", "spin"]), lines=["boot.firmware=uefi"] + cpu_lines([(0, 0, 0), (0, 0, 1)]),
          absent=NO_FAIL),
