@@ -17,10 +17,14 @@ MENU1_IMAGE = "build/test-cfg-menu1.img"      # tests/qemu/menu1.cfg: boot.menu_
 NOMENU_IMAGE = "build/test-cfg-nomenu.img"    # tests/qemu/nomenu.cfg: boot.menu=off
 # One OVMF boot each (see SELFTEST_MENU) for a menu case and a USB stick case of storage.py:
 # the loader on a stick behind qemu-xhci, detect chosen by its digit (storage-xhci-stick-uefi);
-# the countdown on a stick behind NEC's xHCI (storage-nec-xhci-stick-uefi); no menu, the
-# stick behind a hub (storage-xhci-hub-stick-uefi).
+# the countdown on a stick behind NEC's xHCI (storage-nec-xhci-stick-uefi), whose run is
+# smp.py's UEFI case too (smp-uefi-cpu1-skylake: two threads of a Skylake core, the run on
+# the AP, the boot CPU idle then spinning beside it); no menu, the stick behind a hub
+# (storage-xhci-hub-stick-uefi).
 UEFI_DETECT_XHCI = ["--menu", "6", "--cpu", UEFI_QEMU64, "--usb", "xhci"]
-UEFI_TIMEOUT_NEC = ["--menu", "", "--image", MENU1_IMAGE, "--cpu", UEFI_QEMU64, "--usb", "nec-xhci"]
+UEFI_TIMEOUT_NEC = ["--menu", "", "--image", MENU1_IMAGE, "--cpu", "Skylake-Client,+pdpe1gb",
+                    "--smp", "2,sockets=1,cores=1,threads=2", "--usb", "nec-xhci"]
+UEFI_RUN_SMP = MENU_RUN_SMALL + " cpu=1 partner.load=idle,spin iters=100"
 UEFI_NOMENU_HUB = ["--menu", "", "--image", NOMENU_IMAGE, "--cpu", UEFI_QEMU64, "--usb", "xhci", "--usb-hub"]
 # The same through GRUB, a boot each for a menu case and a storage case: detect on a stick
 # behind NEC's xHCI (storage-nec-xhci-stick); the i686 self-test on an EHCI stick
@@ -81,13 +85,16 @@ CASES += [
     dict(name="menu-bios-cfg-off", args=BIOS_NOMENU_HUB, timeout=60,
          lines=BIOS + ["cfg.mode=detect", "cfg.boot.menu=off", "boot.config_sources=bareperf.cfg"],
          absent=NO_FAIL + MENU_SHOWN + [r"executed automatically"]),
-    dict(name="menu-uefi-timeout", uefi=True, args=UEFI_TIMEOUT_NEC, config=MENU_RUN_SMALL,
+    dict(name="menu-uefi-timeout", uefi=True, args=UEFI_TIMEOUT_NEC, config=UEFI_RUN_SMP,
          timeout=90,
          lines=["boot.firmware=uefi", "cfg.mode=run", "cfg.boot.menu_timeout=1",
                 "boot.config_sources=bareperf.cfg, --config",
                 "bareperf: run       (or the mode bareperf.cfg sets)",
-                "bareperf: 2 results, 0 faults, 0 timeouts, 0 errors"],
+                "bareperf: 4 results, 0 faults, 0 timeouts, 0 errors"],
          match=MENU_SHOWN + UEFI_COUNTDOWN, absent=NO_FAIL + [r"Entry 1 boots in [2-9] s"]),
+    dict(name="smp-uefi-cpu1-skylake", uefi=True, args=UEFI_TIMEOUT_NEC, config=UEFI_RUN_SMP, timeout=90,
+         check=placed(1, 0, ["idle", "spin"], cpls=(0,)),
+         lines=["boot.firmware=uefi"] + cpu_lines([(0, 0, 0), (0, 0, 1)]), absent=NO_FAIL),
     # digits select on the UEFI menu, arrows move; Enter boots
     dict(name="menu-uefi-detect", uefi=True, args=UEFI_DETECT_XHCI, timeout=90,
          lines=["boot.firmware=uefi"] + menu_choice("detect"), match=MENU_SHOWN,

@@ -119,7 +119,7 @@ CASES += [
          lines=BIOS + [NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
          check=results_area_found("build/bareperf.img", ON_STICK)),
     dict(name="storage-nec-xhci-stick-uefi", uefi=True, args=UEFI_TIMEOUT_NEC,
-         config=MENU_RUN_SMALL, lines=["boot.firmware=uefi", NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
+         config=UEFI_RUN_SMP, lines=["boot.firmware=uefi", NEC_XHCI, XHCI_STICK], absent=NO_FAIL,
          match=[SNAPSHOT_ON % ON_STICK], check=results_area_found(MENU1_IMAGE, ON_STICK)),
 ]
 
