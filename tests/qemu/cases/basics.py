@@ -16,6 +16,20 @@ NO_FAIL = [r"^FAIL:", r"^FATAL", r"unexpected exception"]
 # the UEFI cases give them the bit (the kernel neither prints nor uses it).
 UEFI_QEMU64 = "qemu64,+pdpe1gb"
 SELFTEST_MENU = ["--menu", "down down ret", "--cpu", UEFI_QEMU64 + ",+smep,+smap,+umip"]
+# Two OVMF boots (about 3 s of CPU each) that cases of three areas share, each judged on
+# the same output:
+# - the ESP's bareperf.cfg (tests/qemu/bareperf-test.cfg: mode=detect, a typo on line 5)
+#   on a stick behind qemu-xhci, detect chosen in the UEFI menu by its digit, --config over
+#   both: config-file-on-esp (engine.py), menu-uefi-detect (menu.py),
+#   storage-xhci-stick-uefi (storage.py);
+# - an ESP whose bareperf.cfg is over the size limit, on an EHCI stick, under a GOP without
+#   a framebuffer (virtio-gpu): config-file-too-big (config.py), screen-uefi-blt-only-gop
+#   (screen.py), storage-usb-ehci-uefi (storage.py).
+# Both runs end with a failing status, for the configuration errors.
+UEFI_CFG_MENU_XHCI = ["--menu", "6", "--image", "build/test-cfg.img", "--cpu", UEFI_QEMU64, "--usb", "xhci",
+                      "--config", "reps=9"]
+UEFI_BIG_CFG_BLT_EHCI = ["--image", "build/test-cfg-big.img", "--cpu", UEFI_QEMU64, "--usb", "ehci",
+                         "--vga", "none", "--config", "mode=detect", "--", "-device", "virtio-gpu-pci"]
 
 
 def ident(vendor, family, model, stepping=None, kind=None):

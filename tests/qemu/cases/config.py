@@ -62,8 +62,7 @@ CASES.append(dict(name="config-nul-at-end", args=["--cpu", "qemu64", "--image", 
 # ---------------------------------------------------------------- sources over the size limit
 # One policy (docs/config.md): a source of at most 8191 bytes applies whole; a longer one is
 # refused whole, with one error and a failing exit; never a value cut in two.
-CASES.append(dict(name="config-file-too-big", uefi=True, args=["--cpu", UEFI_QEMU64, "--image", "build/test-cfg-big.img"],
-                  config="mode=detect", exit=1,
+CASES.append(dict(name="config-file-too-big", uefi=True, args=UEFI_BIG_CFG_BLT_EHCI, exit=1,
                   match=[r"^config error: bareperf\.cfg: \d{7} bytes, more than the 8191 a source may have; "
                          r"source ignored$",
                          r'^@error \{"context":"config","message":"bareperf\.cfg: \d+ bytes, more than'],

@@ -206,9 +206,9 @@ CASES.append(dict(name="run-no-pmu-skylake", args=["--cpu", "Skylake-Client"],
                          r'^@result \{"bench":"add_chain","size":0,"cpl":3,"event":"instructions","group":0,"source":"single-step".*"per_iter":10\.000'],
                   absent=[r"^FATAL", r"needs fixed counter"]))
 
-# bareperf.cfg on the ESP (read by the UEFI loader), overridden by --config (fw_cfg).
-CASES.append(dict(name="config-file-on-esp", uefi=True, args=["--cpu", UEFI_QEMU64, "--image", "build/test-cfg.img"],
-                  config="reps=9", exit=1,
+# bareperf.cfg on the ESP (read by the UEFI loader), overridden by --config (fw_cfg); the
+# mode is the menu's (UEFI_CFG_MENU_XHCI).
+CASES.append(dict(name="config-file-on-esp", uefi=True, args=UEFI_CFG_MENU_XHCI, exit=1,
                   lines=["cfg.mode=detect", "cfg.reps=9", "cfg.warmup=3",
                          "config error: bareperf.cfg line 5: unknown key 'rep' (did you mean 'reps'?)"],
                   absent=[r"^FATAL"]))

@@ -16,12 +16,11 @@ UEFI_COUNTDOWN = [r"Entry 1 boots in 1 s; any key stops the countdown\."]
 MENU1_IMAGE = "build/test-cfg-menu1.img"      # tests/qemu/menu1.cfg: boot.menu_timeout=1
 NOMENU_IMAGE = "build/test-cfg-nomenu.img"    # tests/qemu/nomenu.cfg: boot.menu=off
 # One OVMF boot each (see SELFTEST_MENU) for a menu case and a USB stick case of storage.py:
-# the loader on a stick behind qemu-xhci, detect chosen by its digit (storage-xhci-stick-uefi);
-# the countdown on a stick behind NEC's xHCI (storage-nec-xhci-stick-uefi), whose run is
+# the loader on a stick behind qemu-xhci, detect chosen by its digit (UEFI_CFG_MENU_XHCI,
+# with config-file-on-esp: storage-xhci-stick-uefi); the countdown on a stick behind NEC's xHCI (storage-nec-xhci-stick-uefi), whose run is
 # smp.py's UEFI case too (smp-uefi-cpu1-skylake: two threads of a Skylake core, the run on
 # the AP, the boot CPU idle then spinning beside it); no menu, the stick behind a hub
 # (storage-xhci-hub-stick-uefi).
-UEFI_DETECT_XHCI = ["--menu", "6", "--cpu", UEFI_QEMU64, "--usb", "xhci"]
 UEFI_TIMEOUT_NEC = ["--menu", "", "--image", MENU1_IMAGE, "--cpu", "Skylake-Client,+pdpe1gb",
                     "--smp", "2,sockets=1,cores=1,threads=2", "--usb", "nec-xhci"]
 UEFI_RUN_SMP = MENU_RUN_SMALL + " cpu=1 partner.load=idle,spin iters=100"
@@ -96,8 +95,9 @@ CASES += [
          check=placed(1, 0, ["idle", "spin"], cpls=(0,)),
          lines=["boot.firmware=uefi"] + cpu_lines([(0, 0, 0), (0, 0, 1)]), absent=NO_FAIL),
     # digits select on the UEFI menu, arrows move; Enter boots
-    dict(name="menu-uefi-detect", uefi=True, args=UEFI_DETECT_XHCI, timeout=90,
-         lines=["boot.firmware=uefi"] + menu_choice("detect"), match=MENU_SHOWN,
+    dict(name="menu-uefi-detect", uefi=True, args=UEFI_CFG_MENU_XHCI, timeout=90, exit=1,
+         lines=["boot.firmware=uefi", "cfg.mode=detect",
+                "boot.config_sources=bareperf.cfg, menu (mode=detect), --config"], match=MENU_SHOWN,
          absent=NO_FAIL + UEFI_COUNTDOWN),
     dict(name="menu-uefi-selftest", uefi=True, args=SELFTEST_MENU, timeout=90,
          lines=["boot.firmware=uefi"] + menu_choice("selftest"), match=MENU_SHOWN + SELFTEST_OK,

@@ -306,8 +306,7 @@ CASES.append(screen_case("screen-pmucheck-end", ["--cpu", "qemu64"], "mode=pmuch
 
 # OVMF's virtio-gpu driver gives a GOP without a framebuffer (blt-only): nothing to draw on,
 # and serial says so (a machine with no display at all stays silent, checked above). The
-# image is on an EHCI stick: one OVMF boot (see SELFTEST_MENU) for storage-usb-ehci-uefi too.
-UEFI_BLT_ONLY_EHCI = ["--cpu", UEFI_QEMU64, "--usb", "ehci", "--vga", "none", "--config", "mode=detect", "--",
-                      "-device", "virtio-gpu-pci"]
-CASES.append(dict(name="screen-uefi-blt-only-gop", uefi=True, args=UEFI_BLT_ONLY_EHCI,
+# image is on an EHCI stick: one OVMF boot (UEFI_BIG_CFG_BLT_EHCI) for config-file-too-big
+# and storage-usb-ehci-uefi too.
+CASES.append(dict(name="screen-uefi-blt-only-gop", uefi=True, args=UEFI_BIG_CFG_BLT_EHCI, exit=1,
                   lines=["screen: none (the GOP is blt-only (no framebuffer))"], absent=NO_FAIL))

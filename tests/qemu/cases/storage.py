@@ -105,11 +105,11 @@ CASES += [
          lines=BIOS + [QEMU_XHCI, XHCI_STICK],
          match=[r"^storage\.note=xHCI 00:01\.0, port \d \(0627:0001\): no bulk-only mass-storage interface "],
          absent=NO_FAIL, check=results_area_found(MENU1_IMAGE, ON_STICK)),
-    dict(name="storage-xhci-stick-uefi", uefi=True, args=UEFI_DETECT_XHCI,
+    dict(name="storage-xhci-stick-uefi", uefi=True, args=UEFI_CFG_MENU_XHCI, exit=1,
          lines=["boot.firmware=uefi", QEMU_XHCI, XHCI_STICK], absent=NO_FAIL,
          match=[SNAPSHOT_ON % ON_STICK, r"^storage\.registers=xHCI 00:01\.0: BAR0 at 0x[1-9a-f][0-9a-f]{8,}, 0x4000 bytes "
                 r"mapped uncached at 0xffffff"],
-         check=results_area_found("build/bareperf.img", ON_STICK)),
+         check=results_area_found("build/test-cfg.img", ON_STICK)),
     # By PVH, on a copy of the image (writable): GRUB's part on a NEC stick is
     # storage-nec-xhci-stick's.
     dict(name="storage-nec-xhci-stick-i686", grub=False, writable=True, args=["--cpu", "pentium3", "--usb", "nec-xhci"],
@@ -201,9 +201,9 @@ CASES += [
     dict(name="storage-usb-ehci", args=BIOS_RUN_EHCI, config=MENU_RUN_SMALL,
          lines=BIOS + EHCI, match=[EHCI_SNAPSHOT], absent=NO_FAIL + [r"^storage\.note="],
          check=results_area_found("build/bareperf.img", EHCI_WHERE)),
-    dict(name="storage-usb-ehci-uefi", uefi=True, args=UEFI_BLT_ONLY_EHCI,
+    dict(name="storage-usb-ehci-uefi", uefi=True, args=UEFI_BIG_CFG_BLT_EHCI, exit=1,
          lines=["boot.firmware=uefi"] + EHCI, match=[EHCI_SNAPSHOT], absent=NO_FAIL + [r"^storage\.note="],
-         check=results_area_found("build/bareperf.img", EHCI_WHERE)),
+         check=results_area_found("build/test-cfg-big.img", EHCI_WHERE)),
     dict(name="storage-usb-ehci-i686", args=BIOS32_SELFTEST_EHCI,
          lines=BIOS32 + EHCI, match=[EHCI_SNAPSHOT], absent=NO_FAIL + [r"^storage\.note="],
          check=results_area_found("build/bareperf.img", EHCI_WHERE)),
