@@ -3,7 +3,7 @@
 SELFTEST_OK = [r"^\d+ passed, 0 failed", r"^PASS: cpl3\.round_trip$"]
 NO_FAIL = [r"^FAIL:", r"^FATAL", r"unexpected exception"]
 
-# OVMF takes about 2 s of CPU a boot and GRUB with its menu about 1.5 s, so cases that can
+# OVMF takes about 3 s of CPU a boot and GRUB with its menu about 1.5 s, so cases that can
 # share a boot do: tests/qemu/run-boots boots alike commands once and judges each case on
 # that output. The self-test on qemu64 with SMEP, SMAP and UMIP, chosen from the boot menu,
 # the image on q35's AHCI: one OVMF boot for this case, menu-uefi-selftest and
