@@ -421,17 +421,6 @@ static int run_qtds(struct ehci_dev *ed, struct ehci_qh *qh, unsigned n, unsigne
 	}
 }
 
-static const char *control_name(const struct usb_setup *s)
-{
-	switch (s->request) {
-	case USB_REQ_GET_DESCRIPTOR: return "GET_DESCRIPTOR";
-	case USB_REQ_SET_ADDRESS: return "SET_ADDRESS";
-	case USB_REQ_SET_CONFIGURATION: return "SET_CONFIGURATION";
-	case USB_REQ_CLEAR_FEATURE: return "CLEAR_FEATURE";
-	default: return "a control request";
-	}
-}
-
 /* Setup, data (if any) and status stages (USB 2.0 8.5.3), toggles set in each qTD: the
  * data stage starts with DATA1, the status stage is DATA1. A short IN data stage goes on
  * to the status stage (the data qTD's alternate next). */
@@ -458,7 +447,7 @@ static int ehci_control(struct usb_dev *d, const struct usb_setup *setup, void *
 			 dma_phys_of(&hc->dma, hc->bounce), status, status);
 	qtd_fill(hc, status, (in && len ? EHCI_QTD_PID_OUT : EHCI_QTD_PID_IN) | EHCI_QTD_TOGGLE | EHCI_QTD_IOC, 0,
 		 0, NULL, NULL);
-	bp_snprintf(what, sizeof(what), "%s (0x%02x)", control_name(setup), setup->request);
+	usb_request_text(setup, what, sizeof(what));
 	int r = run_qtds(ed, ed->ep0, len ? 3 : 2, CONTROL_POLLS, what, err, errlen);
 	uint32_t moved = len ? len - qtd_left(&q[1]) : 0;
 	if (in && moved)
@@ -543,12 +532,6 @@ static int ehci_reset_bulk(struct usb_dev *d, int in, char *err, size_t errlen)
 	return 0;
 }
 
-static void ehci_delay(struct usb_dev *d, uint32_t us)
-{
-	(void)d;
-	poll_delay(us * POLLS_PER_MS / 1000);
-}
-
 static int ehci_attach_child(struct usb_dev *hub, unsigned port, enum usb_speed speed, struct usb_dev **out,
 			     char *err, size_t errlen);
 
@@ -557,7 +540,7 @@ static const struct usb_hc_ops ehci_ops = {
 	.configure_bulk = ehci_configure_bulk,
 	.bulk = ehci_bulk,
 	.reset_bulk = ehci_reset_bulk,
-	.delay = ehci_delay,
+	.delay = usb_poll_delay,
 	.attach_child = ehci_attach_child,
 };
 

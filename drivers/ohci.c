@@ -314,17 +314,6 @@ static int run_tds(struct ohci_dev *od, struct ohci_ep *ep, unsigned n, bool bul
 	}
 }
 
-static const char *control_name(const struct usb_setup *s)
-{
-	switch (s->request) {
-	case USB_REQ_GET_DESCRIPTOR: return "GET_DESCRIPTOR";
-	case USB_REQ_SET_ADDRESS: return "SET_ADDRESS";
-	case USB_REQ_SET_CONFIGURATION: return "SET_CONFIGURATION";
-	case USB_REQ_CLEAR_FEATURE: return "CLEAR_FEATURE";
-	default: return "a control request";
-	}
-}
-
 /* Setup (DATA0), the data stage in one TD from DATA1 (the controller splits it into
  * packets; a short IN packet ends it without error, buffer rounding) and the status stage
  * (DATA1, the other way): USB 2.0 8.5.3, OHCI 4.3.1. */
@@ -354,7 +343,7 @@ static int ohci_control(struct usb_dev *d, const struct usb_setup *setup, void *
 	}
 	td_fill(hc, n, (in && len ? OHCI_TD_DP_OUT : OHCI_TD_DP_IN) | OHCI_TD_T_DATA1, 0, 0, od->ep0.tail);
 	n++;
-	bp_snprintf(what, sizeof(what), "%s (0x%02x)", control_name(setup), setup->request);
+	usb_request_text(setup, what, sizeof(what));
 	int r = run_tds(od, &od->ep0, n, false, CONTROL_POLLS, what, err, errlen);
 	uint32_t moved = len && td_retired(&hc->td[1]) ? td_moved(&hc->td[1], dma_phys_of(&hc->dma, hc->bounce), len) : 0;
 	if (in && moved)
@@ -432,12 +421,6 @@ static int ohci_reset_bulk(struct usb_dev *d, int in, char *err, size_t errlen)
 	return 0;
 }
 
-static void ohci_delay(struct usb_dev *d, uint32_t us)
-{
-	(void)d;
-	poll_delay(us * POLLS_PER_MS / 1000);
-}
-
 static int ohci_attach_child(struct usb_dev *hub, unsigned port, enum usb_speed speed, struct usb_dev **out,
 			     char *err, size_t errlen);
 
@@ -446,7 +429,7 @@ static const struct usb_hc_ops ohci_ops = {
 	.configure_bulk = ohci_configure_bulk,
 	.bulk = ohci_bulk,
 	.reset_bulk = ohci_reset_bulk,
-	.delay = ohci_delay,
+	.delay = usb_poll_delay,
 	.attach_child = ohci_attach_child,
 };
 

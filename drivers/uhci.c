@@ -301,17 +301,6 @@ static int run_tds(struct uhci_dev *ud, unsigned from, unsigned n, unsigned poll
 	}
 }
 
-static const char *control_name(const struct usb_setup *s)
-{
-	switch (s->request) {
-	case USB_REQ_GET_DESCRIPTOR: return "GET_DESCRIPTOR";
-	case USB_REQ_SET_ADDRESS: return "SET_ADDRESS";
-	case USB_REQ_SET_CONFIGURATION: return "SET_CONFIGURATION";
-	case USB_REQ_CLEAR_FEATURE: return "CLEAR_FEATURE";
-	default: return "a control request";
-	}
-}
-
 /* Setup (DATA0), the data stage in packets of the endpoint's size from DATA1 on, IN packets
  * with SPD, and the status stage (DATA1, the other way; USB 2.0 8.5.3). A short IN data
  * stage goes on to the status stage. */
@@ -343,7 +332,7 @@ static int uhci_control(struct usb_dev *d, const struct usb_setup *setup, void *
 	unsigned status = n++;
 	td_fill(hc, status, true, base | UHCI_TD_IOC, td_token(ud, in && len ? UHCI_PID_OUT : UHCI_PID_IN, 0, true, 0),
 		0);
-	bp_snprintf(what, sizeof(what), "%s (0x%02x)", control_name(setup), setup->request);
+	usb_request_text(setup, what, sizeof(what));
 	int r = run_tds(ud, 0, n, CONTROL_POLLS, what, &at, err, errlen);
 	if (r == 1)             /* a short data stage: on to the status stage */
 		r = run_tds(ud, status, n, CONTROL_POLLS, what, &at, err, errlen);
@@ -435,12 +424,6 @@ static int uhci_configure_bulk(struct usb_dev *d, char *err, size_t errlen)
 	return 0;
 }
 
-static void uhci_delay(struct usb_dev *d, uint32_t us)
-{
-	(void)d;
-	poll_delay(us * POLLS_PER_MS / 1000);
-}
-
 static int uhci_attach_child(struct usb_dev *hub, unsigned port, enum usb_speed speed, struct usb_dev **out,
 			     char *err, size_t errlen);
 
@@ -449,7 +432,7 @@ static const struct usb_hc_ops uhci_ops = {
 	.configure_bulk = uhci_configure_bulk,
 	.bulk = uhci_bulk,
 	.reset_bulk = uhci_reset_bulk,
-	.delay = uhci_delay,
+	.delay = usb_poll_delay,
 	.attach_child = uhci_attach_child,
 };
 

@@ -196,3 +196,22 @@ int usb_find_storage(struct usb_dev *d, char *err, size_t errlen)
 		return fmt_error(err, errlen, "%s: %s", d->where, why);
 	return 0;
 }
+
+static const struct {
+	uint8_t request;
+	const char *name;
+} request_names[] = {
+	{ USB_REQ_GET_DESCRIPTOR, "GET_DESCRIPTOR" },
+	{ USB_REQ_SET_ADDRESS, "SET_ADDRESS" },
+	{ USB_REQ_SET_CONFIGURATION, "SET_CONFIGURATION" },
+	{ USB_REQ_CLEAR_FEATURE, "CLEAR_FEATURE" },
+};
+
+void usb_request_text(const struct usb_setup *s, char *buf, size_t len)
+{
+	const char *name = "a control request";
+	for (size_t i = 0; i < sizeof(request_names) / sizeof(request_names[0]); i++)
+		if (request_names[i].request == s->request)
+			name = request_names[i].name;
+	bp_snprintf(buf, len, "%s (0x%02x)", name, s->request);
+}

@@ -11,6 +11,7 @@
 #define DRIVERS_USB_H
 #include <stddef.h>
 #include <stdint.h>
+#include "drivers/poll.h"
 
 /* Setup packet (9.3), bmRequestType bits */
 #define USB_DIR_IN              0x80u
@@ -157,5 +158,17 @@ int usb_find_storage(struct usb_dev *d, char *err, size_t errlen);
 /* GET_DESCRIPTOR of type and index, len bytes; *done gets the bytes read. */
 int usb_get_descriptor(struct usb_dev *d, uint8_t type, uint8_t index, void *buf, uint16_t len,
 		       uint32_t *done, char *err, size_t errlen);
+
+/* A control request as the controller drivers' messages name it: "GET_DESCRIPTOR (0x06)",
+ * "a control request (0x..)" for one the storage path does not send itself. */
+void usb_request_text(const struct usb_setup *s, char *buf, size_t len);
+
+/* The controller drivers' delay op: us microseconds of polls (drivers/poll.h). Inline, so
+ * that each driver waits through its own poll_pause (a host test's fake one, there). */
+static inline void usb_poll_delay(struct usb_dev *d, uint32_t us)
+{
+	(void)d;
+	poll_delay(us * POLLS_PER_MS / 1000);
+}
 
 #endif

@@ -616,12 +616,6 @@ static int xhci_reset_bulk(struct usb_dev *d, int in, char *err, size_t errlen)
 	return configure_endpoints(xd, 1u << dci, 1u << dci, err, errlen);
 }
 
-static void xhci_delay(struct usb_dev *d, uint32_t us)
-{
-	(void)d;
-	poll_delay(us);
-}
-
 
 /* Endpoint 0's max packet size before the device says (4.3.3, USB 2.0 5.5.3). */
 static uint16_t default_ep0_packet(enum usb_speed speed)
@@ -828,7 +822,7 @@ static const struct usb_hc_ops xhci_ops = {
 	.configure_bulk = xhci_configure_bulk,
 	.bulk = xhci_bulk,
 	.reset_bulk = xhci_reset_bulk,
-	.delay = xhci_delay,
+	.delay = usb_poll_delay,
 	.configure_hub = xhci_configure_hub,
 	.attach_child = xhci_attach_child,
 };
