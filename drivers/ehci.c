@@ -19,12 +19,10 @@
 #define PORT_RESET_HOLD_POLLS   (50 * POLLS_PER_MS)     /* TDRSTR for a root port */
 #define PORT_RESET_END_POLLS    (100 * POLLS_PER_MS)    /* PR reads 0 within 2 ms */
 #define RESET_RECOVERY_POLLS    (10 * POLLS_PER_MS)     /* TRSTRCY */
-#define SET_ADDRESS_POLLS       (2 * POLLS_PER_MS)      /* TDSETADDR */
 #define CONTROL_POLLS           (1000 * POLLS_PER_MS)
 #define BULK_POLLS              (5000 * POLLS_PER_MS)   /* a stick may take seconds to write */
 #define PORT_CHECK_POLLS        1024                    /* a transfer looks at its port */
 #define EXTCAPS_MAX             16                      /* links followed in the list */
-#define HS_EP0_MAX_PACKET       64                      /* USB 2.0 5.5.3: high-speed control */
 #define QTD_CERR_RETRIES        3
 #define ADDRESS_MAX             127
 #define ITC_ONE_MS              8       /* interrupt threshold, micro-frames: the default (2.3.1) */
@@ -573,38 +571,17 @@ static bool port_reset(struct ehci_hc *hc, unsigned p)
 	return (op_rd(hc, EHCI_PORTSC(p)) & (EHCI_PORT_PE | EHCI_PORT_CCS)) == (EHCI_PORT_PE | EHCI_PORT_CCS);
 }
 
-static int get_descriptor8(struct ehci_dev *ed, uint8_t desc[8], char *err, size_t errlen)
-{
-	struct usb_setup s = { USB_DIR_IN | USB_TYPE_STANDARD | USB_RECIP_DEVICE, USB_REQ_GET_DESCRIPTOR,
-			       USB_DT_DEVICE << 8, 0, 8 };
-	uint32_t got;
-
-	if (ehci_control(&ed->usb, &s, desc, 8, &got, err, errlen))
-		return -1;
-	if (got < 8 || desc[1] != USB_DT_DEVICE)
-		return fmt_error(err, errlen, "the device descriptor's first 8 bytes came back as %u bytes of "
-				 "type 0x%02x", got, desc[1]);
-	if (desc[7] != HS_EP0_MAX_PACKET)
-		return fmt_error(err, errlen, "a high-speed device with a control packet size of %u (USB 2.0 "
-				 "5.5.3: 64)", desc[7]);
-	return 0;
-}
-
-/* At address 0: the first 8 bytes of the device descriptor, then SET_ADDRESS; EP0's queue
- * head then leaves the schedule to take the new address (4.8.2). */
+/* At address 0: the next address (usb_set_address); EP0's queue head then leaves the
+ * schedule to take it (4.8.2). */
 static int dev_address(struct ehci_dev *ed, char *err, size_t errlen)
 {
 	struct ehci_hc *hc = ed->hc;
-	uint8_t desc[8];
-	struct usb_setup s = { USB_DIR_OUT | USB_TYPE_STANDARD | USB_RECIP_DEVICE, USB_REQ_SET_ADDRESS,
-			       hc->next_address, 0, 0 };
 
-	if (get_descriptor8(ed, desc, err, errlen) || ehci_control(&ed->usb, &s, NULL, 0, NULL, err, errlen))
+	if (usb_set_address(&ed->usb, hc->next_address, err, errlen))
 		return -1;
-	poll_delay(SET_ADDRESS_POLLS);
+	hc->next_address++;
 	if (qh_unlink(hc, ed->ep0))
 		return fmt_error(err, errlen, "the controller does not answer the async advance doorbell");
-	ed->usb.address = hc->next_address++;
 	ed->ep0->chars = (ed->ep0->chars & ~EHCI_QH_ADDR_MASK) | EHCI_QH_ADDR(ed->usb.address);
 	qh_link(hc, ed->ep0);
 	return 0;
@@ -629,11 +606,11 @@ static int dev_attach(struct ehci_hc *hc, unsigned port, const char *where, stru
 	ed->usb.hc = hc;
 	ed->usb.hc_dev = ed;
 	ed->usb.speed = USB_SPEED_HIGH;
-	ed->usb.ep0_max_packet = HS_EP0_MAX_PACKET;
+	ed->usb.ep0_max_packet = USB_HS_EP0_MAX_PACKET;
 	str_copy(ed->usb.where, where, sizeof(ed->usb.where));
 	ed->ep0 = qh_of(hc, slot, QH_EP0);
 	qh_init(ed->ep0, EHCI_QH_ADDR(0) | EHCI_QH_ENDPT(0) | EHCI_QH_EPS_HIGH | EHCI_QH_DTC |
-		EHCI_QH_MAXPKT(HS_EP0_MAX_PACKET));
+		EHCI_QH_MAXPKT(USB_HS_EP0_MAX_PACKET));
 	qh_link(hc, ed->ep0);
 	if (dev_address(ed, why, sizeof(why))) {
 		if (!ed->dead)

@@ -14,7 +14,6 @@
 #define PORT_ENABLE_TRIES       10
 #define RESET_RECOVERY_POLLS    (10 * POLLS_PER_MS)     /* TRSTRCY */
 #define RESUME_RECOVERY_POLLS   (10 * POLLS_PER_MS)     /* TRSMRCY */
-#define SET_ADDRESS_POLLS       (2 * POLLS_PER_MS)      /* TDSETADDR */
 #define CONTROL_POLLS           (1000 * POLLS_PER_MS)
 #define BULK_POLLS              (5000 * POLLS_PER_MS)   /* a stick may take seconds to write */
 #define PORT_CHECK_POLLS        1024
@@ -479,31 +478,12 @@ static bool port_reset(struct uhci_hc *hc, unsigned p)
 	return false;
 }
 
-/* At address 0 with 8-byte control packets: the device descriptor's first 8 bytes (its
- * bMaxPacketSize0), then SET_ADDRESS. */
+/* At address 0 with 8-byte control packets: the next address (usb_set_address). */
 static int dev_address(struct uhci_dev *ud, char *err, size_t errlen)
 {
-	struct uhci_hc *hc = ud->hc;
-	uint8_t desc[USB_DEVICE_DESC_PREFIX];
-	uint32_t got = 0;
-	struct usb_setup get = { USB_DIR_IN | USB_TYPE_STANDARD | USB_RECIP_DEVICE, USB_REQ_GET_DESCRIPTOR,
-				 USB_DT_DEVICE << 8, 0, sizeof(desc) };
-	struct usb_setup set = { USB_DIR_OUT | USB_TYPE_STANDARD | USB_RECIP_DEVICE, USB_REQ_SET_ADDRESS,
-				 hc->next_address, 0, 0 };
-
-	if (uhci_control(&ud->usb, &get, desc, sizeof(desc), &got, err, errlen))
+	if (usb_set_address(&ud->usb, ud->hc->next_address, err, errlen))
 		return -1;
-	if (got < sizeof(desc) || desc[1] != USB_DT_DEVICE)
-		return fmt_error(err, errlen, "the device descriptor's first 8 bytes came back as %u bytes of type "
-				 "0x%02x", got, desc[1]);
-	if (desc[7] != 8 && desc[7] != 16 && desc[7] != 32 && desc[7] != 64)
-		return fmt_error(err, errlen, "a full-speed device with a control packet size of %u (USB 2.0 5.5.3: "
-				 "8, 16, 32 or 64)", desc[7]);
-	if (uhci_control(&ud->usb, &set, NULL, 0, NULL, err, errlen))
-		return -1;
-	poll_delay(SET_ADDRESS_POLLS);
-	ud->usb.address = hc->next_address++;
-	ud->usb.ep0_max_packet = desc[7];
+	ud->hc->next_address++;
 	return 0;
 }
 

@@ -197,6 +197,33 @@ int usb_find_storage(struct usb_dev *d, char *err, size_t errlen)
 	return 0;
 }
 
+int usb_set_address(struct usb_dev *d, uint8_t address, char *err, size_t errlen)
+{
+	uint8_t desc[USB_DEVICE_DESC_PREFIX];
+	uint32_t got = 0;
+	struct usb_setup set = { USB_DIR_OUT | USB_TYPE_STANDARD | USB_RECIP_DEVICE, USB_REQ_SET_ADDRESS, address,
+				 0, 0 };
+
+	if (usb_get_descriptor(d, USB_DT_DEVICE, 0, desc, sizeof(desc), &got, err, errlen))
+		return -1;
+	if (got < sizeof(desc) || desc[1] != USB_DT_DEVICE)
+		return fmt_error(err, errlen, "the device descriptor's first 8 bytes came back as %u bytes of type "
+				 "0x%02x", got, desc[1]);
+	if (d->speed == USB_SPEED_HIGH && desc[7] != USB_HS_EP0_MAX_PACKET)
+		return fmt_error(err, errlen, "a high-speed device with a control packet size of %u (USB 2.0 "
+				 "5.5.3: 64)", desc[7]);
+	if (d->speed != USB_SPEED_HIGH && desc[7] != 8 && desc[7] != 16 && desc[7] != 32 && desc[7] != 64)
+		return fmt_error(err, errlen, "a %s device with a control packet size of %u (USB 2.0 5.5.3: 8, "
+				 "16, 32 or 64)", d->speed == USB_SPEED_LOW ? "low-speed" : "full-speed", desc[7]);
+	if (d->ops->control(d, &set, NULL, 0, NULL, err, errlen))
+		return -1;
+	if (d->ops->delay)
+		d->ops->delay(d, USB_SET_ADDRESS_US);
+	d->address = address;
+	d->ep0_max_packet = desc[7];
+	return 0;
+}
+
 static const struct {
 	uint8_t request;
 	const char *name;

@@ -159,6 +159,16 @@ int usb_find_storage(struct usb_dev *d, char *err, size_t errlen);
 int usb_get_descriptor(struct usb_dev *d, uint8_t type, uint8_t index, void *buf, uint16_t len,
 		       uint32_t *done, char *err, size_t errlen);
 
+/* A device at address 0 on a controller that addresses it in software (EHCI, UHCI, OHCI;
+ * xHCI does it in its Address Device command): the device descriptor's first 8 bytes,
+ * whose bMaxPacketSize0 must be one d->speed allows (USB 2.0 5.5.3: 64 at high speed; 8,
+ * 16, 32 or 64 below), then SET_ADDRESS(address) and the 2 ms the device may take to
+ * answer there (9.2.6.3, TDSETADDR; through the controller's delay op). 0 with d->address and d->ep0_max_packet set, for the
+ * caller to give its endpoint 0; -1 with the reason in err. */
+int usb_set_address(struct usb_dev *d, uint8_t address, char *err, size_t errlen);
+#define USB_SET_ADDRESS_US      2000
+#define USB_HS_EP0_MAX_PACKET   64      /* 5.5.3: a high-speed device's control packets */
+
 /* A control request as the controller drivers' messages name it: "GET_DESCRIPTOR (0x06)",
  * "a control request (0x..)" for one the storage path does not send itself. */
 void usb_request_text(const struct usb_setup *s, char *buf, size_t len);

@@ -15,7 +15,6 @@
 #define COMMAND_POLLS           1000000u        /* ~1 s for a command */
 #define TRANSFER_POLLS          5000000u        /* ~5 s for a transfer: a stick writing its flash */
 #define RESET_RECOVERY_POLLS    10000u          /* 10 ms after a port reset (USB 2.0 7.1.7.5, TRSTRCY) */
-#define SET_ADDRESS_POLLS       2000u           /* 2 ms after SET_ADDRESS (USB 2.0 9.2.6.3) */
 #define XCAP_MAX                64              /* extended capabilities walked at most */
 
 /* The controller's DMA region: DCBAA, ERST, command ring, event ring. */
@@ -648,7 +647,7 @@ static int address_device(struct xhci_device *xd, uint32_t port_speed, char *err
 		    "Address Device", err, errlen))
 		return -1;
 	xd->usb.address = (uint8_t)ctx(xd->out_ctx, 0, x->ctx_bytes)[3];
-	poll_delay(SET_ADDRESS_POLLS);
+	usb_poll_delay(&xd->usb, USB_SET_ADDRESS_US);
 	return 0;
 }
 
